@@ -1,0 +1,18 @@
+// The one exception type: a one-line message naming what is wrong.
+#pragma once
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace qrnn {
+struct Error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+template <class... Args>
+[[noreturn]] void fail(const Args &...args) {
+    std::ostringstream os;
+    (os << ... << args);
+    throw Error(os.str());
+}
+}  // namespace qrnn

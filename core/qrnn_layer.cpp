@@ -1,0 +1,62 @@
+#include "core/qrnn_layer.h"
+
+#include "core/activations.h"
+#include "core/halide_hash.h"
+
+namespace qrnn {
+using namespace Halide;
+
+static Expr keep_mask(const Expr &key, const Expr &threshold, const Expr &t_abs, const Expr &b, const Expr &ch) {
+    Expr hash = hash_at<Expr>(key, cast<uint32_t>(t_abs), cast<uint32_t>(b), cast<uint32_t>(ch));
+    return threshold == 0 || hash >= threshold;
+}
+
+LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant) {
+    LayerFuncs L;
+    L.variant = &variant;
+    Var c = L.c, h = L.h, b = L.b, t = L.t, g = L.g;
+    L.n = in.x.dim(0).extent();
+    L.B = in.x.dim(1).extent();
+    L.T = in.x.dim(2).extent();
+    L.m = in.weights.dim(0).extent();
+    L.k = in.weights.dim(2).extent();
+    const Expr &n = L.n, &B = L.B, &T = L.T, &m = L.m, &k = L.k;
+
+    // Causal padding: steps before 0 come from history; all coordinates clamped so tiles may overrun.
+    Expr cc = clamp(c, 0, n - 1), bc = clamp(b, 0, B - 1);
+    Expr hist_row = clamp(t + k - 1, 0, in.history.dim(2).extent() - 1);
+    Expr raw = select(t < 0, in.history(cc, bc, hist_row), in.x(cc, bc, clamp(t, 0, T - 1)));
+    Expr t_abs = in.time_offset + t;
+    Expr dropped = select(keep_mask(in.dropout_key, in.dropout_threshold, t_abs, b, c), raw * in.dropout_scale, 0.0f);
+    L.input_padded(c, b, t) = select(in.dropout_threshold == 0, raw, dropped);
+
+    L.weights_clamped(h, c, t, g) = in.weights(clamp(h, 0, m - 1), c, t, g);
+
+    // Masked convolution as one GEMM over (c, j).
+    L.conv_r = RDom(0, n, 0, k, "conv_r");
+    RVar rc = L.conv_r.x, rj = L.conv_r.y;
+    L.conv(h, b, t, g) = in.bias(clamp(h, 0, m - 1), g);
+    L.conv(h, b, t, g) += L.weights_clamped(h, rc, rj, g) * L.input_padded(rc, b, t - (k - 1) + rj);
+
+    const int f_index = variant.gate_index('f');
+    Expr pre = L.conv(h, b, t, g);
+    Expr act = select(g == 0, tanh_activation(pre), sigmoid(pre));
+    Expr zoned = select(keep_mask(in.zoneout_key, in.zoneout_threshold, t_abs, b, h), act, 1.0f);
+    L.gates(h, b, t, g) = select(g == f_index, zoned, act);
+
+    // Pooling scan, one (c, h) Tuple per step: c_t = a*c_{t-1} + b, h_t = out(gates, c_t).
+    auto step = [&](Expr time, Expr c_prev) {
+        std::vector<Expr> gv;
+        for (int i = 0; i < variant.gate_count(); i++) gv.push_back(L.gates(h, b, time, i));
+        Recurrence<Expr> rec = variant.halide_recurrence(gv);
+        Expr c_new = rec.a * c_prev + rec.b;
+        return Tuple(c_new, variant.halide_output(gv, c_new));
+    };
+    L.cell(h, b, t) = Tuple(undef<float>(), undef<float>());
+    L.cell(h, b, 0) = step(0, in.c0(h, b));
+    L.scan_r = RDom(1, T - 1, "scan_r");
+    L.cell(h, b, L.scan_r) = step(L.scan_r, L.cell(h, b, L.scan_r - 1)[0]);
+    return L;
+}
+
+}  // namespace qrnn

@@ -1,0 +1,41 @@
+// The QRNN layer algorithm: masked convolution -> gate activations -> (zoneout) -> pooling scan.
+// Only Funcs are defined here; schedules live in schedules/. Layout: core/layout.h.
+#pragma once
+#include <Halide.h>
+
+#include "core/pooling.h"
+
+namespace qrnn {
+
+// Pipeline inputs of one layer. Training masks are off when their threshold is 0.
+struct LayerInputs {
+    Halide::ImageParam x{Halide::Float(32), 3, "x"};              // (n, B, T)
+    Halide::ImageParam history{Halide::Float(32), 3, "history"};  // (n, B, max(k-1, 1))
+    Halide::ImageParam weights{Halide::Float(32), 4, "weights"};  // (m, n, k, G)
+    Halide::ImageParam bias{Halide::Float(32), 2, "bias"};        // (m, G)
+    Halide::ImageParam c0{Halide::Float(32), 2, "c0"};            // (m, B)
+    Halide::Param<int> time_offset{"time_offset", 0};           // absolute time of x's first step
+    Halide::Param<uint32_t> dropout_key{"dropout_key", 0};
+    Halide::Param<uint32_t> dropout_threshold{"dropout_threshold", 0};
+    Halide::Param<float> dropout_scale{"dropout_scale", 1.0f};
+    Halide::Param<uint32_t> zoneout_key{"zoneout_key", 0};
+    Halide::Param<uint32_t> zoneout_threshold{"zoneout_threshold", 0};
+};
+
+// Every stage of the layer, by name, for schedules to reach.
+struct LayerFuncs {
+    Halide::Var c{"c"}, h{"h"}, b{"b"}, t{"t"}, g{"g"};
+    Halide::Func input_padded{"input_padded"};    // (c, b, t), t in [-(k-1), T): history ++ x, dropout applied
+    Halide::Func weights_clamped{"weights_clamped"};  // (h, c, j, g), h clamped: tiles may overrun m
+    Halide::Func conv{"conv"};                    // (h, b, t, g) gate pre-activations, bias included
+    Halide::RDom conv_r;                          // (c, j) reduction of conv
+    Halide::Func gates{"gates"};                  // (h, b, t, g) activated gates, zoneout applied to F
+    Halide::Func cell{"cell"};                    // (h, b, t) -> {c_t, h_t}: the output; scan over t
+    Halide::RDom scan_r;                          // t in [1, T) of cell's update(1)
+    Halide::Expr T, B, n, m, k;                   // extents, from the inputs
+    const PoolingVariant *variant = nullptr;
+};
+
+LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant);
+
+}  // namespace qrnn

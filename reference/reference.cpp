@@ -1,0 +1,97 @@
+#include "reference/reference.h"
+
+#include <cmath>
+
+#include "core/hash_rng.h"
+
+namespace qrnn::ref {
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+bool keep(uint32_t key, uint32_t threshold, int64_t t_abs, int64_t b, int64_t ch) {
+    if (threshold == 0) return true;
+    return hash_at<uint32_t>(key, static_cast<uint32_t>(t_abs), static_cast<uint32_t>(b), static_cast<uint32_t>(ch)) >=
+           threshold;
+}
+
+Tensor<double> masked_conv(const Tensor<double> &x, const Tensor<double> &history, const LayerParams<double> &p) {
+    const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2);
+    const int64_t G = p.weights.dim(0), k = p.weights.dim(1), m = p.weights.dim(3), H = history.dim(0);
+    Tensor<double> conv({T, B, G, m});
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t g = 0; g < G; g++)
+                for (int64_t h = 0; h < m; h++) {
+                    double sum = p.bias(g, h);
+                    for (int64_t j = 0; j < k; j++) {
+                        int64_t src = t - (k - 1) + j;  // negative: from history, whose last row is time -1
+                        for (int64_t c = 0; c < n; c++) {
+                            double xv = src >= 0 ? x(src, b, c) : history(H + src, b, c);
+                            sum += p.weights(g, j, c, h) * xv;
+                        }
+                    }
+                    conv(t, b, g, h) = sum;
+                }
+    return conv;
+}
+
+LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x_raw, const LayerState<double> &state,
+                          const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset) {
+    const int64_t T = x_raw.dim(0), B = x_raw.dim(1), n = x_raw.dim(2);
+    const int64_t G = p.weights.dim(0), m = p.weights.dim(3), H = state.history.dim(0);
+    // Dropout on the input, history included, indexed by absolute time.
+    auto drop = [&](Tensor<double> v, int64_t first_time) {
+        for (int64_t t = 0; t < v.dim(0); t++)
+            for (int64_t b = 0; b < B; b++)
+                for (int64_t c = 0; c < n; c++)
+                    if (masks.dropout_threshold != 0)
+                        v(t, b, c) = keep(masks.dropout_key, masks.dropout_threshold, first_time + t, b, c)
+                                         ? v(t, b, c) * masks.dropout_scale
+                                         : 0.0;
+        return v;
+    };
+    Tensor<double> x = drop(x_raw, time_offset);
+    Tensor<double> history = drop(state.history, time_offset - H);
+    Tensor<double> conv = masked_conv(x, history, p);
+
+    const int f = variant.gate_index('f');
+    LayerOutput out{Tensor<double>({T, B, m}), Tensor<double>({T, B, m})};
+    std::vector<double> gates(G);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t h = 0; h < m; h++) {
+            double c = state.c(b, h);
+            for (int64_t t = 0; t < T; t++) {
+                for (int64_t g = 0; g < G; g++) {
+                    double pre = conv(t, b, g, h);
+                    gates[g] = g == 0 ? std::tanh(pre) : sigmoid(pre);
+                }
+                if (!keep(masks.zoneout_key, masks.zoneout_threshold, time_offset + t, b, h)) gates[f] = 1.0;
+                Recurrence<double> r = variant.reference_recurrence(gates.data());
+                c = r.a * c + r.b;
+                out.c(t, b, h) = c;
+                out.h(t, b, h) = variant.reference_output(gates.data(), c);
+            }
+        }
+    return out;
+}
+
+StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params,
+                          const Tensor<double> &x, StackState<double> &state) {
+    const PoolingVariant &variant = find_pooling(cfg.pooling);
+    const int64_t T = x.dim(0), B = x.dim(1), m = cfg.hidden;
+    StackOutput out{Tensor<double>(), Tensor<double>({cfg.layers, B, m})};
+    Tensor<double> input = x;
+    for (int64_t l = 0; l < cfg.layers; l++) {
+        LayerState<double> &s = state.layers[l];
+        LayerOutput y = layer_forward(variant, input, s, params[l], layer_masks(cfg, l), state.time);
+        s.history = next_history(s.history, input, cfg.history_rows());
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t h = 0; h < m; h++) out.c_T(l, b, h) = s.c(b, h) = y.c(T - 1, b, h);
+        input = std::move(y.h);
+    }
+    out.h = std::move(input);
+    state.time += T;
+    return out;
+}
+
+}  // namespace qrnn::ref

@@ -1,0 +1,32 @@
+// Plain C++ double-precision reference of every QRNN algorithm: obvious loops, no Halide.
+#pragma once
+#include "core/pooling.h"
+#include "runtime/params.h"
+
+namespace qrnn::ref {
+
+double sigmoid(double x);
+bool keep(uint32_t key, uint32_t threshold, int64_t t_abs, int64_t b, int64_t ch);
+
+// Masked convolution: conv[t][b][g][h] (pre-activations, bias included). history has >= k-1 rows.
+Tensor<double> masked_conv(const Tensor<double> &x, const Tensor<double> &history, const LayerParams<double> &p);
+
+struct LayerOutput {
+    Tensor<double> h;  // [T][B][m]
+    Tensor<double> c;  // [T][B][m]
+};
+
+// One layer: dropout on its input, conv, activations, zoneout, pooling from state c0.
+LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
+                          const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset);
+
+struct StackOutput {
+    Tensor<double> h;    // [T][B][m] of the last layer
+    Tensor<double> c_T;  // [L][B][m]
+};
+
+// The whole stack; advances state (history, c, time) so calls can be chained over pieces of a sequence.
+StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params,
+                          const Tensor<double> &x, StackState<double> &state);
+
+}  // namespace qrnn::ref

@@ -1,0 +1,79 @@
+#include "runtime/compiled_layer.h"
+
+#include <map>
+
+#include "core/error.h"
+
+namespace qrnn {
+namespace {
+// Halide view of a row-major tensor: dimensions reversed (innermost first).
+Halide::Buffer<float> view(const Tensor<float> &t) {
+    std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
+    return Halide::Buffer<float>(const_cast<float *>(t.data.data()), dims);
+}
+
+void expect_shape(const char *what, const Tensor<float> &t, std::vector<int64_t> want) {
+    if (t.shape != want) {
+        Tensor<float> w;
+        w.shape = want;
+        fail("layer ", what, " has shape ", t.shape_str(), ", expected ", w.shape_str());
+    }
+}
+}  // namespace
+
+CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,
+                             const Halide::Target &target)
+    : variant_(&find_pooling(pooling)), schedule_(schedule) {
+    const LayerSchedule &s = find_layer_schedule(schedule);
+    LayerFuncs funcs = define_qrnn_layer(inputs_, *variant_);
+    s.apply(funcs, inputs_, target, merge_knobs(s, knobs));
+    pipeline_ = Halide::Pipeline(funcs.cell);
+    pipeline_.compile_jit(target);
+}
+
+void CompiledLayer::run(const LayerCall &call) {
+    const Tensor<float> &x = *call.x;
+    if (x.shape.size() != 3) fail("layer input x must have 3 dimensions [T][B][n], got ", x.shape_str());
+    const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2);
+    const auto &w = call.params->weights;
+    if (w.shape.size() != 4) fail("layer weights must have 4 dimensions [G][k][n][m], got ", w.shape_str());
+    const int64_t G = w.dim(0), k = w.dim(1), m = w.dim(3);
+    if (G != variant_->gate_count())
+        fail("layer weights have ", G, " gates, pooling '", variant_->name, "' needs ", variant_->gate_count());
+    if (T < 1 || B < 1 || n < 1 || m < 1 || k < 1) fail("layer sizes must be >= 1, got x ", x.shape_str(), " weights ", w.shape_str());
+    expect_shape("weights", w, {G, k, n, m});
+    expect_shape("bias", call.params->bias, {G, m});
+    expect_shape("history", call.state->history, {std::max<int64_t>(k - 1, 1), B, n});
+    expect_shape("c0", call.state->c, {B, m});
+    expect_shape("h output", *call.h, {T, B, m});
+    expect_shape("c output", *call.c, {T, B, m});
+
+    std::lock_guard<std::mutex> lock(mutex_);
+    inputs_.x.set(view(x));
+    inputs_.history.set(view(call.state->history));
+    inputs_.weights.set(view(w));
+    inputs_.bias.set(view(call.params->bias));
+    inputs_.c0.set(view(call.state->c));
+    inputs_.time_offset.set(static_cast<int>(call.time_offset));
+    inputs_.dropout_key.set(call.masks.dropout_key);
+    inputs_.dropout_threshold.set(call.masks.dropout_threshold);
+    inputs_.dropout_scale.set(static_cast<float>(call.masks.dropout_scale));
+    inputs_.zoneout_key.set(call.masks.zoneout_key);
+    inputs_.zoneout_threshold.set(call.masks.zoneout_threshold);
+    Halide::Buffer<float> c_out = view(*call.c), h_out = view(*call.h);
+    pipeline_.realize(Halide::Realization({c_out, h_out}));
+}
+
+std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const std::string &schedule,
+                                              const Knobs &knobs) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<CompiledLayer>> cache;
+    std::string key = pooling + "|" + schedule;
+    for (auto &kv : knobs) key += "|" + kv.first + "=" + std::to_string(kv.second);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto &slot = cache[key];
+    if (!slot) slot = std::make_shared<CompiledLayer>(pooling, schedule, knobs);
+    return slot;
+}
+
+}  // namespace qrnn

@@ -1,0 +1,44 @@
+// A layer pipeline (algorithm + named schedule) JIT-compiled once for a target and run on host tensors.
+// Shape-generic: one compiled layer serves every T, B, n, m, k.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/qrnn_layer.h"
+#include "runtime/params.h"
+#include "schedules/schedule.h"
+
+namespace qrnn {
+
+struct LayerCall {
+    const Tensor<float> *x;        // [T][B][n]
+    const LayerState<float> *state;  // history [max(k-1,1)][B][n], c [B][m]
+    const LayerParams<float> *params;
+    LayerMasks masks;
+    int64_t time_offset = 0;
+    Tensor<float> *h;  // [T][B][m], written
+    Tensor<float> *c;  // [T][B][m], written
+};
+
+class CompiledLayer {
+public:
+    CompiledLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs = {},
+                  const Halide::Target &target = Halide::get_jit_target_from_environment());
+    void run(const LayerCall &call);  // checks every shape; throws qrnn::Error naming a mismatch
+    const PoolingVariant &variant() const { return *variant_; }
+    const std::string &schedule_name() const { return schedule_; }
+
+private:
+    const PoolingVariant *variant_;
+    std::string schedule_;
+    LayerInputs inputs_;
+    Halide::Pipeline pipeline_;
+    std::mutex mutex_;  // inputs_ are shared Params
+};
+
+// Compiled layers cached by (pooling, schedule, knobs) for the life of the process.
+std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const std::string &schedule,
+                                              const Knobs &knobs = {});
+
+}  // namespace qrnn

@@ -1,0 +1,39 @@
+#include "runtime/config.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/pooling.h"
+
+namespace qrnn {
+
+static void require_positive(const char *name, int64_t v) {
+    if (v < 1) fail("--", name, " must be >= 1 (got ", v, ")");
+}
+
+void ModelConfig::validate() const {
+    require_positive("window", window);
+    require_positive("batch", batch);
+    require_positive("seq", seq);
+    require_positive("input", input);
+    require_positive("hidden", hidden);
+    require_positive("layers", layers);
+    if (!(zoneout >= 0.0 && zoneout < 1.0)) fail("--zoneout must be in [0, 1) (got ", zoneout, ")");
+    if (!(dropout >= 0.0 && dropout < 1.0)) fail("--dropout must be in [0, 1) (got ", dropout, ")");
+    if (model != "qrnn") fail("unknown model '", model, "' (known: qrnn)");
+    find_pooling(pooling);
+    if (static_cast<double>(seq) * batch * std::max(input, hidden) > 2e9)
+        fail("shape too large: seq*batch*width = ", seq * batch * std::max(input, hidden), " elements (limit 2e9)");
+}
+
+std::string ModelConfig::describe() const {
+    std::ostringstream os;
+    os << model << " pooling=" << pooling << " k=" << window << " B=" << batch << " T=" << seq << " n=" << input
+       << " m=" << hidden << " L=" << layers << " schedule=" << schedule << " mode=" << (training ? "train" : "eval");
+    if (training) os << " zoneout=" << zoneout << " dropout=" << dropout;
+    os << " seed=" << seed;
+    return os.str();
+}
+
+}  // namespace qrnn

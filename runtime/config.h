@@ -1,0 +1,24 @@
+// What to build and run: one model configuration, validated before anything is compiled.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace qrnn {
+
+struct ModelConfig {
+    std::string model = "qrnn";
+    std::string pooling = "fo";
+    std::string schedule = "tuned";
+    int64_t window = 2, batch = 16, seq = 128, input = 320, hidden = 320, layers = 1;
+    bool training = false;      // zoneout and dropout apply only in training mode
+    double zoneout = 0.0;       // probability that a step keeps its previous state (F forced to 1)
+    double dropout = 0.0;       // dropout on the input of layers >= 1
+    uint32_t seed = 1;
+
+    void validate() const;  // throws qrnn::Error naming the bad option and value
+    int64_t layer_input(int64_t layer) const { return layer == 0 ? input : hidden; }
+    int64_t history_rows() const { return window - 1; }
+    std::string describe() const;
+};
+
+}  // namespace qrnn

@@ -1,0 +1,32 @@
+// One measured run of a model configuration: build, (load), time, verify, (dump). Used by `qrnn run`
+// and by sweeps.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "runtime/compare.h"
+#include "runtime/config.h"
+#include "runtime/timing.h"
+#include "schedules/schedule.h"
+
+namespace qrnn {
+
+struct RunOptions {
+    int warmup = 1;
+    int repeats = 5;
+    bool verify = false;
+    std::string load_path;  // HDF5 dump to take inputs and parameters from (else seeded init)
+    std::string dump_path;  // HDF5 file to write inputs, parameters and outputs to
+    Knobs knobs;            // schedule knob overrides
+};
+
+struct RunReport {
+    ModelConfig config;
+    Timing timing;
+    double gflops = 0;              // GFLOP/s at the median time
+    std::optional<Comparison> error;  // set when verified: h and every c_T against the double reference
+};
+
+RunReport run_experiment(const ModelConfig &cfg, const RunOptions &opts);
+
+}  // namespace qrnn

@@ -1,0 +1,123 @@
+#include "runtime/hdf5_dump.h"
+
+#include <H5Cpp.h>
+
+#include <cstdio>
+
+#include "core/error.h"
+#include "core/pooling.h"
+
+namespace qrnn {
+namespace {
+
+void write_tensor(H5::H5File &file, const std::string &name, const Tensor<float> &t) {
+    std::vector<hsize_t> dims(t.shape.begin(), t.shape.end());
+    H5::DataSpace space(static_cast<int>(dims.size()), dims.data());
+    file.createDataSet(name, H5::PredType::NATIVE_FLOAT, space).write(t.data.data(), H5::PredType::NATIVE_FLOAT);
+}
+
+template <class V>
+void write_attr(H5::H5File &file, const std::string &name, const V &value) {
+    H5::DataSpace scalar(H5S_SCALAR);
+    if constexpr (std::is_same_v<V, std::string>) {
+        H5::StrType type(H5::PredType::C_S1, std::max<size_t>(value.size(), 1));
+        file.createAttribute(name, type, scalar).write(type, value.c_str());
+    } else if constexpr (std::is_floating_point_v<V>) {
+        double v = value;
+        file.createAttribute(name, H5::PredType::NATIVE_DOUBLE, scalar).write(H5::PredType::NATIVE_DOUBLE, &v);
+    } else {
+        int64_t v = static_cast<int64_t>(value);
+        file.createAttribute(name, H5::PredType::NATIVE_INT64, scalar).write(H5::PredType::NATIVE_INT64, &v);
+    }
+}
+
+Tensor<float> read_tensor(H5::H5File &file, const std::string &path, const std::string &name,
+                          std::vector<int64_t> want) {
+    if (!file.nameExists(name)) fail(path, ": dataset ", name, " is missing");
+    H5::DataSet ds = file.openDataSet(name);
+    H5::DataSpace space = ds.getSpace();
+    std::vector<hsize_t> dims(space.getSimpleExtentNdims());
+    space.getSimpleExtentDims(dims.data());
+    Tensor<float> t(want);
+    if (std::vector<int64_t>(dims.begin(), dims.end()) != want) {
+        Tensor<float> got;
+        got.shape.assign(dims.begin(), dims.end());
+        fail(path, ": dataset ", name, " has shape ", got.shape_str(), ", expected ", t.shape_str());
+    }
+    if (ds.getTypeClass() != H5T_FLOAT) fail(path, ": dataset ", name, " is not floating point");
+    ds.read(t.data.data(), H5::PredType::NATIVE_FLOAT);
+    return t;
+}
+
+std::string layer_group(int64_t l) { return "/layer_" + std::to_string(l); }
+
+}  // namespace
+
+void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &data) {
+    const std::string tmp = path + ".tmp";
+    try {
+        H5::Exception::dontPrint();
+        H5::H5File file(tmp, H5F_ACC_TRUNC);
+        write_attr(file, "format", std::string("qrnn-dump"));
+        write_attr(file, "format_version", 1);
+        write_attr(file, "model", cfg.model);
+        write_attr(file, "pooling", cfg.pooling);
+        write_attr(file, "gates", find_pooling(cfg.pooling).gates);
+        write_attr(file, "schedule", cfg.schedule);
+        write_attr(file, "window", cfg.window);
+        write_attr(file, "batch", cfg.batch);
+        write_attr(file, "seq", cfg.seq);
+        write_attr(file, "input", cfg.input);
+        write_attr(file, "hidden", cfg.hidden);
+        write_attr(file, "layers", cfg.layers);
+        write_attr(file, "training", cfg.training ? 1 : 0);
+        write_attr(file, "zoneout", cfg.zoneout);
+        write_attr(file, "dropout", cfg.dropout);
+        write_attr(file, "seed", cfg.seed);
+        file.createGroup("/input");
+        write_tensor(file, "/input/x", data.x);
+        for (int64_t l = 0; l < cfg.layers; l++) {
+            file.createGroup(layer_group(l));
+            write_tensor(file, layer_group(l) + "/weights", data.params[l].weights);
+            write_tensor(file, layer_group(l) + "/bias", data.params[l].bias);
+            write_tensor(file, layer_group(l) + "/c0", data.state.layers[l].c);
+            if (cfg.window > 1) write_tensor(file, layer_group(l) + "/history", data.state.layers[l].history);
+        }
+        file.createGroup("/output");
+        write_tensor(file, "/output/h", data.h);
+        write_tensor(file, "/output/c_T", data.c_T);
+        file.close();
+    } catch (const H5::Exception &e) {
+        std::remove(tmp.c_str());
+        fail(path, ": cannot write HDF5 dump: ", e.getDetailMsg());
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        fail(path, ": cannot write HDF5 dump (rename failed)");
+    }
+}
+
+RunData read_dump(const std::string &path, const ModelConfig &cfg) {
+    H5::Exception::dontPrint();
+    if (!H5::H5File::isHdf5(path.c_str())) fail(path, ": not an HDF5 file (or missing)");
+    try {
+        H5::H5File file(path, H5F_ACC_RDONLY);
+        RunData d;
+        const int64_t G = find_pooling(cfg.pooling).gate_count(), B = cfg.batch, m = cfg.hidden, k = cfg.window;
+        d.x = read_tensor(file, path, "/input/x", {cfg.seq, B, cfg.input});
+        d.state = initial_state<float>(cfg);
+        for (int64_t l = 0; l < cfg.layers; l++) {
+            const int64_t n = cfg.layer_input(l);
+            const std::string g = layer_group(l);
+            d.params.push_back({read_tensor(file, path, g + "/weights", {G, k, n, m}),
+                                read_tensor(file, path, g + "/bias", {G, m})});
+            d.state.layers[l].c = read_tensor(file, path, g + "/c0", {B, m});
+            if (k > 1) d.state.layers[l].history = read_tensor(file, path, g + "/history", {k - 1, B, n});
+        }
+        return d;
+    } catch (const H5::Exception &e) {
+        fail(path, ": cannot read HDF5 dump: ", e.getDetailMsg());
+    }
+}
+
+}  // namespace qrnn

@@ -1,0 +1,31 @@
+// HDF5 dump of one run (inputs, every parameter, outputs) and loading it back. Layout (README "Dump file"):
+//   attributes on /: format = "qrnn-dump", format_version = 1, and the config: model, pooling, schedule,
+//                    window, batch, seq, input, hidden, layers, training, zoneout, dropout, seed
+//   /input/x              float32 [T][B][n]
+//   /layer_<l>/weights    float32 [G][k][n_l][m]    gate order = the pooling's gates, e.g. "zfo"
+//   /layer_<l>/bias       float32 [G][m]
+//   /layer_<l>/c0         float32 [B][m]            initial cell state
+//   /layer_<l>/history    float32 [k-1][B][n_l]     inputs before x (only when k > 1)
+//   /output/h             float32 [T][B][m]         last layer's output
+//   /output/c_T           float32 [L][B][m]         final cell state of every layer
+#pragma once
+#include <string>
+
+#include "runtime/params.h"
+
+namespace qrnn {
+
+struct RunData {
+    Tensor<float> x;
+    std::vector<LayerParams<float>> params;
+    StackState<float> state;  // initial state (c0, history)
+    Tensor<float> h, c_T;     // outputs; empty when loading a file that has none
+};
+
+// Writes atomically (temporary file, then rename): an existing file is replaced only on success.
+void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &data);
+
+// Reads inputs and parameters; every dataset's shape must match cfg (error names file, dataset, shapes).
+RunData read_dump(const std::string &path, const ModelConfig &cfg);
+
+}  // namespace qrnn

@@ -1,0 +1,65 @@
+#include "runtime/params.h"
+
+#include <cmath>
+
+#include "core/hash_rng.h"
+#include "core/pooling.h"
+
+namespace qrnn {
+
+// Seeded fill: element i of tensor `stream` gets hash_uniform(hash(key(seed, stream), i)).
+static void fill_uniform(Tensor<float> &t, uint32_t seed, uint32_t stream, double bound) {
+    uint32_t key = stream_key(seed, stream);
+    for (size_t i = 0; i < t.size(); i++)
+        t.data[i] = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, static_cast<uint32_t>(i)), -bound, bound));
+}
+
+// Streams 0x10000+ are for initialisation, away from the mask streams 2l, 2l+1.
+std::vector<LayerParams<float>> init_params(const ModelConfig &cfg) {
+    const int64_t G = find_pooling(cfg.pooling).gate_count();
+    std::vector<LayerParams<float>> layers;
+    for (int64_t l = 0; l < cfg.layers; l++) {
+        int64_t n = cfg.layer_input(l);
+        LayerParams<float> p{Tensor<float>({G, cfg.window, n, cfg.hidden}), Tensor<float>({G, cfg.hidden})};
+        double bound = 1.0 / std::sqrt(static_cast<double>(n * cfg.window));
+        fill_uniform(p.weights, cfg.seed, 0x10000u + 2 * static_cast<uint32_t>(l), bound);
+        fill_uniform(p.bias, cfg.seed, 0x10001u + 2 * static_cast<uint32_t>(l), bound);
+        layers.push_back(std::move(p));
+    }
+    return layers;
+}
+
+Tensor<float> init_input(const ModelConfig &cfg) {
+    Tensor<float> x({cfg.seq, cfg.batch, cfg.input});
+    fill_uniform(x, cfg.seed, 0xFFFFu, 1.0);
+    return x;
+}
+
+template <class T>
+StackState<T> initial_state(const ModelConfig &cfg) {
+    StackState<T> s;
+    for (int64_t l = 0; l < cfg.layers; l++)
+        s.layers.push_back({Tensor<T>({std::max<int64_t>(cfg.history_rows(), 1), cfg.batch, cfg.layer_input(l)}),
+                            Tensor<T>({cfg.batch, cfg.hidden})});
+    return s;
+}
+template StackState<float> initial_state<float>(const ModelConfig &);
+template StackState<double> initial_state<double>(const ModelConfig &);
+
+LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer) {
+    LayerMasks m;
+    if (!cfg.training) return m;
+    uint32_t l = static_cast<uint32_t>(layer);
+    if (layer > 0 && cfg.dropout > 0) {
+        m.dropout_key = stream_key(cfg.seed, 2 * l);
+        m.dropout_threshold = drop_threshold(cfg.dropout);
+        m.dropout_scale = 1.0 / (1.0 - cfg.dropout);
+    }
+    if (cfg.zoneout > 0) {
+        m.zoneout_key = stream_key(cfg.seed, 2 * l + 1);
+        m.zoneout_threshold = drop_threshold(cfg.zoneout);
+    }
+    return m;
+}
+
+}  // namespace qrnn

@@ -1,0 +1,42 @@
+// Model parameters, recurrent state and training masks of a QRNN stack (shapes: core/layout.h).
+#pragma once
+#include <vector>
+
+#include "runtime/config.h"
+#include "runtime/tensor.h"
+
+namespace qrnn {
+
+template <class T>
+struct LayerParams {
+    Tensor<T> weights;  // [G][k][n_l][m]
+    Tensor<T> bias;     // [G][m]
+};
+
+template <class T>
+struct LayerState {
+    Tensor<T> history;  // [max(k-1,1)][B][n_l]: the last k-1 inputs (zeros before the sequence)
+    Tensor<T> c;        // [B][m]: cell state after the last step
+};
+
+// State carried between calls, so a long sequence fed in pieces gives the same result as whole.
+template <class T>
+struct StackState {
+    std::vector<LayerState<T>> layers;
+    int64_t time = 0;  // absolute time of the next step (indexes the training masks)
+};
+
+// Mask parameters of one layer for one call; a threshold of 0 disables that mask.
+struct LayerMasks {
+    uint32_t dropout_key = 0, dropout_threshold = 0;
+    double dropout_scale = 1.0;
+    uint32_t zoneout_key = 0, zoneout_threshold = 0;
+};
+
+std::vector<LayerParams<float>> init_params(const ModelConfig &cfg);
+Tensor<float> init_input(const ModelConfig &cfg);  // x [T][B][n], uniform in [-1, 1]
+template <class T>
+StackState<T> initial_state(const ModelConfig &cfg);
+LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer);
+
+}  // namespace qrnn

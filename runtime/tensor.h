@@ -1,0 +1,76 @@
+// Dense row-major host tensor (C order, last index fastest), used by the runtime and the reference.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qrnn {
+
+template <class T>
+struct Tensor {
+    std::vector<int64_t> shape;
+    std::vector<T> data;
+
+    Tensor() = default;
+    explicit Tensor(std::vector<int64_t> dims, T fill = T()) : shape(std::move(dims)), data(count(shape), fill) {}
+
+    static size_t count(const std::vector<int64_t> &dims) {
+        size_t c = 1;
+        for (auto d : dims) c *= static_cast<size_t>(d);
+        return c;
+    }
+    int64_t dim(size_t i) const { return shape.at(i); }
+    size_t size() const { return data.size(); }
+    template <class... I>
+    T &operator()(I... idx) { return data[offset({static_cast<int64_t>(idx)...})]; }
+    template <class... I>
+    const T &operator()(I... idx) const { return data[offset({static_cast<int64_t>(idx)...})]; }
+    size_t offset(std::initializer_list<int64_t> idx) const {
+        size_t o = 0, d = 0;
+        for (auto i : idx) o = o * static_cast<size_t>(shape[d++]) + static_cast<size_t>(i);
+        return o;
+    }
+    std::string shape_str() const {
+        std::string s;
+        for (auto d : shape) s += "[" + std::to_string(d) + "]";
+        return s;
+    }
+};
+
+template <class To, class From>
+Tensor<To> convert(const Tensor<From> &src) {
+    Tensor<To> dst;
+    dst.shape = src.shape;
+    dst.data.assign(src.data.begin(), src.data.end());
+    return dst;
+}
+
+// Rows [first, first + count) of a tensor along its leading dimension.
+template <class T>
+Tensor<T> leading_rows(const Tensor<T> &src, int64_t first, int64_t count) {
+    std::vector<int64_t> dims = src.shape;
+    dims[0] = count;
+    Tensor<T> dst(dims);
+    size_t row = src.size() / static_cast<size_t>(src.shape[0]);
+    std::copy(src.data.begin() + first * row, src.data.begin() + (first + count) * row, dst.data.begin());
+    return dst;
+}
+
+// The window history after feeding x: the last `rows` steps of (history ++ x). history has >= rows rows
+// (its valid part is its last `rows` rows); the result has max(rows, 1) rows, as the layout requires.
+template <class T>
+Tensor<T> next_history(const Tensor<T> &history, const Tensor<T> &x, int64_t rows) {
+    std::vector<int64_t> dims = x.shape;
+    dims[0] = rows > 0 ? rows : 1;
+    Tensor<T> next(dims);
+    size_t row = next.size() / static_cast<size_t>(dims[0]);
+    int64_t T_len = x.shape[0], H = history.shape[0];
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t t = T_len - rows + r;  // time relative to x; negative reads history
+        const T *src = t >= 0 ? &x.data[t * row] : &history.data[(H + t) * row];
+        std::copy(src, src + row, next.data.begin() + r * row);
+    }
+    return next;
+}
+
+}  // namespace qrnn

@@ -1,0 +1,28 @@
+#include "runtime/timing.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace qrnn {
+
+double Timing::median() const {
+    std::vector<double> s = ms;
+    std::sort(s.begin(), s.end());
+    size_t n = s.size();
+    return n == 0 ? 0 : (n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]));
+}
+double Timing::min() const { return ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end()); }
+double Timing::max() const { return ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()); }
+
+Timing time_runs(const std::function<void()> &run, int warmup, int repeats) {
+    for (int i = 0; i < warmup; i++) run();
+    Timing t;
+    for (int i = 0; i < repeats; i++) {
+        auto start = std::chrono::steady_clock::now();
+        run();
+        t.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    return t;
+}
+
+}  // namespace qrnn

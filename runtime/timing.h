@@ -1,0 +1,17 @@
+// Wall-clock timing of a callable: warm-up runs, then repeats summarised by median/min/max.
+#pragma once
+#include <functional>
+#include <vector>
+
+namespace qrnn {
+
+struct Timing {
+    std::vector<double> ms;  // one per repeat
+    double median() const;
+    double min() const;
+    double max() const;
+};
+
+Timing time_runs(const std::function<void()> &run, int warmup, int repeats);
+
+}  // namespace qrnn

@@ -1,0 +1,36 @@
+#include "tests/support/cli.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace qrnn::test {
+
+CliResult run_cli(const std::string &args) {
+    std::string command = std::string(QRNN_CLI) + " " + args + " 2>&1";
+    FILE *pipe = popen(command.c_str(), "r");
+    CliResult r{-1, ""};
+    if (!pipe) return r;
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, got);
+    int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+std::string scratch_path(const std::string &name) {
+    static const std::filesystem::path dir = [] {
+        auto d = std::filesystem::temp_directory_path() / ("qrnn_test_" + std::to_string(getpid()));
+        std::filesystem::remove_all(d);
+        std::filesystem::create_directories(d);
+        return d;
+    }();
+    auto p = dir / name;
+    std::filesystem::remove(p);
+    return p.string();
+}
+
+}  // namespace qrnn::test

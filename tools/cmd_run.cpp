@@ -1,0 +1,127 @@
+// `qrnn run`: time (and verify, dump) one model configuration, or the cartesian product of listed values.
+#include <iostream>
+
+#include "core/error.h"
+#include "runtime/experiment.h"
+#include "tools/command.h"
+#include "tools/options.h"
+#include "tools/table.h"
+
+namespace po = boost::program_options;
+
+namespace qrnn::cli {
+namespace {
+
+std::vector<ModelConfig> expand(const po::variables_map &vm, const ModelConfig &base) {
+    std::vector<ModelConfig> configs{base};
+    auto product = [&](const auto &values, const auto &set) {
+        std::vector<ModelConfig> next;
+        for (auto &c : configs)
+            for (auto &v : values) set(next.emplace_back(c), v);
+        configs = std::move(next);
+    };
+    product(split_list("pooling", vm["pooling"].as<std::string>()),
+            [](ModelConfig &c, const std::string &v) { c.pooling = v; });
+    const std::pair<const char *, int64_t ModelConfig::*> sizes[] = {
+        {"window", &ModelConfig::window}, {"batch", &ModelConfig::batch}, {"seq", &ModelConfig::seq},
+        {"input", &ModelConfig::input},   {"hidden", &ModelConfig::hidden}};
+    for (auto &[name, member] : sizes)
+        product(parse_int_list(name, vm[name].as<std::string>()),
+                [member = member](ModelConfig &c, int64_t v) { c.*member = v; });
+    return configs;
+}
+
+Knobs parse_knobs(const std::vector<std::string> &items) {
+    Knobs knobs;
+    for (auto &item : items) {
+        auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0) fail("--knob: '", item, "' is not NAME=VALUE");
+        knobs[item.substr(0, eq)] = static_cast<int>(parse_int_list("knob", item.substr(eq + 1)).at(0));
+    }
+    return knobs;
+}
+
+int run_command(const std::vector<std::string> &args) {
+    po::options_description desc("qrnn run options (size options take comma-separated lists: a table of all combinations)");
+    desc.add_options()("help,h", "show this help")
+        ("model", po::value<std::string>()->default_value("qrnn"), "model: qrnn")
+        ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant(s): f, fo, ifo")
+        ("window", po::value<std::string>()->default_value("2"), "convolution window(s) k >= 1")
+        ("batch", po::value<std::string>()->default_value("16"), "batch size(s) B")
+        ("seq", po::value<std::string>()->default_value("128"), "sequence length(s) T")
+        ("input", po::value<std::string>()->default_value("320"), "input channels n")
+        ("hidden", po::value<std::string>()->default_value("320"), "hidden units m")
+        ("layers", po::value<int64_t>()->default_value(1), "stacked layers L")
+        ("schedule", po::value<std::string>()->default_value("tuned"), "schedule name (qrnn schedules)")
+        ("knob", po::value<std::vector<std::string>>()->composing(), "schedule knob NAME=VALUE (repeatable)")
+        ("mode", po::value<std::string>()->default_value("eval"), "eval, or train (applies zoneout and dropout)")
+        ("zoneout", po::value<std::string>()->default_value("0"), "zoneout rate in [0,1) (train mode)")
+        ("dropout", po::value<std::string>()->default_value("0"), "dropout rate between layers in [0,1) (train mode)")
+        ("seed", po::value<uint32_t>()->default_value(1), "seed of initialisation and masks")
+        ("warmup", po::value<int>()->default_value(1), "untimed runs before timing")
+        ("repeats", po::value<int>()->default_value(5), "timed runs (median/min/max reported)")
+        ("verify", "compare with the double-precision reference; exit 1 if rel error > tolerance")
+        ("tolerance", po::value<double>()->default_value(1e-4), "max relative error accepted by --verify")
+        ("load", po::value<std::string>(), "take inputs and parameters from this HDF5 dump")
+        ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file");
+    po::variables_map vm;
+    if (!parse_options("usage: qrnn run [options]", desc, args, vm)) return kExitOk;
+
+    ModelConfig base;
+    base.model = vm["model"].as<std::string>();
+    base.layers = vm["layers"].as<int64_t>();
+    base.schedule = vm["schedule"].as<std::string>();
+    std::string mode = vm["mode"].as<std::string>();
+    if (mode != "eval" && mode != "train") fail("--mode must be eval or train (got '", mode, "')");
+    base.training = mode == "train";
+    base.zoneout = parse_double("zoneout", vm["zoneout"].as<std::string>());
+    base.dropout = parse_double("dropout", vm["dropout"].as<std::string>());
+    base.seed = vm["seed"].as<uint32_t>();
+    RunOptions opts;
+    opts.warmup = vm["warmup"].as<int>();
+    opts.repeats = vm["repeats"].as<int>();
+    if (opts.warmup < 0) fail("--warmup must be >= 0 (got ", opts.warmup, ")");
+    if (opts.repeats < 1) fail("--repeats must be >= 1 (got ", opts.repeats, ")");
+    opts.verify = vm.count("verify") > 0;
+    if (vm.count("load")) opts.load_path = vm["load"].as<std::string>();
+    if (vm.count("dump")) opts.dump_path = vm["dump"].as<std::string>();
+    if (vm.count("knob")) opts.knobs = parse_knobs(vm["knob"].as<std::vector<std::string>>());
+    const double tolerance = vm["tolerance"].as<double>();
+
+    std::vector<ModelConfig> configs = expand(vm, base);
+    for (auto &c : configs) c.validate();  // every config checked before anything runs
+    if (configs.size() > 1 && (!opts.load_path.empty() || !opts.dump_path.empty()))
+        fail("--load and --dump take a single configuration, got ", configs.size());
+    if (!base.training && (base.zoneout > 0 || base.dropout > 0))
+        std::cerr << "note: --zoneout/--dropout apply only with --mode train\n";
+
+    std::vector<std::string> header{"model", "pooling", "k", "B", "T", "n", "m", "L", "schedule", "mode",
+                                    "median_ms", "min_ms", "max_ms", "GFLOP/s"};
+    if (opts.verify) header.insert(header.end(), {"max_abs_err", "max_rel_err", "check"});
+    Table table(header);
+    bool all_ok = true;
+    for (auto &c : configs) {
+        RunReport r = run_experiment(c, opts);
+        std::vector<std::string> row{c.model, c.pooling, std::to_string(c.window), std::to_string(c.batch),
+                                     std::to_string(c.seq), std::to_string(c.input), std::to_string(c.hidden),
+                                     std::to_string(c.layers), c.schedule, c.training ? "train" : "eval",
+                                     fixed(r.timing.median(), 3), fixed(r.timing.min(), 3), fixed(r.timing.max(), 3),
+                                     fixed(r.gflops, 1)};
+        if (r.error) {
+            bool ok = r.error->finite && r.error->rel() <= tolerance;
+            all_ok = all_ok && ok;
+            row.insert(row.end(), {scientific(r.error->max_abs), scientific(r.error->rel()), ok ? "ok" : "FAIL"});
+        }
+        table.add(row);
+    }
+    table.print(std::cout);
+    if (opts.verify)
+        std::cout << (all_ok ? "verify: all within" : "verify: FAILED, some above") << " max relative error "
+                  << scientific(tolerance) << " (max|y-ref| / max|ref| over h and every c_T, float vs double)\n";
+    if (!opts.dump_path.empty()) std::cout << "dump: wrote " << opts.dump_path << "\n";
+    return all_ok ? kExitOk : kExitCheckFailed;
+}
+
+const bool registered = register_command({"run", "time a model (and --verify against the reference, --dump to HDF5)", run_command});
+}  // namespace
+}  // namespace qrnn::cli

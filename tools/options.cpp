@@ -1,0 +1,70 @@
+#include "tools/options.h"
+
+#include <iostream>
+
+#include "core/error.h"
+
+namespace po = boost::program_options;
+
+namespace qrnn::cli {
+
+std::vector<std::string> split_list(const std::string &option, const std::string &text) {
+    std::vector<std::string> items;
+    size_t start = 0;
+    while (true) {
+        size_t comma = text.find(',', start);
+        std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (item.empty()) fail("--", option, ": empty item in list '", text, "'");
+        items.push_back(item);
+        if (comma == std::string::npos) return items;
+        start = comma + 1;
+    }
+}
+
+std::vector<int64_t> parse_int_list(const std::string &option, const std::string &text) {
+    std::vector<int64_t> values;
+    for (auto &item : split_list(option, text)) {
+        size_t used = 0;
+        int64_t v = 0;
+        try {
+            v = std::stoll(item, &used);
+        } catch (const std::exception &) {
+            used = 0;
+        }
+        if (used != item.size()) fail("--", option, ": '", item, "' is not an integer");
+        values.push_back(v);
+    }
+    return values;
+}
+
+double parse_double(const std::string &option, const std::string &text) {
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty()) fail("--", option, ": '", text, "' is not a number");
+    return v;
+}
+
+bool parse_options(const std::string &usage, const po::options_description &desc, const std::vector<std::string> &args,
+                   po::variables_map &vm, const po::positional_options_description *positional) {
+    try {
+        po::command_line_parser parser(args);
+        parser.options(desc);
+        if (positional) parser.positional(*positional);
+        po::store(parser.run(), vm);
+        if (vm.count("help")) {
+            std::cout << usage << "\n\n" << desc << "\n";
+            return false;
+        }
+        po::notify(vm);
+    } catch (const po::error &e) {
+        fail(e.what());
+    }
+    return true;
+}
+
+}  // namespace qrnn::cli
