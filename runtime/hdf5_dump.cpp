@@ -3,6 +3,7 @@
 #include <H5Cpp.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "core/error.h"
 #include "core/pooling.h"
@@ -99,8 +100,9 @@ void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &
 
 RunData read_dump(const std::string &path, const ModelConfig &cfg) {
     H5::Exception::dontPrint();
-    if (!H5::H5File::isHdf5(path.c_str())) fail(path, ": not an HDF5 file (or missing)");
+    if (!std::filesystem::is_regular_file(path)) fail(path, ": no such file");
     try {
+        if (!H5::H5File::isHdf5(path.c_str())) fail(path, ": not an HDF5 file");
         H5::H5File file(path, H5F_ACC_RDONLY);
         RunData d;
         const int64_t G = find_pooling(cfg.pooling).gate_count(), B = cfg.batch, m = cfg.hidden, k = cfg.window;
