@@ -1,5 +1,5 @@
 // One measured run of a model configuration: build, (load), time, verify, (dump). Used by `qrnn run`
-// and by sweeps.
+// and by sweeps. Dispatches on cfg.model through the model registry (plugins/model.h).
 #pragma once
 #include <optional>
 #include <string>
@@ -25,6 +25,7 @@ struct RunReport {
     Timing timing;
     double gflops = 0;              // GFLOP/s at the median time
     std::optional<Comparison> error;  // set when verified: h and every c_T against the double reference
+    std::string unavailable;          // non-empty: the model cannot run here (e.g. "no CUDA device"), not run
 };
 
 RunReport run_experiment(const ModelConfig &cfg, const RunOptions &opts);

@@ -1,7 +1,9 @@
 // `qrnn run`: time (and verify, dump) one model configuration, or the cartesian product of listed values.
+#include <algorithm>
 #include <iostream>
 
 #include "core/error.h"
+#include "plugins/model.h"
 #include "runtime/experiment.h"
 #include "tools/command.h"
 #include "tools/options.h"
@@ -12,23 +14,52 @@ namespace po = boost::program_options;
 namespace qrnn::cli {
 namespace {
 
+bool uses(const ModelPlugin &p, const std::string &option) {
+    return std::count(p.options.begin(), p.options.end(), option) > 0;
+}
+
+// Options that only some models use; the others ignore them (with a note) and keep their defaults.
+const char *const kModelOptions[] = {"pooling", "window", "layers", "schedule", "knob",
+                                     "mode", "zoneout", "dropout", "load", "dump"};
+
+// One config per (model, pooling, size...) combination; a model's unused options keep their defaults.
 std::vector<ModelConfig> expand(const po::variables_map &vm, const ModelConfig &base) {
-    std::vector<ModelConfig> configs{base};
-    auto product = [&](const auto &values, const auto &set) {
-        std::vector<ModelConfig> next;
-        for (auto &c : configs)
-            for (auto &v : values) set(next.emplace_back(c), v);
-        configs = std::move(next);
-    };
-    product(split_list("pooling", vm["pooling"].as<std::string>()),
-            [](ModelConfig &c, const std::string &v) { c.pooling = v; });
-    const std::pair<const char *, int64_t ModelConfig::*> sizes[] = {
-        {"window", &ModelConfig::window}, {"batch", &ModelConfig::batch}, {"seq", &ModelConfig::seq},
-        {"input", &ModelConfig::input},   {"hidden", &ModelConfig::hidden}};
-    for (auto &[name, member] : sizes)
-        product(parse_int_list(name, vm[name].as<std::string>()),
-                [member = member](ModelConfig &c, int64_t v) { c.*member = v; });
-    return configs;
+    std::vector<ModelConfig> all;
+    for (auto &model : split_list("model", vm["model"].as<std::string>())) {
+        const ModelPlugin &plugin = find_model(model);
+        ModelConfig first = base;
+        first.model = model;
+        const ModelConfig defaults;
+        if (!uses(plugin, "layers")) first.layers = defaults.layers;
+        if (!uses(plugin, "mode")) first.training = false;
+        if (!uses(plugin, "zoneout")) first.zoneout = 0;
+        if (!uses(plugin, "dropout")) first.dropout = 0;
+        if (!uses(plugin, "schedule")) first.schedule = "-";
+        if (!uses(plugin, "pooling")) first.pooling = "-";
+        for (const char *option : kModelOptions)
+            if (vm.count(option) && !vm[option].defaulted() && !uses(plugin, option))
+                std::cerr << "note: model '" << model << "' ignores --" << option << "\n";
+        std::vector<ModelConfig> configs{first};
+        auto product = [&](const auto &values, const auto &set) {
+            std::vector<ModelConfig> next;
+            for (auto &c : configs)
+                for (auto &v : values) set(next.emplace_back(c), v);
+            configs = std::move(next);
+        };
+        if (uses(plugin, "pooling"))
+            product(split_list("pooling", vm["pooling"].as<std::string>()),
+                    [](ModelConfig &c, const std::string &v) { c.pooling = v; });
+        const std::pair<const char *, int64_t ModelConfig::*> sizes[] = {
+            {"window", &ModelConfig::window}, {"batch", &ModelConfig::batch}, {"seq", &ModelConfig::seq},
+            {"input", &ModelConfig::input},   {"hidden", &ModelConfig::hidden}};
+        for (auto &[name, member] : sizes) {
+            if (std::string(name) == "window" && !uses(plugin, "window")) continue;
+            product(parse_int_list(name, vm[name].as<std::string>()),
+                    [member = member](ModelConfig &c, int64_t v) { c.*member = v; });
+        }
+        all.insert(all.end(), configs.begin(), configs.end());
+    }
+    return all;
 }
 
 Knobs parse_knobs(const std::vector<std::string> &items) {
@@ -44,8 +75,8 @@ Knobs parse_knobs(const std::vector<std::string> &items) {
 int run_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn run options (size options take comma-separated lists: a table of all combinations)");
     desc.add_options()("help,h", "show this help")
-        ("model", po::value<std::string>()->default_value("qrnn"), "model: qrnn")
-        ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant(s): f, fo, ifo")
+        ("model", po::value<std::string>()->default_value("qrnn"), "model(s), e.g. qrnn,lstm-onednn (`qrnn plugins`)")
+        ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant(s), e.g. f, fo, ifo")
         ("window", po::value<std::string>()->default_value("2"), "convolution window(s) k >= 1")
         ("batch", po::value<std::string>()->default_value("16"), "batch size(s) B")
         ("seq", po::value<std::string>()->default_value("128"), "sequence length(s) T")
@@ -68,7 +99,6 @@ int run_command(const std::vector<std::string> &args) {
     if (!parse_options("usage: qrnn run [options]", desc, args, vm)) return kExitOk;
 
     ModelConfig base;
-    base.model = vm["model"].as<std::string>();
     base.layers = vm["layers"].as<int64_t>();
     base.schedule = vm["schedule"].as<std::string>();
     std::string mode = vm["mode"].as<std::string>();
@@ -98,15 +128,25 @@ int run_command(const std::vector<std::string> &args) {
     std::vector<std::string> header{"model", "pooling", "k", "B", "T", "n", "m", "L", "schedule", "mode",
                                     "median_ms", "min_ms", "max_ms", "GFLOP/s"};
     if (opts.verify) header.insert(header.end(), {"max_abs_err", "max_rel_err", "check"});
+    if (configs.size() > 1) header.insert(header.begin() + 14, "vs_first");
     Table table(header);
     bool all_ok = true;
+    std::vector<std::string> skipped;
+    double first_ms = 0;
     for (auto &c : configs) {
         RunReport r = run_experiment(c, opts);
-        std::vector<std::string> row{c.model, c.pooling, std::to_string(c.window), std::to_string(c.batch),
+        if (!r.unavailable.empty()) {
+            skipped.push_back("skipped: model '" + c.model + "' unavailable: " + r.unavailable);
+            continue;
+        }
+        const bool has_window = uses(find_model(c.model), "window");
+        if (first_ms == 0) first_ms = r.timing.median();
+        std::vector<std::string> row{c.model, c.pooling, has_window ? std::to_string(c.window) : "-", std::to_string(c.batch),
                                      std::to_string(c.seq), std::to_string(c.input), std::to_string(c.hidden),
                                      std::to_string(c.layers), c.schedule, c.training ? "train" : "eval",
                                      fixed(r.timing.median(), 3), fixed(r.timing.min(), 3), fixed(r.timing.max(), 3),
                                      fixed(r.gflops, 1)};
+        if (configs.size() > 1) row.push_back(fixed(r.timing.median() / first_ms, 2));
         if (r.error) {
             bool ok = r.error->finite && r.error->rel() <= tolerance;
             all_ok = all_ok && ok;
@@ -114,10 +154,12 @@ int run_command(const std::vector<std::string> &args) {
         }
         table.add(row);
     }
-    table.print(std::cout);
+    if (skipped.size() < configs.size()) table.print(std::cout);
+    for (auto &line : skipped) std::cout << line << "\n";
+    if (skipped.size() == configs.size()) return kExitUnavailable;
     if (opts.verify)
         std::cout << (all_ok ? "verify: all within" : "verify: FAILED, some above") << " max relative error "
-                  << scientific(tolerance) << " (max|y-ref| / max|ref| over h and every c_T, float vs double)\n";
+                  << scientific(tolerance) << " (max|y-ref| / max|ref| over every output, float vs double)\n";
     if (!opts.dump_path.empty()) std::cout << "dump: wrote " << opts.dump_path << "\n";
     return all_ok ? kExitOk : kExitCheckFailed;
 }

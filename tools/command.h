@@ -16,6 +16,7 @@ bool register_command(Command command);
 const std::vector<Command> &commands();
 
 // Exit codes shared by every command.
-constexpr int kExitOk = 0, kExitCheckFailed = 1, kExitBadInput = 2;
+// kExitUnavailable: nothing ran because every requested model is unavailable here (e.g. no CUDA device).
+constexpr int kExitOk = 0, kExitCheckFailed = 1, kExitBadInput = 2, kExitUnavailable = 3;
 
 }  // namespace qrnn::cli

@@ -1,0 +1,48 @@
+// Model plugins: a layer type that is built from a ModelConfig, run, verified against its double-precision
+// reference and timed through one interface. `qrnn run --model NAME` and run_experiment dispatch here.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/compare.h"
+#include "runtime/config.h"
+
+namespace qrnn {
+
+struct RunOptions;
+
+// One model built for one configuration, its inputs and parameters prepared (seeded), ready to be timed.
+class Model {
+public:
+    virtual ~Model() = default;
+    virtual void forward() = 0;         // the timed part: one forward pass over the prepared input
+    virtual Comparison verify() = 0;    // one more forward, outputs compared with the double reference
+    virtual double flops() const = 0;   // multiply/adds of one forward, for GFLOP/s
+    virtual void dump(const std::string &path);  // HDF5 dump of inputs/params/outputs; default: an error
+};
+
+struct ModelPlugin {
+    std::string name;
+    std::string description;
+    // `qrnn run` options the model uses besides the shape options batch, seq, input, hidden (shown by
+    // `qrnn plugins`; the others are ignored with a note).
+    std::vector<std::string> options;
+    std::vector<std::string> targets;  // e.g. {"cpu"}, {"cuda"}
+    // Empty when the model can run here, else why not (e.g. "no CUDA device"); unset means always available.
+    std::function<std::string()> unavailable;
+    // Model-specific checks of a config whose generic sizes are valid; throws qrnn::Error. May be unset.
+    std::function<void(const ModelConfig &)> validate;
+    std::function<std::unique_ptr<Model>(const ModelConfig &, const RunOptions &)> build;
+};
+
+void register_model(ModelPlugin plugin);  // rejects duplicates and plugins without build
+const ModelPlugin &find_model(const std::string &name);  // throws qrnn::Error listing the known ones
+std::vector<std::string> model_names();
+std::string model_unavailable(const ModelPlugin &plugin);  // "" when available
+
+// Rejects options a baseline does not support, e.g. require_single_layer(cfg) for the LSTM/CNN baselines.
+void require_single_layer_eval(const ModelConfig &cfg);
+
+}  // namespace qrnn

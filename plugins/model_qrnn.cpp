@@ -1,0 +1,93 @@
+// Model plugin "qrnn": a stack of QRNN layers (core/qrnn_layer) run through compiled Halide layers with a
+// named schedule, verified against ref::stack_forward.
+#include "plugins/model.h"
+#include "reference/reference.h"
+#include "runtime/experiment.h"
+#include "runtime/hdf5_dump.h"
+#include "runtime/stack.h"
+
+namespace qrnn {
+namespace {
+std::vector<LayerParams<double>> to_double(const std::vector<LayerParams<float>> &p) {
+    std::vector<LayerParams<double>> out;
+    for (auto &l : p) out.push_back({convert<double>(l.weights), convert<double>(l.bias)});
+    return out;
+}
+StackState<double> to_double(const StackState<float> &s) {
+    StackState<double> out;
+    out.time = s.time;
+    for (auto &l : s.layers) out.layers.push_back({convert<double>(l.history), convert<double>(l.c)});
+    return out;
+}
+
+RunData prepare(const ModelConfig &cfg, const RunOptions &opts) {
+    RunData data;
+    if (!opts.load_path.empty()) {
+        data = read_dump(opts.load_path, cfg);
+    } else {
+        data.x = init_input(cfg);
+        data.params = init_params(cfg);
+        data.state = initial_state<float>(cfg);
+    }
+    if (opts.verify) {
+        std::string from = opts.load_path.empty() ? "" : " (in " + opts.load_path + ")";
+        require_finite(data.x, "input x" + from);
+        for (size_t l = 0; l < data.params.size(); l++) {
+            require_finite(data.params[l].weights, "layer " + std::to_string(l) + " weights" + from);
+            require_finite(data.params[l].bias, "layer " + std::to_string(l) + " bias" + from);
+            require_finite(data.state.layers[l].c, "layer " + std::to_string(l) + " c0" + from);
+            require_finite(data.state.layers[l].history, "layer " + std::to_string(l) + " history" + from);
+        }
+    }
+    return data;
+}
+
+class QrnnModel : public Model {
+public:
+    QrnnModel(const ModelConfig &cfg, const RunOptions &opts)
+        : cfg_(cfg), data_(prepare(cfg, opts)), stack_(cfg, data_.params, opts.knobs) {}
+
+    void forward() override {
+        state_ = data_.state;
+        stack_.forward(data_.x, state_);
+    }
+    Comparison verify() override {
+        run_outputs();
+        StackState<double> ref_state = to_double(data_.state);
+        ref::StackOutput ref = ref::stack_forward(cfg_, to_double(data_.params), convert<double>(data_.x), ref_state);
+        Comparison cmp = compare(data_.h, ref.h);
+        cmp.merge(compare(data_.c_T, ref.c_T));
+        return cmp;
+    }
+    double flops() const override { return stack_.flops(cfg_.seq); }
+    void dump(const std::string &path) override {
+        if (data_.h.size() == 0) run_outputs();
+        write_dump(path, cfg_, data_);
+    }
+
+private:
+    void run_outputs() {
+        state_ = data_.state;
+        StackResult out = stack_.forward(data_.x, state_);
+        data_.h = out.h;
+        data_.c_T = out.c_T;
+    }
+    ModelConfig cfg_;
+    RunData data_;
+    QrnnStack stack_;
+    StackState<float> state_;
+};
+
+const bool registered = [] {
+    register_model({"qrnn", "QRNN stack: masked conv + gates + pooling scan (Halide, named schedule)",
+                    {"pooling", "window", "layers", "schedule", "knob", "mode", "zoneout", "dropout", "load", "dump"},
+                    {"cpu"},
+                    nullptr,
+                    [](const ModelConfig &cfg) { find_pooling(cfg.pooling); },
+                    [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
+                        return std::make_unique<QrnnModel>(cfg, opts);
+                    }});
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn

@@ -1,0 +1,79 @@
+#include "plugins/registry.h"
+
+#include <functional>
+
+#include "core/error.h"
+#include "core/pooling.h"
+#include "plugins/loader.h"
+#include "plugins/model.h"
+#include "schedules/schedule.h"
+
+namespace qrnn {
+namespace {
+std::string join(const std::vector<std::string> &items, const char *sep = ",") {
+    std::string out;
+    for (auto &s : items) out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+std::vector<PluginListing> list_pooling() {
+    std::vector<PluginListing> out;
+    for (auto &name : pooling_names()) {
+        const PoolingVariant &v = find_pooling(name);
+        // Pooling variants are algorithm pieces: any layer schedule (CPU or GPU) runs them.
+        out.push_back({"pooling", name, v.description, "gates=" + v.gates, "any schedule", "available",
+                       plugin_source("pooling", name)});
+    }
+    return out;
+}
+
+std::vector<PluginListing> list_models() {
+    std::vector<PluginListing> out;
+    for (auto &name : model_names()) {
+        const ModelPlugin &p = find_model(name);
+        std::string why = model_unavailable(p);
+        out.push_back({"model", name, p.description, join(p.options), join(p.targets),
+                       why.empty() ? "available" : "unavailable: " + why, plugin_source("model", name)});
+    }
+    return out;
+}
+
+std::vector<PluginListing> list_schedules() {
+    std::vector<PluginListing> out;
+    for (auto &name : layer_schedule_names()) {
+        const LayerSchedule &s = find_layer_schedule(name);
+        std::vector<std::string> knobs;
+        for (auto &kv : s.defaults) knobs.push_back(kv.first + "=" + std::to_string(kv.second));
+        out.push_back({"schedule", name, s.description, join(knobs), s.target_family, "available",
+                       plugin_source("schedule", name)});
+    }
+    return out;
+}
+
+const std::vector<std::pair<std::string, std::function<std::vector<PluginListing>()>>> &kinds() {
+    static const std::vector<std::pair<std::string, std::function<std::vector<PluginListing>()>>> all{
+        {"pooling", list_pooling}, {"model", list_models}, {"schedule", list_schedules}};
+    return all;
+}
+}  // namespace
+
+std::vector<std::string> plugin_kinds() {
+    std::vector<std::string> names;
+    for (auto &k : kinds()) names.push_back(k.first);
+    return names;
+}
+
+std::vector<PluginListing> list_plugins(const std::string &kind) {
+    std::vector<PluginListing> out;
+    bool found = kind.empty();
+    for (auto &k : kinds()) {
+        if (!kind.empty() && k.first != kind) continue;
+        found = true;
+        auto part = k.second();
+        out.insert(out.end(), part.begin(), part.end());
+    }
+    if (!found) fail("unknown plugin kind '", kind, "' (known: ", join(plugin_kinds(), ", "), ")");
+    return out;
+}
+
+}  // namespace qrnn

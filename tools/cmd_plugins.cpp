@@ -1,0 +1,29 @@
+// `qrnn plugins`: every registered plugin (built-in and loaded with --plugin) with its kind, description,
+// options, targets, availability and source.
+#include <iostream>
+
+#include "plugins/registry.h"
+#include "tools/command.h"
+#include "tools/options.h"
+#include "tools/table.h"
+
+namespace po = boost::program_options;
+
+namespace qrnn::cli {
+namespace {
+int plugins_command(const std::vector<std::string> &args) {
+    po::options_description desc("qrnn plugins options (load more with --plugin FILE.so / --plugin-dir DIR)");
+    desc.add_options()("help,h", "show this help")
+        ("kind", po::value<std::string>()->default_value(""), "only this kind: pooling, model or schedule");
+    po::variables_map vm;
+    if (!parse_options("usage: qrnn plugins [options]", desc, args, vm)) return kExitOk;
+    Table table({"kind", "name", "targets", "status", "options", "description", "source"});
+    for (auto &p : list_plugins(vm["kind"].as<std::string>()))
+        table.add({p.kind, p.name, p.targets, p.status, p.options, p.description, p.source});
+    table.print(std::cout);
+    return kExitOk;
+}
+
+const bool registered = register_command({"plugins", "list plugins: pooling variants, models, schedules", plugins_command});
+}  // namespace
+}  // namespace qrnn::cli
