@@ -1,0 +1,185 @@
+// Model plugin "lstm-halide": the LSTM of plugins/lstm_params.h in Halide, as two pipelines:
+//   projection: P[t][b][g][h] = bias[g][h] + sum_c x[t][b][c] * w_input[c][g][h], one GEMM over all steps;
+//   step:       the recurrent part, P[t] + h_{t-1} R, activations and cell update for one step, run
+//               serially over t by the host (as cuDNN's per-step GEMMs).
+// Host buffers are padded once (m to a multiple of 2 vectors, B to a multiple of 8) so every tile is full.
+#include <mutex>
+
+#include "core/activations.h"
+#include "core/error.h"
+#include "plugins/lstm_model.h"
+
+namespace qrnn {
+namespace {
+using namespace Halide;
+
+constexpr int kTileB = 8;  // projection rows per tile; also the batch padding
+
+int64_t round_up(int64_t v, int64_t f) { return (v + f - 1) / f * f; }
+
+// ---- Algorithm -------------------------------------------------------------------------------------------
+struct Projection {
+    ImageParam x{Float(32), 3, "x"};             // (c, b, t), unpadded
+    ImageParam w_input{Float(32), 3, "w_input"};  // (h, g, c), h padded
+    ImageParam bias{Float(32), 2, "bias"};        // (h, g), h padded
+    Var h{"h"}, g{"g"}, b{"b"}, t{"t"};
+    RDom r;
+    Func proj{"proj"};              // (h, g, b, t): accumulates the GEMM
+    Func projection{"projection"};  // output, b padded: rows b >= B repeat row B-1
+
+    Projection() {
+        Expr B = x.dim(1).extent();
+        r = RDom(0, x.dim(0).extent(), "proj_r");
+        proj(h, g, b, t) = bias(h, g);
+        proj(h, g, b, t) += w_input(h, g, r) * x(r, min(b, B - 1), t);
+        projection(h, g, b, t) = proj(h, g, b, t);
+    }
+};
+
+struct Step {
+    ImageParam proj{Float(32), 3, "proj_t"};              // (h, g, b): P[t], padded
+    ImageParam h_prev{Float(32), 2, "h_prev"};            // (c, b), padded
+    ImageParam c_prev{Float(32), 2, "c_prev"};            // (h, b), padded
+    ImageParam w_recurrent{Float(32), 3, "w_recurrent"};  // (h, g, c): c unpadded (m rows), h padded
+    Var h{"h"}, g{"g"}, b{"b"};
+    RDom r;
+    Func pre{"pre"};    // (h, g, b) gate pre-activations
+    Func cell{"cell"};  // (h, b) -> {c_t, h_t}
+
+    Step() {
+        r = RDom(0, w_recurrent.dim(2).extent(), "step_r");
+        pre(h, g, b) = proj(h, g, b);
+        pre(h, g, b) += w_recurrent(h, g, r) * h_prev(r, b);
+        Expr i = sigmoid(pre(h, kGateI, b)), f = sigmoid(pre(h, kGateF, b));
+        Expr gg = tanh_activation(pre(h, kGateG, b)), o = sigmoid(pre(h, kGateO, b));
+        Expr c_new = f * c_prev(h, b) + i * gg;
+        cell(h, b) = Tuple(c_new, o * tanh_activation(c_new));
+    }
+};
+
+// ---- CPU schedule ----------------------------------------------------------------------------------------
+// Projection: register-blocked GEMM, 2 vectors of h x 8 rows of b per tile, parallel over t.
+// Step: 1 vector of h x 4 gates x 4 batch rows of accumulators per tile, parallel over tiles.
+// Measured: see docs/plugins.md (2-core AVX-512 VM, B=32 T=128 n=m=320).
+void schedule_cpu(Projection &p, Step &s, const Target &target) {
+    const int vec = target.natural_vector_size<float>();
+    Var ho("ho"), hi("hi"), bo("bo"), bi("bi"), tile("tile");
+    p.projection.tile(p.h, p.b, ho, bo, hi, bi, 2 * vec, kTileB).reorder(hi, bi, ho, p.g, bo, p.t).vectorize(hi, vec)
+        .parallel(p.t);
+    p.proj.compute_at(p.projection, ho).vectorize(p.h, vec).unroll(p.h).unroll(p.b);
+    p.proj.update().reorder(p.h, p.b, p.r.x).vectorize(p.h, vec).unroll(p.h).unroll(p.b);
+
+    s.cell.tile(s.h, s.b, ho, bo, hi, bi, vec, 4).reorder(hi, bi, ho, bo).vectorize(hi).fuse(ho, bo, tile).parallel(tile);
+    s.pre.compute_at(s.cell, tile).vectorize(s.h).unroll(s.g).unroll(s.b);
+    s.pre.update().reorder(s.h, s.g, s.b, s.r.x).vectorize(s.h).unroll(s.g).unroll(s.b);
+    s.pre.bound(s.g, 0, kLstmGates);
+
+}
+
+struct Compiled {
+    Projection projection;
+    Step step;
+    Pipeline projection_pipeline, step_pipeline;
+    int vec = 16;
+    std::mutex mutex;  // the ImageParams are shared
+
+    Compiled() {
+        Target target = get_jit_target_from_environment();
+        vec = target.natural_vector_size<float>();
+        schedule_cpu(projection, step, target);
+        projection_pipeline = Pipeline(projection.projection);
+        step_pipeline = Pipeline(step.cell);
+        projection_pipeline.compile_jit(target);
+        step_pipeline.compile_jit(target);
+    }
+};
+
+Compiled &compiled() {
+    static Compiled c;
+    return c;
+}
+
+// Row-major [rows][width] -> [rows][width_pad], zero padded.
+Tensor<float> pad_last(const Tensor<float> &src, int64_t width_pad) {
+    std::vector<int64_t> dims = src.shape;
+    const int64_t width = dims.back();
+    dims.back() = width_pad;
+    Tensor<float> dst(dims);
+    const size_t rows = src.size() / width;
+    for (size_t r = 0; r < rows; r++)
+        std::copy(src.data.begin() + r * width, src.data.begin() + (r + 1) * width, dst.data.begin() + r * width_pad);
+    return dst;
+}
+
+Buffer<float> view(Tensor<float> &t) {
+    std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
+    return Buffer<float>(t.data.data(), dims);
+}
+Buffer<float> view(float *data, std::vector<int> dims) { return Buffer<float>(data, dims); }
+
+class LstmHalide : public LstmModel {
+public:
+    explicit LstmHalide(const ModelConfig &cfg) : LstmModel(cfg), c_(compiled()) {
+        const int64_t m = cfg.hidden, B = cfg.batch;
+        m_pad_ = round_up(m, 2 * c_.vec);
+        B_pad_ = round_up(B, kTileB);
+        w_input_ = pad_last(data_.params.w_input, m_pad_);
+        w_recurrent_ = pad_last(data_.params.w_recurrent, m_pad_);
+        bias_ = pad_last(data_.params.bias, m_pad_);
+        proj_ = Tensor<float>({cfg.seq, B_pad_, kLstmGates, m_pad_});
+        for (auto *s : {&h_state_[0], &h_state_[1], &c_state_[0], &c_state_[1]}) *s = Tensor<float>({B_pad_, m_pad_});
+        h0_ = Tensor<float>({B_pad_, m_pad_});
+        c0_ = Tensor<float>({B_pad_, m_pad_});
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t u = 0; u < m; u++) {
+                h0_(b, u) = data_.h0(b, u);
+                c0_(b, u) = data_.c0(b, u);
+            }
+    }
+
+    void forward() override {
+        const int64_t T = cfg_.seq, B = cfg_.batch, m = cfg_.hidden, G = kLstmGates;
+        std::lock_guard<std::mutex> lock(c_.mutex);
+        Projection &p = c_.projection;
+        p.x.set(view(data_.x));
+        p.w_input.set(view(w_input_));
+        p.bias.set(view(bias_));
+        Buffer<float> proj_out = view(proj_);
+        c_.projection_pipeline.realize(Realization(proj_out));
+
+        Step &s = c_.step;
+        s.w_recurrent.set(view(w_recurrent_));
+        const Tensor<float> *h_prev = &h0_, *c_prev = &c0_;
+        const int mp = static_cast<int>(m_pad_), bp = static_cast<int>(B_pad_);
+        for (int64_t t = 0; t < T; t++) {
+            Tensor<float> &h_next = h_state_[t % 2], &c_next = c_state_[t % 2];
+            s.proj.set(view(&proj_.data[t * B_pad_ * G * m_pad_], {mp, G, bp}));
+            s.h_prev.set(view(const_cast<float *>(h_prev->data.data()), {mp, bp}));
+            s.c_prev.set(view(const_cast<float *>(c_prev->data.data()), {mp, bp}));
+            Buffer<float> c_out = view(c_next), h_out = view(h_next);
+            c_.step_pipeline.realize(Realization(c_out, h_out));
+            for (int64_t b = 0; b < B; b++)
+                std::copy(&h_next(b, 0), &h_next(b, 0) + m, &h_(t, b, 0));
+            h_prev = &h_next;
+            c_prev = &c_next;
+        }
+        for (int64_t b = 0; b < B; b++) {
+            std::copy(&(*h_prev)(b, 0), &(*h_prev)(b, 0) + m, &h_T_(b, 0));
+            std::copy(&(*c_prev)(b, 0), &(*c_prev)(b, 0) + m, &c_T_(b, 0));
+        }
+    }
+
+private:
+    Compiled &c_;
+    int64_t m_pad_, B_pad_;
+    Tensor<float> w_input_, w_recurrent_, bias_, proj_, h0_, c0_;
+    Tensor<float> h_state_[2], c_state_[2];
+};
+
+const bool registered = [] {
+    register_lstm_model("lstm-halide", "LSTM in Halide: input GEMM over all steps + serial recurrent steps", {"cpu"},
+                        nullptr, [](const ModelConfig &cfg) { return std::make_unique<LstmHalide>(cfg); });
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn

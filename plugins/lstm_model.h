@@ -1,0 +1,25 @@
+// Shared base of the LSTM model plugins: seeded data, outputs, verification against ref::lstm_forward.
+#pragma once
+#include "plugins/lstm_params.h"
+#include "plugins/model.h"
+
+namespace qrnn {
+
+class LstmModel : public Model {
+public:
+    explicit LstmModel(const ModelConfig &cfg);
+    Comparison verify() override;  // forward(), then h, h_T and c_T against the double reference
+    double flops() const override { return lstm_flops(cfg_); }
+
+protected:
+    ModelConfig cfg_;
+    LstmData data_;
+    Tensor<float> h_, h_T_, c_T_;  // outputs [T][B][m], [B][m], [B][m]: forward() writes them
+};
+
+// Registers an LSTM model plugin with the options and checks shared by all of them.
+void register_lstm_model(const std::string &name, const std::string &description, std::vector<std::string> targets,
+                         std::function<std::string()> unavailable,
+                         std::function<std::unique_ptr<Model>(const ModelConfig &)> build);
+
+}  // namespace qrnn

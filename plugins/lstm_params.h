@@ -1,0 +1,39 @@
+// LSTM baselines: parameters, equations and the shared model base. Gate order i, f, g, o (oneDNN's and
+// cuDNN's), for x_t [B][n], h_{t-1}, c_{t-1} [B][m]:
+//   i = sigmoid(x W_i + h_{t-1} R_i + b_i)      f = sigmoid(x W_f + h_{t-1} R_f + b_f)
+//   g = tanh   (x W_g + h_{t-1} R_g + b_g)      o = sigmoid(x W_o + h_{t-1} R_o + b_o)
+//   c_t = f * c_{t-1} + i * g                   h_t = o * tanh(c_t)
+// One bias per gate (cuDNN's CUDNN_RNN_SINGLE_INP_BIAS, oneDNN's bias). Layouts (row-major, as oneDNN's
+// ldigo/ldgo with L = D = 1):
+//   w_input [n][4][m]   w_recurrent [m][4][m]   bias [4][m]   h0, c0 [B][m]
+//   x [T][B][n] (as the QRNN)   outputs h [T][B][m], h_T, c_T [B][m]
+// Initialisation: weights and bias uniform in [-1/sqrt(m), 1/sqrt(m)] (PyTorch's LSTM default), x as the
+// QRNN's, h0 and c0 uniform in [-0.5, 0.5] so that verification exercises the initial state.
+#pragma once
+#include "runtime/config.h"
+#include "runtime/tensor.h"
+
+namespace qrnn {
+
+constexpr int kLstmGates = 4;
+enum LstmGate { kGateI = 0, kGateF = 1, kGateG = 2, kGateO = 3 };
+
+template <class T>
+struct LstmParams {
+    Tensor<T> w_input;      // [n][4][m]
+    Tensor<T> w_recurrent;  // [m][4][m]
+    Tensor<T> bias;         // [4][m]
+};
+
+struct LstmData {
+    Tensor<float> x;  // [T][B][n]
+    LstmParams<float> params;
+    Tensor<float> h0, c0;  // [B][m]
+};
+
+LstmData init_lstm_data(const ModelConfig &cfg);
+// 2 multiply/adds per weight per step (input and recurrent GEMMs) + 8 per unit per step (4 bias adds,
+// 3 for c_t, 1 for h_t); activations not counted. The same count for every LSTM implementation.
+double lstm_flops(const ModelConfig &cfg);
+
+}  // namespace qrnn

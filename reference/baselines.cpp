@@ -1,0 +1,59 @@
+#include "reference/baselines.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "reference/reference.h"
+
+namespace qrnn::ref {
+
+LstmOutput lstm_forward(const Tensor<double> &x, const LstmParams<double> &p, const Tensor<double> &h0,
+                        const Tensor<double> &c0) {
+    const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2), m = p.bias.dim(1);
+    LstmOutput out{Tensor<double>({T, B, m}), h0, c0};
+    Tensor<double> &h = out.h_T, &c = out.c_T;  // running state
+    std::vector<double> pre(kLstmGates * m);
+    for (int64_t t = 0; t < T; t++) {
+        Tensor<double> h_prev = h;
+        for (int64_t b = 0; b < B; b++) {
+            for (int g = 0; g < kLstmGates; g++)
+                for (int64_t u = 0; u < m; u++) {
+                    double s = p.bias(g, u);
+                    for (int64_t i = 0; i < n; i++) s += x(t, b, i) * p.w_input(i, g, u);
+                    for (int64_t j = 0; j < m; j++) s += h_prev(b, j) * p.w_recurrent(j, g, u);
+                    pre[g * m + u] = s;
+                }
+            for (int64_t u = 0; u < m; u++) {
+                double i_g = sigmoid(pre[kGateI * m + u]), f_g = sigmoid(pre[kGateF * m + u]);
+                double g_g = std::tanh(pre[kGateG * m + u]), o_g = sigmoid(pre[kGateO * m + u]);
+                c(b, u) = f_g * c(b, u) + i_g * g_g;
+                h(b, u) = o_g * std::tanh(c(b, u));
+                out.h(t, b, u) = h(b, u);
+            }
+        }
+    }
+    return out;
+}
+
+Tensor<double> cnn_forward(const Tensor<double> &x, const LayerParams<double> &p) {
+    const int64_t k = p.weights.dim(1);
+    Tensor<double> history({std::max<int64_t>(k - 1, 1), x.dim(1), x.dim(2)});  // zeros: sequence start
+    Tensor<double> conv = masked_conv(x, history, p);                          // [T][B][1][m]
+    Tensor<double> y({x.dim(0), x.dim(1), p.weights.dim(3)});
+    for (size_t i = 0; i < y.size(); i++) y.data[i] = std::tanh(conv.data[i]);
+    return y;
+}
+
+Tensor<double> max_over_time(const Tensor<double> &y) {
+    const int64_t T = y.dim(0), B = y.dim(1), m = y.dim(2);
+    Tensor<double> out({B, m});
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t u = 0; u < m; u++) {
+            double best = y(0, b, u);
+            for (int64_t t = 1; t < T; t++) best = std::max(best, y(t, b, u));
+            out(b, u) = best;
+        }
+    return out;
+}
+
+}  // namespace qrnn::ref

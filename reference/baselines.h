@@ -1,0 +1,23 @@
+// Double-precision references of the baseline models (plugins/): plain loops, no Halide, no vendor library.
+#pragma once
+#include "plugins/lstm_params.h"
+#include "runtime/params.h"
+
+namespace qrnn::ref {
+
+struct LstmOutput {
+    Tensor<double> h;         // [T][B][m]
+    Tensor<double> h_T, c_T;  // [B][m]
+};
+
+// One LSTM layer from state (h0, c0); equations and gate order in plugins/lstm_params.h.
+LstmOutput lstm_forward(const Tensor<double> &x, const LstmParams<double> &p, const Tensor<double> &h0,
+                        const Tensor<double> &c0);
+
+// CNN baseline: y[t][b][h] = tanh(masked conv of x with the QRNN's window, zeros before the sequence),
+// weights [1][k][n][m], bias [1][m] (the QRNN layout with one gate).
+Tensor<double> cnn_forward(const Tensor<double> &x, const LayerParams<double> &p);
+// Max-over-time pooling: [T][B][m] -> [B][m].
+Tensor<double> max_over_time(const Tensor<double> &y);
+
+}  // namespace qrnn::ref
