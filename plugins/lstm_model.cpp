@@ -2,18 +2,12 @@
 
 #include <cmath>
 
-#include "core/hash_rng.h"
+#include "plugins/seeded_fill.h"
 #include "reference/baselines.h"
 #include "runtime/params.h"
 
 namespace qrnn {
 namespace {
-// Streams 0x20000+ : LSTM initialisation, apart from the QRNN's.
-void fill(Tensor<float> &t, uint32_t seed, uint32_t stream, double bound) {
-    uint32_t key = stream_key(seed, 0x20000u + stream);
-    for (size_t i = 0; i < t.size(); i++)
-        t.data[i] = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, static_cast<uint32_t>(i)), -bound, bound));
-}
 LstmParams<double> to_double(const LstmParams<float> &p) {
     return {convert<double>(p.w_input), convert<double>(p.w_recurrent), convert<double>(p.bias)};
 }
@@ -26,11 +20,11 @@ LstmData init_lstm_data(const ModelConfig &cfg) {
                Tensor<float>({B, m}),
                Tensor<float>({B, m})};
     const double bound = 1.0 / std::sqrt(static_cast<double>(m));
-    fill(d.params.w_input, cfg.seed, 0, bound);
-    fill(d.params.w_recurrent, cfg.seed, 1, bound);
-    fill(d.params.bias, cfg.seed, 2, bound);
-    fill(d.h0, cfg.seed, 3, 0.5);
-    fill(d.c0, cfg.seed, 4, 0.5);
+    seeded_fill(d.params.w_input, cfg.seed, 0x20000u + 0, bound);
+    seeded_fill(d.params.w_recurrent, cfg.seed, 0x20000u + 1, bound);
+    seeded_fill(d.params.bias, cfg.seed, 0x20000u + 2, bound);
+    seeded_fill(d.h0, cfg.seed, 0x20003u, 0.5);
+    seeded_fill(d.c0, cfg.seed, 0x20004u, 0.5);
     return d;
 }
 
@@ -45,6 +39,7 @@ LstmModel::LstmModel(const ModelConfig &cfg)
 
 Comparison LstmModel::verify() {
     forward();
+    fetch_outputs();
     ref::LstmOutput ref = ref::lstm_forward(convert<double>(data_.x), to_double(data_.params),
                                             convert<double>(data_.h0), convert<double>(data_.c0));
     Comparison cmp = compare(h_, ref.h);

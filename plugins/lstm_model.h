@@ -8,10 +8,11 @@ namespace qrnn {
 class LstmModel : public Model {
 public:
     explicit LstmModel(const ModelConfig &cfg);
-    Comparison verify() override;  // forward(), then h, h_T and c_T against the double reference
+    Comparison verify() override;  // forward(), fetch_outputs(), then h, h_T, c_T against the double reference
     double flops() const override { return lstm_flops(cfg_); }
 
 protected:
+    virtual void fetch_outputs() {}  // for devices: copy the outputs of the last forward() into h_, h_T_, c_T_
     ModelConfig cfg_;
     LstmData data_;
     Tensor<float> h_, h_T_, c_T_;  // outputs [T][B][m], [B][m], [B][m]: forward() writes them
