@@ -14,8 +14,9 @@ RunReport run_experiment(const ModelConfig &cfg, const RunOptions &opts) {
     RunReport report{cfg, {}, 0, std::nullopt};
     report.unavailable = model_unavailable(plugin);
     if (!report.unavailable.empty()) return report;
-    if (!opts.load_path.empty() && !std::count(plugin.options.begin(), plugin.options.end(), "load"))
-        fail("--load: model '", cfg.model, "' does not read HDF5 dumps");
+    auto supports = [&](const char *option) { return std::count(plugin.options.begin(), plugin.options.end(), option) > 0; };
+    if (!opts.load_path.empty() && !supports("load")) fail("--load: model '", cfg.model, "' does not read HDF5 dumps");
+    if (!opts.dump_path.empty() && !supports("dump")) fail("--dump: model '", cfg.model, "' does not write HDF5 dumps");
     std::unique_ptr<Model> model = plugin.build(cfg, opts);
     report.timing = time_runs([&] { model->forward(); }, opts.warmup, opts.repeats);
     report.gflops = model->flops() / (report.timing.median() * 1e6);

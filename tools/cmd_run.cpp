@@ -19,8 +19,8 @@ bool uses(const ModelPlugin &p, const std::string &option) {
 }
 
 // Options that only some models use; the others ignore them (with a note) and keep their defaults.
-const char *const kModelOptions[] = {"pooling", "window", "layers", "schedule", "knob",
-                                     "mode", "zoneout", "dropout", "load", "dump"};
+// (--load/--dump for a model without them is an error, from run_experiment.)
+const char *const kModelOptions[] = {"pooling", "window", "layers", "schedule", "knob", "mode", "zoneout", "dropout"};
 
 // One config per (model, pooling, size...) combination; a model's unused options keep their defaults.
 std::vector<ModelConfig> expand(const po::variables_map &vm, const ModelConfig &base) {

@@ -1,0 +1,131 @@
+// External plugins through the CLI: the example plugin (plugins/examples) loaded and verified by
+// `qrnn run`, every loader error (clear message, exit 2), plugin directories, `qrnn plugins`, and the
+// model options of `qrnn run` (lists of models, ignored options, an unavailable model).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/cli.h"
+
+namespace qrnn::test {
+namespace {
+namespace fs = std::filesystem;
+
+// The example and fixture plugins are built next to the CLI, in <build>/plugins/.
+std::string plugin(const std::string &name) {
+    return (fs::path(QRNN_CLI).parent_path() / "plugins" / ("lib" + name + ".so")).string();
+}
+const std::string kSmall = " --seq 1,7 --batch 1,3 --input 5 --hidden 17 --repeats 1 --warmup 0";
+
+void expect_error(const std::string &args, const std::string &message) {
+    CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << "want: " << message << "\ngot: " << r.output;
+}
+
+TEST(ExamplePlugin, LoadedAndVerifiedByRun) {
+    CliResult r = run_cli("--plugin " + plugin("qrnn_fo_tanh") + " run --pooling fo-tanh,fo --window 1,3 --verify" + kSmall);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fo-tanh"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("verify: all within"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
+}
+
+TEST(ExamplePlugin, OptionAfterCommandAndLoadedTwice) {
+    std::string so = plugin("qrnn_fo_tanh");
+    CliResult r = run_cli("run --plugin " + so + " --plugin=" + so + " --pooling fo-tanh --verify" + kSmall);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(ExamplePlugin, UnknownWithoutLoading) {
+    expect_error("run --pooling fo-tanh" + kSmall, "unknown pooling 'fo-tanh' (known: f, fo, ifo)");
+}
+
+TEST(ExamplePlugin, ListedWithItsSource) {
+    CliResult r = run_cli("plugins --kind pooling --plugin " + plugin("qrnn_fo_tanh"));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fo-tanh"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("libqrnn_fo_tanh.so"), std::string::npos) << r.output;
+}
+
+TEST(ExamplePlugin, PluginDirectoryAndEnvironment) {
+    fs::path dir = fs::path(scratch_path("plugin_dir"));
+    fs::create_directories(dir);
+    fs::copy_file(plugin("qrnn_fo_tanh"), dir / "libqrnn_fo_tanh.so");
+    std::ofstream(dir / "README.txt") << "not a plugin, and not *.so: ignored\n";
+    CliResult r = run_cli("plugins --kind pooling --plugin-dir " + dir.string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fo-tanh"), std::string::npos) << r.output;
+    r = run_cli("run --pooling fo-tanh --verify" + kSmall);  // sanity: not loaded by default
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    setenv("QRNN_PLUGIN_PATH", ("/nonexistent-first:" + dir.string()).c_str(), 1);
+    r = run_cli("plugins");
+    EXPECT_EQ(r.exit_code, 2) << r.output;  // a missing directory in the path is an error, named
+    EXPECT_NE(r.output.find("QRNN_PLUGIN_PATH: plugin directory '/nonexistent-first': no such directory"), std::string::npos)
+        << r.output;
+    setenv("QRNN_PLUGIN_PATH", dir.string().c_str(), 1);
+    r = run_cli("run --pooling fo-tanh --verify" + kSmall);
+    unsetenv("QRNN_PLUGIN_PATH");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(PluginErrors, FileMissing) {
+    expect_error("--plugin /nonexistent/libnothing.so run", "plugin '/nonexistent/libnothing.so': no such file");
+}
+
+TEST(PluginErrors, NotASharedLibrary) {
+    std::string path = scratch_path("text.so");
+    std::ofstream(path) << "this is text\n";
+    expect_error("run --plugin " + path, "plugin '" + path + "': not a shared library");
+}
+
+TEST(PluginErrors, EntryPointMissing) {
+    expect_error("run --plugin " + plugin("qrnn_test_no_entry"), "entry point qrnn_plugin_entry missing");
+}
+
+TEST(PluginErrors, AbiVersionMismatch) {
+    expect_error("run --plugin " + plugin("qrnn_test_bad_abi"), "ABI version 999, this qrnn needs 1");
+}
+
+TEST(PluginErrors, DuplicateName) {
+    expect_error("run --plugin " + plugin("qrnn_test_duplicate"), "pooling variant 'fo' is already registered");
+}
+
+TEST(PluginErrors, MissingValueAndDirectory) {
+    expect_error("run --plugin", "--plugin needs a value");
+    expect_error("run --plugin-dir /nonexistent-dir", "plugin directory '/nonexistent-dir': no such directory");
+}
+
+TEST(RunModels, SideBySideListWithIgnoredOptions) {
+    CliResult r = run_cli("run --model qrnn,lstm-halide,lstm-onednn,cnn --pooling ifo --layers 1 --verify" + kSmall);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char *want : {"lstm-halide", "lstm-onednn", "cnn", "ifo", "vs_first", "note: model 'lstm-onednn' ignores --pooling",
+                             "note: model 'cnn' ignores --pooling"})
+        EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+    EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
+}
+
+TEST(RunModels, UnknownModelListsKnown) {
+    expect_error("run --model gru", "unknown model 'gru' (known: cnn, cnn-maxpool, lstm-cudnn, lstm-halide, lstm-onednn, qrnn)");
+}
+
+TEST(RunModels, CudnnUnavailableMessage) {
+    CliResult r = run_cli("plugins --kind model");
+    if (r.output.find("unavailable: no CUDA device") == std::string::npos) GTEST_SKIP() << "a CUDA device is present";
+    r = run_cli("run --model lstm-cudnn --verify" + kSmall);
+    EXPECT_EQ(r.exit_code, 3) << r.output;  // nothing could run
+    EXPECT_NE(r.output.find("skipped: model 'lstm-cudnn' unavailable: no CUDA device"), std::string::npos) << r.output;
+    r = run_cli("run --model lstm-cudnn,cnn --verify" + kSmall);
+    EXPECT_EQ(r.exit_code, 0) << r.output;  // skipped in a list, the others run
+    EXPECT_NE(r.output.find("unavailable: no CUDA device"), std::string::npos) << r.output;
+}
+
+TEST(RunModels, DumpOnlyForQrnn) {
+    expect_error("run --model cnn --dump " + scratch_path("cnn.h5") + " --seq 2 --batch 1 --input 3 --hidden 4",
+                 "--dump: model 'cnn' does not write HDF5 dumps");
+}
+
+}  // namespace
+}  // namespace qrnn::test
