@@ -1,28 +1,66 @@
 #include "runtime/experiment.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "core/error.h"
 #include "plugins/model.h"
 
 namespace qrnn {
+namespace {
+// A built model of one config, or the reason it cannot run here.
+struct Prepared {
+    RunReport report;
+    std::unique_ptr<Model> model;
+};
 
-// Dispatches on cfg.model through the model registry (plugins/model.h).
-RunReport run_experiment(const ModelConfig &cfg, const RunOptions &opts) {
+Prepared prepare(const ModelConfig &cfg, const RunOptions &opts) {
     cfg.validate();
     const ModelPlugin &plugin = find_model(cfg.model);
-    RunReport report{cfg, {}, 0, std::nullopt};
-    report.unavailable = model_unavailable(plugin);
-    if (!report.unavailable.empty()) return report;
+    Prepared p{{cfg, {}, 0, std::nullopt}, nullptr};
+    p.report.unavailable = model_unavailable(plugin);
+    if (!p.report.unavailable.empty()) return p;
     auto supports = [&](const char *option) { return std::count(plugin.options.begin(), plugin.options.end(), option) > 0; };
     if (!opts.load_path.empty() && !supports("load")) fail("--load: model '", cfg.model, "' does not read HDF5 dumps");
     if (!opts.dump_path.empty() && !supports("dump")) fail("--dump: model '", cfg.model, "' does not write HDF5 dumps");
-    std::unique_ptr<Model> model = plugin.build(cfg, opts);
-    report.timing = time_runs([&] { model->forward(); }, opts.warmup, opts.repeats);
-    report.gflops = model->flops() / (report.timing.median() * 1e6);
-    if (opts.verify) report.error = model->verify();
-    if (!opts.dump_path.empty()) model->dump(opts.dump_path);
-    return report;
+    p.model = plugin.build(cfg, opts);
+    return p;
+}
+
+void finish(Prepared &p, const RunOptions &opts) {
+    p.report.gflops = p.model->flops() / (p.report.timing.median() * 1e6);
+    if (opts.verify) p.report.error = p.model->verify();
+    if (!opts.dump_path.empty()) p.model->dump(opts.dump_path);
+}
+}  // namespace
+
+// Dispatches on cfg.model through the model registry (plugins/model.h).
+RunReport run_experiment(const ModelConfig &cfg, const RunOptions &opts) {
+    Prepared p = prepare(cfg, opts);
+    if (!p.model) return p.report;
+    p.report.timing = time_runs([&] { p.model->forward(); }, opts.warmup, opts.repeats);
+    finish(p, opts);
+    return p.report;
+}
+
+std::vector<RunReport> run_experiments_interleaved(const std::vector<ModelConfig> &configs, const RunOptions &opts) {
+    std::vector<Prepared> all;
+    for (auto &cfg : configs) all.push_back(prepare(cfg, opts));
+    for (int i = 0; i < opts.warmup; i++)
+        for (auto &p : all)
+            if (p.model) p.model->forward();
+    for (int i = 0; i < opts.repeats; i++)
+        for (auto &p : all)
+            if (p.model) {
+                Timing one = time_runs([&] { p.model->forward(); }, 0, 1);
+                p.report.timing.ms.push_back(one.ms.at(0));
+            }
+    std::vector<RunReport> reports;
+    for (auto &p : all) {
+        if (p.model) finish(p, opts);
+        reports.push_back(p.report);
+    }
+    return reports;
 }
 
 }  // namespace qrnn

@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/compare.h"
 #include "runtime/config.h"
@@ -29,5 +30,9 @@ struct RunReport {
 };
 
 RunReport run_experiment(const ModelConfig &cfg, const RunOptions &opts);
+
+// Side by side: every config built first, then each warm-up and timed repeat runs every model once in
+// turn, so the load of a shared machine falls on all alike. One report per config, in order.
+std::vector<RunReport> run_experiments_interleaved(const std::vector<ModelConfig> &configs, const RunOptions &opts);
 
 }  // namespace qrnn

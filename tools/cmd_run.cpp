@@ -91,6 +91,7 @@ int run_command(const std::vector<std::string> &args) {
         ("seed", po::value<uint32_t>()->default_value(1), "seed of initialisation and masks")
         ("warmup", po::value<int>()->default_value(1), "untimed runs before timing")
         ("repeats", po::value<int>()->default_value(5), "timed runs (median/min/max reported)")
+        ("interleave", "time the configurations side by side: build all, then each repeat runs each once in turn")
         ("verify", "compare with the double-precision reference; exit 1 if rel error > tolerance")
         ("tolerance", po::value<double>()->default_value(1e-4), "max relative error accepted by --verify")
         ("load", po::value<std::string>(), "take inputs and parameters from this HDF5 dump")
@@ -133,8 +134,11 @@ int run_command(const std::vector<std::string> &args) {
     bool all_ok = true;
     std::vector<std::string> skipped;
     double first_ms = 0;
-    for (auto &c : configs) {
-        RunReport r = run_experiment(c, opts);
+    std::vector<RunReport> reports;
+    if (vm.count("interleave")) reports = run_experiments_interleaved(configs, opts);
+    for (size_t i = 0; i < configs.size(); i++) {
+        const ModelConfig &c = configs[i];
+        RunReport r = vm.count("interleave") ? reports[i] : run_experiment(c, opts);
         if (!r.unavailable.empty()) {
             skipped.push_back("skipped: model '" + c.model + "' unavailable: " + r.unavailable);
             continue;
