@@ -69,7 +69,7 @@ void schedule_cpu(Projection &p, Step &s, const Target &target) {
     p.proj.compute_at(p.projection, ho).vectorize(p.h, vec).unroll(p.h).unroll(p.b);
     p.proj.update().reorder(p.h, p.b, p.r.x).vectorize(p.h, vec).unroll(p.h).unroll(p.b);
 
-    s.cell.tile(s.h, s.b, ho, bo, hi, bi, vec, 4).reorder(hi, bi, ho, bo).vectorize(hi).fuse(ho, bo, tile).parallel(tile);
+    s.cell.tile(s.h, s.b, ho, bo, hi, bi, vec, 4).reorder(hi, bi, bo, ho).vectorize(hi).fuse(bo, ho, tile).parallel(tile);
     s.pre.compute_at(s.cell, tile).vectorize(s.h).unroll(s.g).unroll(s.b);
     s.pre.update().reorder(s.h, s.g, s.b, s.r.x).vectorize(s.h).unroll(s.g).unroll(s.b);
     s.pre.bound(s.g, 0, kLstmGates);
