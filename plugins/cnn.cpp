@@ -48,6 +48,7 @@ struct CnnFuncs {
 // ---- CPU schedule (as the QRNN's "tuned" conv) ------------------------------------------------------------
 // Register-blocked GEMM: 2 vectors of h x 8 steps of t per tile, parallel over t tiles. For the pooled
 // output the activations stay compute_root and the max runs vectorised over h.
+// Measured 14 ms = 112 GFLOP/s at B=32 T=128 n=m=320 k=2 (2-core AVX-512 EPYC VM).
 void schedule_cpu(CnnFuncs &f, bool pooled, const Target &target) {
     const int vec = target.natural_vector_size<float>(), tile_h = 2 * vec, tile_t = 8;
     Var ho("ho"), hi("hi"), to("to"), ti("ti");
