@@ -32,7 +32,8 @@ std::vector<PluginListing> list_models() {
     for (auto &name : model_names()) {
         const ModelPlugin &p = find_model(name);
         std::string why = model_unavailable(p);
-        out.push_back({"model", name, p.description, join(p.options), join(p.targets),
+        std::string options = p.options.empty() ? "(shape only)" : join(p.options);
+        out.push_back({"model", name, p.description, options, join(p.targets),
                        why.empty() ? "available" : "unavailable: " + why, plugin_source("model", name)});
     }
     return out;

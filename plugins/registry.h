@@ -11,7 +11,7 @@ struct PluginListing {
     std::string kind;         // "pooling", "model", "schedule"
     std::string name;
     std::string description;
-    std::string options;      // what it takes: gates (pooling), run options (model), knobs (schedule)
+    std::string options;      // what it takes: gates (pooling), run options beyond the shape (model), knobs (schedule)
     std::string targets;      // e.g. "cpu", "cpu,gpu"
     std::string status;       // "available" or "unavailable: <why>"
     std::string source;       // "built-in" or the plugin library path

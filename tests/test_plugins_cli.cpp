@@ -99,12 +99,21 @@ TEST(PluginErrors, MissingValueAndDirectory) {
 }
 
 TEST(RunModels, SideBySideListWithIgnoredOptions) {
-    CliResult r = run_cli("run --model qrnn,lstm-halide,lstm-onednn,cnn --pooling ifo --layers 1 --verify" + kSmall);
+    CliResult r = run_cli("run --model qrnn,lstm-halide,lstm-onednn,cnn --pooling ifo --layers 1 --interleave --verify" + kSmall);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     for (const char *want : {"lstm-halide", "lstm-onednn", "cnn", "ifo", "vs_first", "note: model 'lstm-onednn' ignores --pooling",
                              "note: model 'cnn' ignores --pooling"})
         EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
     EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
+}
+
+TEST(PluginsCommand, ListsKindsTargetsOptions) {
+    CliResult r = run_cli("plugins");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char *want : {"kind", "targets", "status", "options", "description", "source", "gates=zfoi",
+                             "tile_h_vectors=", "(shape only)", "lstm-onednn", "cnn-maxpool", "built-in"})
+        EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+    expect_error("plugins --kind nonsense", "unknown plugin kind 'nonsense' (known: pooling, model, schedule)");
 }
 
 TEST(RunModels, UnknownModelListsKnown) {
