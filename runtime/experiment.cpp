@@ -8,7 +8,7 @@
 
 namespace qrnn {
 namespace {
-// A built model of one config, or the reason it cannot run here.
+// A built model of one config.
 struct Prepared {
     RunReport report;
     std::unique_ptr<Model> model;
@@ -18,8 +18,8 @@ Prepared prepare(const ModelConfig &cfg, const RunOptions &opts) {
     cfg.validate();
     const ModelPlugin &plugin = find_model(cfg.model);
     Prepared p{{cfg, {}, 0, std::nullopt}, nullptr};
-    p.report.unavailable = model_unavailable(plugin);
-    if (!p.report.unavailable.empty()) return p;
+    std::string why = model_unavailable(plugin);
+    if (!why.empty()) throw Unavailable("model '" + cfg.model + "' unavailable: " + why);
     auto supports = [&](const char *option) { return std::count(plugin.options.begin(), plugin.options.end(), option) > 0; };
     if (!opts.load_path.empty() && !supports("load")) fail("--load: model '", cfg.model, "' does not read HDF5 dumps");
     if (!opts.dump_path.empty() && !supports("dump")) fail("--dump: model '", cfg.model, "' does not write HDF5 dumps");
@@ -37,7 +37,6 @@ void finish(Prepared &p, const RunOptions &opts) {
 // Dispatches on cfg.model through the model registry (plugins/model.h).
 RunReport run_experiment(const ModelConfig &cfg, const RunOptions &opts) {
     Prepared p = prepare(cfg, opts);
-    if (!p.model) return p.report;
     p.report.timing = time_runs([&] { p.model->forward(); }, opts.warmup, opts.repeats);
     finish(p, opts);
     return p.report;
@@ -47,17 +46,12 @@ std::vector<RunReport> run_experiments_interleaved(const std::vector<ModelConfig
     std::vector<Prepared> all;
     for (auto &cfg : configs) all.push_back(prepare(cfg, opts));
     for (int i = 0; i < opts.warmup; i++)
-        for (auto &p : all)
-            if (p.model) p.model->forward();
+        for (auto &p : all) p.model->forward();
     for (int i = 0; i < opts.repeats; i++)
-        for (auto &p : all)
-            if (p.model) {
-                Timing one = time_runs([&] { p.model->forward(); }, 0, 1);
-                p.report.timing.ms.push_back(one.ms.at(0));
-            }
+        for (auto &p : all) p.report.timing.ms.push_back(time_runs([&] { p.model->forward(); }, 0, 1).ms.at(0));
     std::vector<RunReport> reports;
     for (auto &p : all) {
-        if (p.model) finish(p, opts);
+        finish(p, opts);
         reports.push_back(p.report);
     }
     return reports;

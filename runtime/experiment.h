@@ -26,13 +26,15 @@ struct RunReport {
     Timing timing;
     double gflops = 0;              // GFLOP/s at the median time
     std::optional<Comparison> error;  // set when verified: h and every c_T against the double reference
-    std::string unavailable;          // non-empty: the model cannot run here (e.g. "no CUDA device"), not run
 };
 
+// Throws qrnn::Unavailable "model 'NAME' unavailable: <why>" for a model that cannot run here (e.g. why =
+// "no CUDA device"), qrnn::Error for a bad config.
 RunReport run_experiment(const ModelConfig &cfg, const RunOptions &opts);
 
 // Side by side: every config built first, then each warm-up and timed repeat runs every model once in
-// turn, so the load of a shared machine falls on all alike. One report per config, in order.
+// turn, so the load of a shared machine falls on all alike. One report per config, in order; throws as
+// run_experiment does.
 std::vector<RunReport> run_experiments_interleaved(const std::vector<ModelConfig> &configs, const RunOptions &opts);
 
 }  // namespace qrnn

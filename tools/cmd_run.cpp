@@ -100,6 +100,7 @@ int run_command(const std::vector<std::string> &args) {
     if (!parse_options("usage: qrnn run [options]", desc, args, vm)) return kExitOk;
 
     ModelConfig base;
+    base.model = vm["model"].as<std::string>();  // a list: expand() makes one config per model
     base.layers = vm["layers"].as<int64_t>();
     base.schedule = vm["schedule"].as<std::string>();
     std::string mode = vm["mode"].as<std::string>();
@@ -133,16 +134,18 @@ int run_command(const std::vector<std::string> &args) {
     Table table(header);
     bool all_ok = true;
     std::vector<std::string> skipped;
-    double first_ms = 0;
+    std::vector<ModelConfig> runnable;
+    for (auto &c : configs) {
+        std::string why = model_unavailable(find_model(c.model));
+        if (why.empty()) runnable.push_back(c);
+        else skipped.push_back("skipped: model '" + c.model + "' unavailable: " + why);
+    }
     std::vector<RunReport> reports;
-    if (vm.count("interleave")) reports = run_experiments_interleaved(configs, opts);
-    for (size_t i = 0; i < configs.size(); i++) {
-        const ModelConfig &c = configs[i];
+    if (vm.count("interleave")) reports = run_experiments_interleaved(runnable, opts);
+    double first_ms = 0;
+    for (size_t i = 0; i < runnable.size(); i++) {
+        const ModelConfig &c = runnable[i];
         RunReport r = vm.count("interleave") ? reports[i] : run_experiment(c, opts);
-        if (!r.unavailable.empty()) {
-            skipped.push_back("skipped: model '" + c.model + "' unavailable: " + r.unavailable);
-            continue;
-        }
         const bool has_window = uses(find_model(c.model), "window");
         if (first_ms == 0) first_ms = r.timing.median();
         std::vector<std::string> row{c.model, c.pooling, has_window ? std::to_string(c.window) : "-", std::to_string(c.batch),
