@@ -16,7 +16,7 @@ namespace {
 struct Shape {
     int64_t T, B, n, m, k;
 };
-const Shape kAwkward[] = {{1, 1, 1, 1, 1}, {1, 3, 5, 17, 3}, {7, 1, 33, 9, 2}, {5, 3, 7, 19, 9}, {13, 2, 16, 33, 4}};
+const Shape kAwkward[] = {{1, 1, 1, 1, 1}, {1, 3, 5, 17, 3}, {7, 1, 33, 9, 2}, {5, 3, 7, 19, 9}, {13, 2, 16, 33, 4}, {3, 9, 4, 40, 2}};
 
 void expect_verified(const std::string &model, const Shape &s) {
     ModelConfig cfg;
