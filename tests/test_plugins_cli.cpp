@@ -79,6 +79,8 @@ TEST(PluginErrors, NotASharedLibrary) {
     std::string path = scratch_path("text.so");
     std::ofstream(path) << "this is text\n";
     expect_error("run --plugin " + path, "plugin '" + path + "': not a shared library");
+    expect_error("run --plugin /bin/true", "plugin '/bin/true': not a loadable shared library (");  // an executable
+    expect_error("run --plugin /tmp", "plugin '/tmp': not a regular file");
 }
 
 TEST(PluginErrors, EntryPointMissing) {
