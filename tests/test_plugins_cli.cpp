@@ -71,6 +71,17 @@ TEST(ExamplePlugin, PluginDirectoryAndEnvironment) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+TEST(ExternalPlugins, ModelAndScheduleKinds) {
+    std::string so = plugin("qrnn_test_aliases");
+    CliResult r = run_cli("plugins --plugin " + so);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char *want : {"tuned-alias", "qrnn-alias", "libqrnn_test_aliases.so"})
+        EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+    r = run_cli("run --plugin " + so + " --model qrnn-alias --schedule tuned-alias --pooling ifo --verify" + kSmall);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("tuned-alias"), std::string::npos) << r.output;
+}
+
 TEST(PluginErrors, FileMissing) {
     expect_error("--plugin /nonexistent/libnothing.so run", "plugin '/nonexistent/libnothing.so': no such file");
 }
