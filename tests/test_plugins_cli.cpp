@@ -43,6 +43,18 @@ TEST(ExamplePlugin, UnknownWithoutLoading) {
     expect_error("run --pooling fo-tanh" + kSmall, "unknown pooling 'fo-tanh' (known: f, fo, ifo)");
 }
 
+// A plugin compiled outside the build, as a user would: build/plugins/build_plugin.sh SOURCE OUTPUT.
+TEST(ExamplePlugin, BuildsOutOfTree) {
+    std::string script = (fs::path(QRNN_CLI).parent_path() / "plugins" / "build_plugin.sh").string();
+    std::string source = std::string(QRNN_SOURCE_DIR) + "/plugins/examples/fo_tanh_pooling.cpp";
+    std::string so = scratch_path("libout_of_tree.so");
+    std::string compile = script + " " + source + " " + so + " '-DFO_TANH_NAME=\"fo-tanh-oot\"' 2>&1";
+    ASSERT_EQ(std::system(compile.c_str()), 0) << compile;
+    CliResult r = run_cli("--plugin " + so + " run --pooling fo-tanh-oot --verify" + kSmall);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fo-tanh-oot"), std::string::npos) << r.output;
+}
+
 TEST(ExamplePlugin, ListedWithItsSource) {
     CliResult r = run_cli("plugins --kind pooling --plugin " + plugin("qrnn_fo_tanh"));
     EXPECT_EQ(r.exit_code, 0) << r.output;
