@@ -73,7 +73,6 @@ void schedule_cpu(Projection &p, Step &s, const Target &target) {
     s.pre.compute_at(s.cell, tile).vectorize(s.h).unroll(s.g).unroll(s.b);
     s.pre.update().reorder(s.h, s.g, s.b, s.r.x).vectorize(s.h).unroll(s.g).unroll(s.b);
     s.pre.bound(s.g, 0, kLstmGates);
-
 }
 
 struct Compiled {
