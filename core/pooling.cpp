@@ -1,19 +1,12 @@
 #include "core/pooling.h"
 
-#include <map>
-#include <mutex>
-
-#include "core/error.h"
+#include "core/named_registry.h"
 
 namespace qrnn {
 namespace {
-std::map<std::string, PoolingVariant> &registry() {
-    static std::map<std::string, PoolingVariant> variants;
+NamedRegistry<PoolingVariant> &registry() {
+    static NamedRegistry<PoolingVariant> variants("pooling", "pooling variant");
     return variants;
-}
-std::mutex &registry_mutex() {
-    static std::mutex m;
-    return m;
 }
 }  // namespace
 
@@ -28,28 +21,11 @@ void register_pooling(PoolingVariant v) {
         fail("pooling variant '", v.name, "': gates '", v.gates, "' must start with \"zf\" and use letters of \"zfoi\"");
     if (!v.halide_recurrence || !v.halide_output || !v.reference_recurrence || !v.reference_output)
         fail("pooling variant '", v.name, "' lacks a Halide or reference definition");
-    std::lock_guard<std::mutex> lock(registry_mutex());
-    if (registry().count(v.name)) fail("pooling variant '", v.name, "' is already registered");
     std::string name = v.name;
-    registry().emplace(name, std::move(v));
+    registry().add(name, std::move(v));
 }
 
-const PoolingVariant &find_pooling(const std::string &name) {
-    std::lock_guard<std::mutex> lock(registry_mutex());
-    auto it = registry().find(name);
-    if (it == registry().end()) {
-        std::string known;
-        for (auto &kv : registry()) known += (known.empty() ? "" : ", ") + kv.first;
-        fail("unknown pooling '", name, "' (known: ", known, ")");
-    }
-    return it->second;
-}
-
-std::vector<std::string> pooling_names() {
-    std::lock_guard<std::mutex> lock(registry_mutex());
-    std::vector<std::string> names;
-    for (auto &kv : registry()) names.push_back(kv.first);
-    return names;
-}
+const PoolingVariant &find_pooling(const std::string &name) { return registry().find(name); }
+std::vector<std::string> pooling_names() { return registry().names(); }
 
 }  // namespace qrnn
