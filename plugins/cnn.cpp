@@ -1,7 +1,8 @@
 // Model plugins "cnn" and "cnn-maxpool": the paper's CNN baseline. The QRNN's masked convolution (same
 // window k, zeros before the sequence), one gate, tanh output, no recurrence:
 //   y[t][b][h] = tanh(bias[h] + sum_{j<k, c<n} w[0][j][c][h] * x[t-(k-1)+j][b][c])   weights [1][k][n][m]
-// "cnn-maxpool" adds max-over-time pooling for classification: out[b][h] = max_t y[t][b][h].
+// "cnn-maxpool" adds max-over-time pooling for classification: out[b][h] = max_t y[t][b][h]. With --layers L,
+// layer l convolves layer l-1's y (the pooling follows the last layer).
 #include <cmath>
 #include <mutex>
 
@@ -73,64 +74,87 @@ void schedule_cpu(CnnFuncs &f, bool pooled, const Target &target) {
 struct CompiledCnn {
     CnnFuncs funcs;
     Pipeline pipeline;
-    std::mutex mutex;
     explicit CompiledCnn(bool pooled) {
         Target target = get_jit_target_from_environment();
         schedule_cpu(funcs, pooled, target);
         pipeline = Pipeline(pooled ? funcs.pooled : funcs.activated);
         pipeline.compile_jit(target);
     }
+    void run(Tensor<float> &x, Tensor<float> &weights, Tensor<float> &bias, Tensor<float> &y);
 };
-
-CompiledCnn &compiled(bool pooled) {
-    static CompiledCnn sequence(false), classify(true);
-    return pooled ? classify : sequence;
-}
 
 Buffer<float> view(Tensor<float> &t) {
     std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
     return Buffer<float>(t.data.data(), dims);
 }
 
+void CompiledCnn::run(Tensor<float> &x, Tensor<float> &weights, Tensor<float> &bias, Tensor<float> &y) {
+    funcs.x.set(view(x));
+    funcs.weights.set(view(weights));
+    funcs.bias.set(view(bias));
+    Buffer<float> out = view(y);
+    pipeline.realize(Realization(out));
+}
+
+// The two pipelines (sequence output, max-pooled output), compiled once; their ImageParams are shared.
+struct CnnPipelines {
+    CompiledCnn sequence{false}, pooled{true};
+    std::mutex mutex;
+};
+CnnPipelines &pipelines() {
+    static CnnPipelines p;
+    return p;
+}
+
 class CnnModel : public Model {
 public:
-    CnnModel(const ModelConfig &cfg, bool pooled)
-        : cfg_(cfg), pooled_(pooled), c_(compiled(pooled)), x_(init_input(cfg)) {
-        // Weights [1][k][n][m] and bias [1][m] uniform in [-1/sqrt(n*k), 1/sqrt(n*k)], as a QRNN layer's.
-        weights_ = Tensor<float>({1, cfg.window, cfg.input, cfg.hidden});
-        bias_ = Tensor<float>({1, cfg.hidden});
-        const double bound = 1.0 / std::sqrt(static_cast<double>(cfg.input * cfg.window));
-        seeded_fill(weights_, cfg.seed, 0x20010u, bound);
-        seeded_fill(bias_, cfg.seed, 0x20011u, bound);
+    CnnModel(const ModelConfig &cfg, bool pooled) : cfg_(cfg), pooled_(pooled), p_(pipelines()), x_(init_input(cfg)) {
+        // Layer l: weights [1][k][n_l][m], bias [1][m] uniform in [-1/sqrt(n_l*k), 1/sqrt(n_l*k)], as a QRNN layer's.
+        for (int64_t l = 0; l < cfg.layers; l++) {
+            const int64_t n = cfg.layer_input(l);
+            LayerParams<float> p{Tensor<float>({1, cfg.window, n, cfg.hidden}), Tensor<float>({1, cfg.hidden})};
+            const double bound = 1.0 / std::sqrt(static_cast<double>(n * cfg.window));
+            seeded_fill(p.weights, cfg.seed, 0x20010u + 2 * static_cast<uint32_t>(l), bound);
+            seeded_fill(p.bias, cfg.seed, 0x20011u + 2 * static_cast<uint32_t>(l), bound);
+            layers_.push_back(std::move(p));
+        }
         y_ = pooled ? Tensor<float>({cfg.batch, cfg.hidden}) : Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
+        if (cfg.layers > 1) between_[0] = between_[1] = Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
     }
     void forward() override {
-        std::lock_guard<std::mutex> lock(c_.mutex);
-        c_.funcs.x.set(view(x_));
-        c_.funcs.weights.set(view(weights_));
-        c_.funcs.bias.set(view(bias_));
-        Buffer<float> out = view(y_);
-        c_.pipeline.realize(Realization(out));
+        std::lock_guard<std::mutex> lock(p_.mutex);
+        Tensor<float> *input = &x_;
+        for (int64_t l = 0; l < cfg_.layers; l++) {
+            const bool last = l == cfg_.layers - 1;
+            Tensor<float> &output = last ? y_ : between_[l % 2];
+            (last && pooled_ ? p_.pooled : p_.sequence).run(*input, layers_[l].weights, layers_[l].bias, output);
+            input = &output;
+        }
     }
     Comparison verify() override {
         forward();
-        Tensor<double> ref = ref::cnn_forward(convert<double>(x_), {convert<double>(weights_), convert<double>(bias_)});
+        std::vector<LayerParams<double>> layers;
+        for (auto &p : layers_) layers.push_back({convert<double>(p.weights), convert<double>(p.bias)});
+        Tensor<double> ref = ref::cnn_forward(convert<double>(x_), layers);
         return compare(y_, pooled_ ? ref::max_over_time(ref) : ref);
     }
     double flops() const override {  // conv multiply/adds + the bias add (+ the max comparisons)
-        return static_cast<double>(cfg_.seq) * cfg_.batch * cfg_.hidden *
-               (2.0 * cfg_.input * cfg_.window + 1.0 + (pooled_ ? 1.0 : 0.0));
+        double total = 0;
+        for (int64_t l = 0; l < cfg_.layers; l++)
+            total += static_cast<double>(cfg_.seq) * cfg_.batch * cfg_.hidden * (2.0 * cfg_.layer_input(l) * cfg_.window + 1.0);
+        return total + (pooled_ ? static_cast<double>(cfg_.seq) * cfg_.batch * cfg_.hidden : 0.0);
     }
 
 private:
     ModelConfig cfg_;
     bool pooled_;
-    CompiledCnn &c_;
-    Tensor<float> x_, weights_, bias_, y_;
+    CnnPipelines &p_;
+    Tensor<float> x_, y_, between_[2];
+    std::vector<LayerParams<float>> layers_;
 };
 
 void register_cnn(const std::string &name, const std::string &description, bool pooled) {
-    register_model({name, description, {"window"}, {"cpu"}, nullptr, require_single_layer_eval,
+    register_model({name, description, {"window", "layers"}, {"cpu"}, nullptr, require_eval,
                     [pooled](const ModelConfig &cfg, const RunOptions &) -> std::unique_ptr<Model> {
                         return std::make_unique<CnnModel>(cfg, pooled);
                     }});

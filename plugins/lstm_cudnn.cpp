@@ -1,8 +1,8 @@
 // Model plugin "lstm-cudnn": cuDNN 9 RNN API (cudnnSetRNNDescriptor_v8, cudnnRNNForward), LSTM cell, one
 // input bias (gate order i,f,g,o as ours: linLayerID 0-3 input matrices W, 4-7 recurrent R), FP32 math
-// (CUDNN_FMA_MATH: no TF32). The timed forward is cudnnRNNForward with data on the device; verify copies
-// the outputs back. Built when the CUDA toolkit and cuDNN are found; on a machine without a usable GPU it
-// is listed as "unavailable: no CUDA device" and skipped.
+// (CUDNN_FMA_MATH: no TF32), numLayers = --layers. The timed forward is cudnnRNNForward with data on the
+// device; verify copies the outputs back. Built when the CUDA toolkit and cuDNN are found; on a machine
+// without a usable GPU it is listed as "unavailable: no CUDA device" and skipped.
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
@@ -55,14 +55,14 @@ class LstmCudnn : public LstmModel {
 public:
     explicit LstmCudnn(const ModelConfig &cfg) : LstmModel(cfg) {
         const int T = static_cast<int>(cfg.seq), B = static_cast<int>(cfg.batch);
-        const int n = static_cast<int>(cfg.input), m = static_cast<int>(cfg.hidden);
+        const int n = static_cast<int>(cfg.input), m = static_cast<int>(cfg.hidden), L = static_cast<int>(cfg.layers);
         check(cudnnCreate(&handle_), "cudnnCreate");
         check(cudnnCreateDropoutDescriptor(&dropout_), "cudnnCreateDropoutDescriptor");
         check(cudnnSetDropoutDescriptor(dropout_, handle_, 0.0f, nullptr, 0, 0), "cudnnSetDropoutDescriptor");
         check(cudnnCreateRNNDescriptor(&rnn_), "cudnnCreateRNNDescriptor");
         check(cudnnSetRNNDescriptor_v8(rnn_, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_SINGLE_INP_BIAS,
                                        CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
-                                       CUDNN_FMA_MATH, n, m, m, 1, dropout_, CUDNN_RNN_PADDED_IO_DISABLED),
+                                       CUDNN_FMA_MATH, n, m, m, L, dropout_, CUDNN_RNN_PADDED_IO_DISABLED),
               "cudnnSetRNNDescriptor_v8");
 
         std::vector<int> lengths(B, T);
@@ -72,7 +72,7 @@ public:
                                             lengths.data(), nullptr),
                   "cudnnSetRNNDataDescriptor");
         }
-        const int dims[3] = {1, B, m}, strides[3] = {B * m, m, 1};
+        const int dims[3] = {L, B, m}, strides[3] = {B * m, m, 1};
         check(cudnnCreateTensorDescriptor(&state_desc_), "cudnnCreateTensorDescriptor");
         check(cudnnSetTensorNdDescriptor(state_desc_, CUDNN_DATA_FLOAT, 3, dims, strides), "cudnnSetTensorNdDescriptor");
 
@@ -82,7 +82,7 @@ public:
               "cudnnGetRNNTempSpaceSizes");
         weights_ = DeviceBuffer(weight_bytes);
         work_ = DeviceBuffer(work_bytes);
-        upload_weights(n, m);
+        for (int l = 0; l < L; l++) upload_weights(l, m);
 
         auto upload = [](const Tensor<float> &t) {
             DeviceBuffer d(t.size() * 4);
@@ -124,8 +124,8 @@ protected:
     }
 
 private:
-    // Our w_input [n][4][m] / w_recurrent [m][4][m] -> cuDNN's per-gate row-major [m][n] / [m][m] matrices.
-    void upload_weights(int n, int m) {
+    // Layer l's w_input [n_l][4][m] / w_recurrent [m][4][m] -> cuDNN's per-gate row-major [m][n_l] / [m][m].
+    void upload_weights(int l, int m) {
         cudnnTensorDescriptor_t m_desc, b_desc;
         check(cudnnCreateTensorDescriptor(&m_desc), "cudnnCreateTensorDescriptor");
         check(cudnnCreateTensorDescriptor(&b_desc), "cudnnCreateTensorDescriptor");
@@ -133,16 +133,17 @@ private:
             const int gate = id % kLstmGates;
             const bool recurrent = id >= kLstmGates;
             void *matrix = nullptr, *bias = nullptr;
-            check(cudnnGetRNNWeightParams(handle_, rnn_, 0, weights_.bytes, weights_.ptr, id, m_desc, &matrix, b_desc, &bias),
+            check(cudnnGetRNNWeightParams(handle_, rnn_, l, weights_.bytes, weights_.ptr, id, m_desc, &matrix, b_desc, &bias),
                   "cudnnGetRNNWeightParams");
-            const Tensor<float> &w = recurrent ? data_.params.w_recurrent : data_.params.w_input;
-            const int cols = recurrent ? m : n;
+            const LstmParams<float> &p = data_.layers[l];
+            const Tensor<float> &w = recurrent ? p.w_recurrent : p.w_input;
+            const int cols = static_cast<int>(w.dim(0));
             std::vector<float> host(static_cast<size_t>(m) * cols);
             for (int u = 0; u < m; u++)
                 for (int c = 0; c < cols; c++) host[static_cast<size_t>(u) * cols + c] = w(c, gate, u);
             check(cudaMemcpy(matrix, host.data(), host.size() * 4, cudaMemcpyHostToDevice), "upload weights");
             if (bias && !recurrent)
-                check(cudaMemcpy(bias, &data_.params.bias(gate, 0), static_cast<size_t>(m) * 4, cudaMemcpyHostToDevice),
+                check(cudaMemcpy(bias, &p.bias(gate, 0), static_cast<size_t>(m) * 4, cudaMemcpyHostToDevice),
                       "upload bias");
         }
         cudnnDestroyTensorDescriptor(m_desc);

@@ -122,33 +122,51 @@ public:
         const int64_t m = cfg.hidden, B = cfg.batch;
         m_pad_ = round_up(m, 2 * c_.vec);
         B_pad_ = round_up(B, kTileB);
-        w_input_ = pad_last(data_.params.w_input, m_pad_);
-        w_recurrent_ = pad_last(data_.params.w_recurrent, m_pad_);
-        bias_ = pad_last(data_.params.bias, m_pad_);
         proj_ = Tensor<float>({cfg.seq, B_pad_, kLstmGates, m_pad_});
         for (auto *s : {&h_state_[0], &h_state_[1], &c_state_[0], &c_state_[1]}) *s = Tensor<float>({B_pad_, m_pad_});
-        h0_ = Tensor<float>({B_pad_, m_pad_});
-        c0_ = Tensor<float>({B_pad_, m_pad_});
-        for (int64_t b = 0; b < B; b++)
-            for (int64_t u = 0; u < m; u++) {
-                h0_(b, u) = data_.h0(b, u);
-                c0_(b, u) = data_.c0(b, u);
-            }
+        for (int64_t l = 0; l < cfg.layers; l++) {
+            const LstmParams<float> &p = data_.layers[l];
+            Layer layer{pad_last(p.w_input, m_pad_), pad_last(p.w_recurrent, m_pad_), pad_last(p.bias, m_pad_),
+                        Tensor<float>({B_pad_, m_pad_}), Tensor<float>({B_pad_, m_pad_})};
+            for (int64_t b = 0; b < B; b++)
+                for (int64_t u = 0; u < m; u++) {
+                    layer.h0(b, u) = data_.h0(l, b, u);
+                    layer.c0(b, u) = data_.c0(l, b, u);
+                }
+            layers_.push_back(std::move(layer));
+        }
+        if (cfg.layers > 1) between_[0] = between_[1] = Tensor<float>({cfg.seq, B, m});
     }
 
     void forward() override {
-        const int64_t T = cfg_.seq, B = cfg_.batch, m = cfg_.hidden, G = kLstmGates;
         std::lock_guard<std::mutex> lock(c_.mutex);
+        const Tensor<float> *input = &data_.x;
+        for (int64_t l = 0; l < cfg_.layers; l++) {
+            Tensor<float> &output = l == cfg_.layers - 1 ? h_ : between_[l % 2];
+            run_layer(l, *input, output);
+            input = &output;
+        }
+    }
+
+private:
+    struct Layer {
+        Tensor<float> w_input, w_recurrent, bias, h0, c0;  // padded
+    };
+
+    // Layer l over input [T][B][n_l] into output [T][B][m]; its final state into h_T_[l], c_T_[l].
+    void run_layer(int64_t l, const Tensor<float> &input, Tensor<float> &output) {
+        const int64_t T = cfg_.seq, B = cfg_.batch, m = cfg_.hidden, G = kLstmGates;
+        Layer &layer = layers_[l];
         Projection &p = c_.projection;
-        p.x.set(view(data_.x));
-        p.w_input.set(view(w_input_));
-        p.bias.set(view(bias_));
+        p.x.set(view(const_cast<Tensor<float> &>(input)));
+        p.w_input.set(view(layer.w_input));
+        p.bias.set(view(layer.bias));
         Buffer<float> proj_out = view(proj_);
         c_.projection_pipeline.realize(Realization(proj_out));
 
         Step &s = c_.step;
-        s.w_recurrent.set(view(w_recurrent_));
-        const Tensor<float> *h_prev = &h0_, *c_prev = &c0_;
+        s.w_recurrent.set(view(layer.w_recurrent));
+        const Tensor<float> *h_prev = &layer.h0, *c_prev = &layer.c0;
         const int mp = static_cast<int>(m_pad_), bp = static_cast<int>(B_pad_);
         for (int64_t t = 0; t < T; t++) {
             Tensor<float> &h_next = h_state_[t % 2], &c_next = c_state_[t % 2];
@@ -157,21 +175,20 @@ public:
             s.c_prev.set(view(const_cast<float *>(c_prev->data.data()), {mp, bp}));
             Buffer<float> c_out = view(c_next), h_out = view(h_next);
             c_.step_pipeline.realize(Realization(c_out, h_out));
-            for (int64_t b = 0; b < B; b++)
-                std::copy(&h_next(b, 0), &h_next(b, 0) + m, &h_(t, b, 0));
+            for (int64_t b = 0; b < B; b++) std::copy(&h_next(b, 0), &h_next(b, 0) + m, &output(t, b, 0));
             h_prev = &h_next;
             c_prev = &c_next;
         }
         for (int64_t b = 0; b < B; b++) {
-            std::copy(&(*h_prev)(b, 0), &(*h_prev)(b, 0) + m, &h_T_(b, 0));
-            std::copy(&(*c_prev)(b, 0), &(*c_prev)(b, 0) + m, &c_T_(b, 0));
+            std::copy(&(*h_prev)(b, 0), &(*h_prev)(b, 0) + m, &h_T_(l, b, 0));
+            std::copy(&(*c_prev)(b, 0), &(*c_prev)(b, 0) + m, &c_T_(l, b, 0));
         }
     }
 
-private:
     Compiled &c_;
     int64_t m_pad_, B_pad_;
-    Tensor<float> w_input_, w_recurrent_, bias_, proj_, h0_, c0_;
+    std::vector<Layer> layers_;
+    Tensor<float> proj_, between_[2];  // projections of one layer; outputs of the layers before the last
     Tensor<float> h_state_[2], c_state_[2];
 };
 

@@ -13,16 +13,19 @@ LstmParams<double> to_double(const LstmParams<float> &p) {
 }
 }  // namespace
 
+// Layer l uses streams 0x20000 + 8l + {0, 1, 2}; the initial states 0x20003, 0x20004.
 LstmData init_lstm_data(const ModelConfig &cfg) {
-    const int64_t n = cfg.input, m = cfg.hidden, B = cfg.batch, G = kLstmGates;
-    LstmData d{init_input(cfg),
-               {Tensor<float>({n, G, m}), Tensor<float>({m, G, m}), Tensor<float>({G, m})},
-               Tensor<float>({B, m}),
-               Tensor<float>({B, m})};
+    const int64_t m = cfg.hidden, B = cfg.batch, L = cfg.layers, G = kLstmGates;
+    LstmData d{init_input(cfg), {}, Tensor<float>({L, B, m}), Tensor<float>({L, B, m})};
     const double bound = 1.0 / std::sqrt(static_cast<double>(m));
-    seeded_fill(d.params.w_input, cfg.seed, 0x20000u + 0, bound);
-    seeded_fill(d.params.w_recurrent, cfg.seed, 0x20000u + 1, bound);
-    seeded_fill(d.params.bias, cfg.seed, 0x20000u + 2, bound);
+    for (int64_t l = 0; l < L; l++) {
+        LstmParams<float> p{Tensor<float>({cfg.layer_input(l), G, m}), Tensor<float>({m, G, m}), Tensor<float>({G, m})};
+        const uint32_t stream = 0x20000u + 8 * static_cast<uint32_t>(l);
+        seeded_fill(p.w_input, cfg.seed, stream, bound);
+        seeded_fill(p.w_recurrent, cfg.seed, stream + 1, bound);
+        seeded_fill(p.bias, cfg.seed, stream + 2, bound);
+        d.layers.push_back(std::move(p));
+    }
     seeded_fill(d.h0, cfg.seed, 0x20003u, 0.5);
     seeded_fill(d.c0, cfg.seed, 0x20004u, 0.5);
     return d;
@@ -30,18 +33,23 @@ LstmData init_lstm_data(const ModelConfig &cfg) {
 
 double lstm_flops(const ModelConfig &cfg) {
     const double steps = static_cast<double>(cfg.seq) * cfg.batch;
-    return steps * (2.0 * kLstmGates * cfg.hidden * (cfg.input + cfg.hidden) + 8.0 * cfg.hidden);
+    double total = 0;
+    for (int64_t l = 0; l < cfg.layers; l++)
+        total += steps * (2.0 * kLstmGates * cfg.hidden * (cfg.layer_input(l) + cfg.hidden) + 8.0 * cfg.hidden);
+    return total;
 }
 
 LstmModel::LstmModel(const ModelConfig &cfg)
-    : cfg_(cfg), data_(init_lstm_data(cfg)), h_({cfg.seq, cfg.batch, cfg.hidden}), h_T_({cfg.batch, cfg.hidden}),
-      c_T_({cfg.batch, cfg.hidden}) {}
+    : cfg_(cfg), data_(init_lstm_data(cfg)), h_({cfg.seq, cfg.batch, cfg.hidden}),
+      h_T_({cfg.layers, cfg.batch, cfg.hidden}), c_T_({cfg.layers, cfg.batch, cfg.hidden}) {}
 
 Comparison LstmModel::verify() {
     forward();
     fetch_outputs();
-    ref::LstmOutput ref = ref::lstm_forward(convert<double>(data_.x), to_double(data_.params),
-                                            convert<double>(data_.h0), convert<double>(data_.c0));
+    std::vector<LstmParams<double>> layers;
+    for (auto &p : data_.layers) layers.push_back(to_double(p));
+    ref::LstmOutput ref =
+        ref::lstm_stack_forward(convert<double>(data_.x), layers, convert<double>(data_.h0), convert<double>(data_.c0));
     Comparison cmp = compare(h_, ref.h);
     cmp.merge(compare(h_T_, ref.h_T));
     cmp.merge(compare(c_T_, ref.c_T));
@@ -51,7 +59,7 @@ Comparison LstmModel::verify() {
 void register_lstm_model(const std::string &name, const std::string &description, std::vector<std::string> targets,
                          std::function<std::string()> unavailable,
                          std::function<std::unique_ptr<Model>(const ModelConfig &)> build) {
-    register_model({name, description, {}, std::move(targets), std::move(unavailable), require_single_layer_eval,
+    register_model({name, description, {"layers"}, std::move(targets), std::move(unavailable), require_eval,
                     [build](const ModelConfig &cfg, const RunOptions &) { return build(cfg); }});
 }
 

@@ -15,7 +15,7 @@ protected:
     virtual void fetch_outputs() {}  // for devices: copy the outputs of the last forward() into h_, h_T_, c_T_
     ModelConfig cfg_;
     LstmData data_;
-    Tensor<float> h_, h_T_, c_T_;  // outputs [T][B][m], [B][m], [B][m]: forward() writes them
+    Tensor<float> h_, h_T_, c_T_;  // outputs [T][B][m] (last layer), [L][B][m], [L][B][m]: forward() writes them
 };
 
 // Registers an LSTM model plugin with the options and checks shared by all of them.

@@ -42,7 +42,7 @@ const ModelPlugin &find_model(const std::string &name);  // throws qrnn::Error l
 std::vector<std::string> model_names();
 std::string model_unavailable(const ModelPlugin &plugin);  // "" when available
 
-// Rejects options a baseline does not support, e.g. require_single_layer(cfg) for the LSTM/CNN baselines.
-void require_single_layer_eval(const ModelConfig &cfg);
+// Rejects --mode train for models without zoneout/dropout (the LSTM and CNN baselines).
+void require_eval(const ModelConfig &cfg);
 
 }  // namespace qrnn

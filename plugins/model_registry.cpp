@@ -21,8 +21,7 @@ const ModelPlugin &find_model(const std::string &name) { return registry().find(
 std::vector<std::string> model_names() { return registry().names(); }
 std::string model_unavailable(const ModelPlugin &plugin) { return plugin.unavailable ? plugin.unavailable() : ""; }
 
-void require_single_layer_eval(const ModelConfig &cfg) {
-    if (cfg.layers != 1) fail("model '", cfg.model, "' supports --layers 1 only (got ", cfg.layers, ")");
+void require_eval(const ModelConfig &cfg) {
     if (cfg.training) fail("model '", cfg.model, "' supports --mode eval only (no zoneout/dropout)");
 }
 

@@ -35,12 +35,33 @@ LstmOutput lstm_forward(const Tensor<double> &x, const LstmParams<double> &p, co
     return out;
 }
 
-Tensor<double> cnn_forward(const Tensor<double> &x, const LayerParams<double> &p) {
-    const int64_t k = p.weights.dim(1);
-    Tensor<double> history({std::max<int64_t>(k - 1, 1), x.dim(1), x.dim(2)});  // zeros: sequence start
-    Tensor<double> conv = masked_conv(x, history, p);                          // [T][B][1][m]
-    Tensor<double> y({x.dim(0), x.dim(1), p.weights.dim(3)});
-    for (size_t i = 0; i < y.size(); i++) y.data[i] = std::tanh(conv.data[i]);
+LstmOutput lstm_stack_forward(const Tensor<double> &x, const std::vector<LstmParams<double>> &layers,
+                              const Tensor<double> &h0, const Tensor<double> &c0) {
+    const int64_t L = static_cast<int64_t>(layers.size());
+    auto layer_of = [](const Tensor<double> &t, int64_t l) {
+        Tensor<double> one = leading_rows(t, l, 1);
+        one.shape.erase(one.shape.begin());
+        return one;
+    };
+    LstmOutput out{x, h0, c0};
+    for (int64_t l = 0; l < L; l++) {
+        LstmOutput layer = lstm_forward(out.h, layers[l], layer_of(h0, l), layer_of(c0, l));
+        std::copy(layer.h_T.data.begin(), layer.h_T.data.end(), out.h_T.data.begin() + l * layer.h_T.size());
+        std::copy(layer.c_T.data.begin(), layer.c_T.data.end(), out.c_T.data.begin() + l * layer.c_T.size());
+        out.h = std::move(layer.h);
+    }
+    return out;
+}
+
+Tensor<double> cnn_forward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers) {
+    Tensor<double> y = x;
+    for (const LayerParams<double> &p : layers) {
+        const int64_t k = p.weights.dim(1);
+        Tensor<double> history({std::max<int64_t>(k - 1, 1), y.dim(1), y.dim(2)});  // zeros: sequence start
+        Tensor<double> conv = masked_conv(y, history, p);                          // [T][B][1][m]
+        y = Tensor<double>({x.dim(0), x.dim(1), p.weights.dim(3)});
+        for (size_t i = 0; i < y.size(); i++) y.data[i] = std::tanh(conv.data[i]);
+    }
     return y;
 }
 

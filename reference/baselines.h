@@ -10,13 +10,16 @@ struct LstmOutput {
     Tensor<double> h_T, c_T;  // [B][m]
 };
 
-// One LSTM layer from state (h0, c0); equations and gate order in plugins/lstm_params.h.
+// One LSTM layer from state h0, c0 [B][m]; equations and gate order in plugins/lstm_params.h.
 LstmOutput lstm_forward(const Tensor<double> &x, const LstmParams<double> &p, const Tensor<double> &h0,
                         const Tensor<double> &c0);
+// A stack: layer l reads layer l-1's h; h0, c0 and the result's h_T, c_T are [L][B][m], h the last layer's.
+LstmOutput lstm_stack_forward(const Tensor<double> &x, const std::vector<LstmParams<double>> &layers,
+                              const Tensor<double> &h0, const Tensor<double> &c0);
 
 // CNN baseline: y[t][b][h] = tanh(masked conv of x with the QRNN's window, zeros before the sequence),
-// weights [1][k][n][m], bias [1][m] (the QRNN layout with one gate).
-Tensor<double> cnn_forward(const Tensor<double> &x, const LayerParams<double> &p);
+// weights [1][k][n][m], bias [1][m] (the QRNN layout with one gate); layer l reads layer l-1's y.
+Tensor<double> cnn_forward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers);
 // Max-over-time pooling: [T][B][m] -> [B][m].
 Tensor<double> max_over_time(const Tensor<double> &y);
 

@@ -14,14 +14,16 @@ namespace qrnn {
 namespace {
 
 struct Shape {
-    int64_t T, B, n, m, k;
+    int64_t T, B, n, m, k, L = 1;
 };
-const Shape kAwkward[] = {{1, 1, 1, 1, 1}, {1, 3, 5, 17, 3}, {7, 1, 33, 9, 2}, {5, 3, 7, 19, 9}, {13, 2, 16, 33, 4}, {3, 9, 4, 40, 2}};
+const Shape kAwkward[] = {{1, 1, 1, 1, 1},    {1, 3, 5, 17, 3},     {7, 1, 33, 9, 2},    {5, 3, 7, 19, 9},
+                          {13, 2, 16, 33, 4}, {3, 9, 4, 40, 2},     {6, 2, 5, 17, 2, 2}, {4, 3, 19, 7, 3, 3},
+                          {1, 1, 3, 2, 1, 2}};
 
 void expect_verified(const std::string &model, const Shape &s) {
     ModelConfig cfg;
     cfg.model = model;
-    cfg.seq = s.T, cfg.batch = s.B, cfg.input = s.n, cfg.hidden = s.m, cfg.window = s.k;
+    cfg.seq = s.T, cfg.batch = s.B, cfg.input = s.n, cfg.hidden = s.m, cfg.window = s.k, cfg.layers = s.L;
     RunOptions opts;
     opts.warmup = 0, opts.repeats = 1, opts.verify = true;
     RunReport r = run_experiment(cfg, opts);
@@ -105,7 +107,9 @@ TEST(ModelRegistry, ValidateNamesKnownModels) {
     cfg.model = "lstm-onednn";
     cfg.pooling = "no-such-pooling";  // not used by the LSTM: no error
     EXPECT_NO_THROW(cfg.validate());
-    cfg.layers = 2;  // baselines are single-layer
+    cfg.layers = 2;
+    EXPECT_NO_THROW(cfg.validate());
+    cfg.training = true;  // the baselines have no zoneout/dropout
     EXPECT_THROW(cfg.validate(), Error);
 }
 
@@ -124,6 +128,7 @@ TEST(LstmCudnn, UnavailableWithoutDevice) {
     cfg.seq = 5, cfg.batch = 3, cfg.input = 7, cfg.hidden = 19;
     if (why.empty()) {  // a GPU machine: verify it like the others
         expect_verified("lstm-cudnn", {5, 3, 7, 19, 1});
+        expect_verified("lstm-cudnn", {4, 3, 19, 7, 1, 3});
         return;
     }
     EXPECT_EQ(why, "no CUDA device");
