@@ -136,7 +136,7 @@ TEST(PluginsCommand, ListsKindsTargetsOptions) {
     CliResult r = run_cli("plugins");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     for (const char *want : {"kind", "targets", "status", "options", "description", "source", "gates=zfoi",
-                             "tile_h_vectors=", "(shape only)", "lstm-onednn", "cnn-maxpool", "built-in"})
+                             "tile_h_vectors=", "window,layers", "lstm-onednn", "cnn-maxpool", "built-in"})
         EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
     expect_error("plugins --kind nonsense", "unknown plugin kind 'nonsense' (known: pooling, model, schedule)");
 }
