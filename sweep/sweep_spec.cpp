@@ -164,7 +164,8 @@ private:
     // Converts one value of a run key and checks it on its own (ModelConfig::validate, registries).
     Located checked(const YAML::Node &n, const std::string &key, const std::string &where) const {
         Located loc{convert(n, key_kind(key), where), n.Mark()};
-        RunSpec probe;
+        RunSpec probe;  // smallest sizes, so that only the value itself is judged (combinations: check_run)
+        probe.config.batch = probe.config.seq = probe.config.input = probe.config.hidden = 1;
         try {
             set_key(probe, key, loc.value);
             if (find_run_field(key) && (key != "model" || opts_.check_models)) {
@@ -189,6 +190,7 @@ private:
         for (auto &[key, node] : run_entries(base, "base")) {
             set_checked(base_, key, node, "base." + key);
             base_keys_.insert(key);
+            base_marks_.emplace_back(key, node.Mark());
         }
     }
 
@@ -296,14 +298,22 @@ private:
         return any;
     }
 
-    void check_run(const RunSpec &spec, const std::string &what, const YAML::Mark &mark) const {
+    // Checks a whole run (the keys together). The error points at the line of the key it names, if any.
+    void check_run(const RunSpec &spec, const std::string &what, const std::vector<std::pair<std::string, YAML::Mark>> &marks,
+                   const YAML::Mark &fallback) const {
         try {
             ModelConfig cfg = spec.config;
             if (!opts_.check_models) cfg.model = ModelConfig().model;
             cfg.validate();
             merge_knobs(find_layer_schedule(spec.config.schedule), spec.knobs);
         } catch (const Error &e) {
-            fail_at(mark, "", what + ": " + e.what());
+            const std::string msg = e.what();
+            for (auto &[key, mark] : marks) {
+                std::string name = is_knob_key(key) ? key.substr(std::string(kKnobPrefix).size()) : key;
+                if (msg.find("'" + name + "'") != std::string::npos || msg.find(name) != std::string::npos)
+                    fail_at(mark, key, what + ": " + msg);
+            }
+            fail_at(fallback, "", what + ": " + msg);
         }
     }
 
@@ -314,15 +324,18 @@ private:
         while (true) {
             RunSpec spec = base_;
             std::vector<std::pair<std::string, std::string>> varied;
+            std::vector<std::pair<std::string, YAML::Mark>> marks;
             for (size_t f = 0; f < factors_.size(); f++)
                 for (auto &[key, loc] : factors_[f].choices[pick[f]]) {
                     set_key(spec, key, loc.value);
                     varied.emplace_back(key, value_str(loc.value));
+                    marks.emplace_back(key, loc.mark);
                 }
+            marks.insert(marks.end(), base_marks_.begin(), base_marks_.end());
             if (!excluded(spec)) {
-                std::string what = "run";
+                std::string what = varied.empty() ? "base" : "run";
                 for (auto &[k, v] : varied) what += " " + k + "=" + v;
-                check_run(spec, what, mark);
+                check_run(spec, what, marks, mark);
                 const uint32_t seed = spec.config.seed;
                 for (int64_t r = 0; r < sweep.replicates; r++) {
                     PlannedRun run{static_cast<int64_t>(sweep.runs.size()), "", spec, varied};
@@ -330,7 +343,8 @@ private:
                     run.spec.config.seed = seed + static_cast<uint32_t>(r);
                     if (sweep.replicates > 1) run.varied.emplace_back("replicate", std::to_string(r));
                     run.id = run_id(run.spec);
-                    if (!ids.insert(run.id).second) fail_at(mark, "", what + ": listed twice (a grid or zip list repeats a value)");
+                    if (!ids.insert(run.id).second)
+                        fail_at(marks.empty() ? mark : marks.front().second, "", what + ": listed twice (a grid or zip list repeats a value)");
                     sweep.runs.push_back(std::move(run));
                 }
             }
@@ -347,6 +361,7 @@ private:
     LoadOptions opts_;
     RunSpec base_;
     std::set<std::string> base_keys_, varied_;
+    std::vector<std::pair<std::string, YAML::Mark>> base_marks_;
     std::vector<std::string> varied_order_;
     std::vector<Factor> factors_;
     std::vector<Exclusion> exclusions_;
