@@ -148,6 +148,8 @@ void describe_sweep(ResultTable &table, const Sweep &sweep) {
 }
 
 SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostream &log) {
+    const auto dir = std::filesystem::path(opts.output).parent_path();
+    if (!dir.empty()) std::filesystem::create_directories(dir);
     WriterLock lock(opts.output);
     std::filesystem::remove(opts.output + ".tmp");  // left by a writer killed mid-write; we hold the lock
     ResultTable table;

@@ -140,9 +140,12 @@ TEST(SweepRuns, ShardsUnionIsTheWholeSweepAndMergeDropsDuplicates) {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("exists (use --force"), std::string::npos) << r.output;
 
-    // A resumed whole sweep into the merged file has nothing left to do.
+    // A resumed whole sweep into the merged file has nothing left to do; --dry-run shows the state.
     r = test::run_cli("sweep " + yaml + " -o " + merged);
     EXPECT_NE(r.output.find("ran 0, 7 already done"), std::string::npos) << r.output;
+    r = test::run_cli("sweep " + yaml + " --dry-run -o " + shards[1]);
+    EXPECT_NE(r.output.find("done (ok)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("7 runs in the sweep, 7 in this shard, 5 to run"), std::string::npos) << r.output;
 }
 
 TEST(SweepRuns, MergePrefersAnOkRowOverAFailedOne) {
@@ -166,12 +169,14 @@ TEST(SweepRuns, FailedRunsAreRecordedAndTheSweepGoesOn) {
     std::string yaml = write_file("mixed.yaml",
                                   "name: mixed\nbase: {batch: 2, seq: 3, input: 5, hidden: 7, warmup: 0, repeats: 1}\n"
                                   "grid:\n  model: [no-such-model, qrnn]\n");
-    std::string out = test::scratch_path("mixed.h5");
+    std::string out = test::scratch_path("new_dir") + "/mixed.h5";  // the directory is created
     auto r = test::run_cli("sweep " + yaml + " -o " + out);
     EXPECT_EQ(r.exit_code, 2);  // validated first: nothing runs
     EXPECT_NE(r.output.find("key 'grid.model': unknown model 'no-such-model'"), std::string::npos) << r.output;
     r = test::run_cli("sweep " + yaml + " --skip-model-check -o " + out);
     EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("2/2  elapsed 0:0"), std::string::npos) << r.output;  // progress with ETA on stderr
+    EXPECT_NE(r.output.find("ETA 0:00  #1 model=qrnn: ok"), std::string::npos) << r.output;
     ResultTable t = read_results(out);
     ASSERT_EQ(t.rows(), 2u);
     EXPECT_EQ(t.str(0, "status"), "failed");
@@ -180,7 +185,7 @@ TEST(SweepRuns, FailedRunsAreRecordedAndTheSweepGoesOn) {
     EXPECT_GT(t.num(1, "median_ms"), 0);
     r = test::run_cli("report " + out);
     EXPECT_NE(r.output.find("status: failed 1 ok 1"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("failed: unknown model 'no-such-model'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("  failed (#0): unknown model 'no-such-model'"), std::string::npos) << r.output;
     // --retry-failed runs it again (still failing) and replaces its row rather than adding one.
     r = test::run_cli("sweep " + yaml + " --skip-model-check --retry-failed -o " + out);
     EXPECT_NE(r.output.find("ran 1, 1 already done"), std::string::npos) << r.output;

@@ -64,10 +64,22 @@ void print_runs(const ResultTable &t) {
     std::cout << "status:";
     for (auto &[s, c] : counts) std::cout << " " << s << " " << c;
     std::cout << "\n";
+    // Runs that did not succeed, grouped by status and error text: "failed (#30-59, 30 runs): ...".
+    std::map<std::pair<std::string, std::string>, std::vector<int64_t>> errors;
     for (size_t i : order)
         if (t.str(i, "status") != "ok")
-            std::cout << "  #" << t.str(i, "index") << " " << t.str(i, "run_id") << " " << t.str(i, "status") << ": "
-                      << t.str(i, "error") << "\n";
+            errors[{t.str(i, "status"), t.str(i, "error")}].push_back(static_cast<int64_t>(t.num(i, "index")));
+    for (auto &[what, indices] : errors) {
+        std::string list;
+        for (size_t a = 0; a < indices.size();) {
+            size_t b = a;
+            while (b + 1 < indices.size() && indices[b + 1] == indices[b] + 1) b++;
+            list += (list.empty() ? "#" : ", #") + std::to_string(indices[a]) + (b > a ? "-" + std::to_string(indices[b]) : "");
+            a = b + 1;
+        }
+        std::cout << "  " << what.first << " (" << list << (indices.size() > 1 ? ", " + std::to_string(indices.size()) + " runs" : "")
+                  << "): " << what.second << "\n";
+    }
 }
 
 void print_grid(const sweep::Grid &g, const sweep::Grid *paper, int decimals) {
