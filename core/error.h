@@ -16,3 +16,11 @@ template <class... Args>
     throw Error(os.str());
 }
 }  // namespace qrnn
+
+namespace qrnn {
+// A valid request this build or machine cannot serve (e.g. a CUDA baseline without a GPU). Sweeps record
+// such runs with status "unavailable" instead of "failed".
+struct Unavailable : Error {
+    using Error::Error;
+};
+}  // namespace qrnn

@@ -30,17 +30,6 @@ std::string clock_str(double seconds) {
     return buf;
 }
 
-// RunReport::unavailable (a model that cannot run here, e.g. CUDA without a device) comes with the model
-// registry; until that is merged this compiles without it.
-template <class Report>
-auto unavailable_reason(const Report &r, int) -> decltype(std::string(r.unavailable)) {
-    return r.unavailable;
-}
-template <class Report>
-std::string unavailable_reason(const Report &, long) {
-    return "";
-}
-
 std::string label(const PlannedRun &run) {
     if (run.varied.empty()) return run.spec.config.describe();
     std::string s;
@@ -117,13 +106,6 @@ std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &r
         opts.verify = run.spec.measure.verify;
         opts.knobs = run.spec.knobs;
         RunReport report = run_experiment(run.spec.config, opts);
-        const std::string unavailable = unavailable_reason(report, 0);
-        if (!unavailable.empty()) {
-            row["status"] = std::string(kStatusUnavailable);
-            row["error"] = one_line(unavailable);
-            row["finished_utc"] = utc_now();
-            return row;
-        }
         row["median_ms"] = report.timing.median();
         row["min_ms"] = report.timing.min();
         row["max_ms"] = report.timing.max();
@@ -137,6 +119,9 @@ std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &r
                                value_str(run.spec.measure.tolerance) + (report.error->finite ? "" : " (non-finite output)");
             }
         }
+    } catch (const Unavailable &e) {
+        row["status"] = std::string(kStatusUnavailable);
+        row["error"] = one_line(e.what());
     } catch (const std::exception &e) {
         row["status"] = std::string(kStatusFailed);
         row["error"] = one_line(e.what());
