@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 namespace qrnn::sweep {
 namespace {
@@ -41,6 +43,18 @@ std::string git_commit() {
     return commit;
 }
 
+std::string performance_environment() {
+    static const char *prefixes[] = {"OMP_", "GOMP_", "KMP_", "HL_", "DNNL_", "ONEDNN_", "OPENBLAS_", "MKL_", "CUDA_VISIBLE_DEVICES="};
+    std::vector<std::string> found;
+    for (char **e = environ; *e; e++)
+        for (const char *p : prefixes)
+            if (std::string(*e).rfind(p, 0) == 0) found.push_back(*e);
+    std::sort(found.begin(), found.end());
+    std::string s;
+    for (auto &f : found) s += (s.empty() ? "" : " ") + f;
+    return s;
+}
+
 }  // namespace
 
 MachineInfo machine_info() {
@@ -52,6 +66,7 @@ MachineInfo machine_info() {
         m.cores = std::thread::hardware_concurrency();
         m.halide_version = QRNN_SWEEP_HALIDE_VERSION;
         m.git_commit = git_commit();
+        m.environment = performance_environment();
         return m;
     }();
     return info;

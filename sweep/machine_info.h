@@ -6,6 +6,9 @@ namespace qrnn::sweep {
 
 struct MachineInfo {
     std::string host, cpu_model, halide_version, git_commit;
+    // Environment variables that change threading or kernels (OMP_*, GOMP_*, KMP_*, HL_*, DNNL_*, ONEDNN_*,
+    // OPENBLAS_*, MKL_*, CUDA_VISIBLE_DEVICES), "NAME=value" separated by spaces; "" when none is set.
+    std::string environment;
     int64_t cores = 0;
 };
 

@@ -143,6 +143,7 @@ void describe_sweep(ResultTable &table, const Sweep &sweep) {
     table.attrs["cores"] = m.cores;
     table.attrs["halide_version"] = m.halide_version;
     table.attrs["git_commit"] = m.git_commit;
+    table.attrs["environment"] = m.environment;
     if (!table.attrs.count("created_utc")) table.attrs["created_utc"] = utc_now();
     table.attrs["updated_utc"] = utc_now();
 }

@@ -29,6 +29,7 @@ void print_header(const ResultTable &t, const std::string &path) {
     std::cout << path << ": sweep " << attr("sweep_name") << " (" << attr("sweep_file") << "), " << t.rows() << " runs\n"
               << "machine: " << attr("host") << ", " << attr("cpu_model") << ", " << attr("cores") << " cores; Halide "
               << attr("halide_version") << "; commit " << attr("git_commit") << "; updated " << attr("updated_utc") << "\n";
+    if (attr("environment") != "?" && !attr("environment").empty()) std::cout << "environment: " << attr("environment") << "\n";
 }
 
 void print_runs(const ResultTable &t) {
