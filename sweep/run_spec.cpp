@@ -135,10 +135,14 @@ std::string knobs_str(const Knobs &knobs) {
 }
 
 std::string canonical(const RunSpec &spec) {
+    static const RunSpec defaults;
     std::vector<std::string> items;
-    for (auto &f : run_fields()) items.push_back(f.name + "=" + value_str(f.get(spec)));
-    items.push_back("knobs=" + knobs_str(spec.knobs));
-    items.push_back("replicate=" + std::to_string(spec.replicate));
+    for (auto &f : run_fields()) {
+        const std::string value = value_str(f.get(spec));
+        if (value != value_str(f.get(defaults))) items.push_back(f.name + "=" + value);
+    }
+    if (!spec.knobs.empty()) items.push_back("knobs=" + knobs_str(spec.knobs));
+    if (spec.replicate != 0) items.push_back("replicate=" + std::to_string(spec.replicate));
     std::sort(items.begin(), items.end());
     std::string s;
     for (auto &item : items) s += item + ";";

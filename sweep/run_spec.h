@@ -50,7 +50,8 @@ void set_key(RunSpec &spec, const std::string &key, const Value &value);
 std::string value_str(const Value &v);  // integers plain, floats shortest round-trip, strings raw
 std::string knobs_str(const Knobs &knobs);  // "a=1,b=2" (sorted), "" when empty
 
-// "name=value;..." over every field (sorted), knobs and replicate: what the run id hashes.
+// "name=value;..." over the fields (sorted), knobs and replicate that differ from their defaults: what the run
+// id hashes. Leaving defaults out keeps existing ids when a field with a default is added to the table.
 std::string canonical(const RunSpec &spec);
 std::string run_id(const RunSpec &spec);  // 16 hex digits of the 64-bit FNV-1a hash of canonical(spec)
 

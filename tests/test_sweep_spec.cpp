@@ -73,10 +73,11 @@ TEST(SweepSpec, RunIdsAreStableAndIgnoreKeyOrder) {
     EXPECT_EQ(a.runs[0].id, b.runs[0].id);
     EXPECT_EQ(a.runs[0].id.size(), 16u);
     // Golden value: a change here silently breaks resuming into existing results files.
-    EXPECT_EQ(canonical(a.runs[0].spec),
-              "batch=2;dropout=0;hidden=320;input=320;knobs=;layers=1;mode=eval;model=qrnn;pooling=fo;"
-              "repeats=5;replicate=0;schedule=tuned;seed=1;seq=3;tolerance=0.0001;verify=0;warmup=1;window=2;zoneout=0;");
-    EXPECT_EQ(a.runs[0].id, "c94908d7a67f5acb");
+    EXPECT_EQ(canonical(a.runs[0].spec), "batch=2;seq=3;");  // fields at their defaults are left out
+    EXPECT_EQ(a.runs[0].id, "9b48ac124042105d");
+    Sweep d = parse_sweep("name: d\nrepeats: 2\nbase: {pooling: f, knob.tile_t: 4, verify: true}\n", "d.yaml");
+    EXPECT_EQ(canonical(d.runs[1].spec), "knobs=tile_t=4;pooling=f;replicate=1;seed=2;verify=1;");
+    EXPECT_EQ(canonical(parse_sweep("name: e\nbase: {batch: 16}\n", "e.yaml").runs[0].spec), "");
     Sweep c = parse_sweep("name: c\nbase: {batch: 2, seq: 3, repeats: 6}\n", "c.yaml");
     EXPECT_NE(a.runs[0].id, c.runs[0].id);  // measurement settings are part of the id
 }
