@@ -248,7 +248,6 @@ ResultTable read_results(const std::string &path) {
         } else {
             for (hsize_t i = 0; i < runs.getNumObjs(); i++) names.push_back(runs.getObjnameByIdx(i));
         }
-        std::map<std::string, Value> empty;
         std::vector<Column> columns;
         for (auto &name : names) {
             if (!runs.nameExists(name)) fail(path, ": column /runs/", name, " is missing");
