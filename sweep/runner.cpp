@@ -91,34 +91,75 @@ std::vector<const PlannedRun *> shard_runs(const Sweep &sweep, const Shard &shar
     return out;
 }
 
-std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &run) {
-    std::map<std::string, Value> row{{"run_id", run.id},      {"sweep", sweep.name},      {"index", run.index},
-                                     {"replicate", run.spec.replicate}, {"knobs", knobs_str(run.spec.knobs)},
-                                     {"status", std::string(kStatusOk)}, {"error", std::string()},
-                                     {"median_ms", kNaN}, {"min_ms", kNaN}, {"max_ms", kNaN}, {"gflops", kNaN},
-                                     {"max_abs_err", kNaN}, {"max_rel_err", kNaN}, {"host", machine_info().host},
-                                     {"started_utc", utc_now()}};
+namespace {
+using Row = std::map<std::string, Value>;
+
+Row start_row(const Sweep &sweep, const PlannedRun &run) {
+    Row row{{"run_id", run.id},      {"sweep", sweep.name},      {"index", run.index},
+            {"replicate", run.spec.replicate}, {"knobs", knobs_str(run.spec.knobs)},
+            {"status", std::string(kStatusOk)}, {"error", std::string()}, {"attempts", int64_t(1)},
+            {"median_ms", kNaN}, {"min_ms", kNaN}, {"max_ms", kNaN}, {"gflops", kNaN},
+            {"max_abs_err", kNaN}, {"max_rel_err", kNaN}, {"host", machine_info().host},
+            {"started_utc", utc_now()}};
     for (auto &f : run_fields()) row[f.name] = f.get(run.spec);
-    try {
-        RunOptions opts;
-        opts.warmup = static_cast<int>(run.spec.measure.warmup);
-        opts.repeats = static_cast<int>(run.spec.measure.repeats);
-        opts.verify = run.spec.measure.verify;
-        opts.knobs = run.spec.knobs;
-        RunReport report = run_experiment(run.spec.config, opts);
-        row["median_ms"] = report.timing.median();
-        row["min_ms"] = report.timing.min();
-        row["max_ms"] = report.timing.max();
-        row["gflops"] = report.gflops;
-        if (report.error) {
-            row["max_abs_err"] = report.error->max_abs;
-            row["max_rel_err"] = report.error->rel();
-            if (!report.error->finite || !(report.error->rel() <= run.spec.measure.tolerance)) {
-                row["status"] = std::string(kStatusCheckFailed);
-                row["error"] = "max relative error " + value_str(report.error->rel()) + " above tolerance " +
-                               value_str(run.spec.measure.tolerance) + (report.error->finite ? "" : " (non-finite output)");
-            }
+    return row;
+}
+
+RunOptions options_of(const RunSpec &spec) {
+    RunOptions opts;
+    opts.warmup = static_cast<int>(spec.measure.warmup);
+    opts.repeats = static_cast<int>(spec.measure.repeats);
+    opts.verify = spec.measure.verify;
+    opts.knobs = spec.knobs;
+    return opts;
+}
+
+void record(Row &row, const RunReport &report, const RunSpec &spec) {
+    row["median_ms"] = report.timing.median();
+    row["min_ms"] = report.timing.min();
+    row["max_ms"] = report.timing.max();
+    row["gflops"] = report.gflops;
+    if (report.error) {
+        row["max_abs_err"] = report.error->max_abs;
+        row["max_rel_err"] = report.error->rel();
+        if (!report.error->finite || !(report.error->rel() <= spec.measure.tolerance)) {
+            row["status"] = std::string(kStatusCheckFailed);
+            row["error"] = "max relative error " + value_str(report.error->rel()) + " above tolerance " +
+                           value_str(spec.measure.tolerance) + (report.error->finite ? "" : " (non-finite output)");
         }
+    }
+    row["finished_utc"] = utc_now();
+}
+
+void set_row(ResultTable &table, const Row &row) {
+    int64_t at = table.index_of(std::get<std::string>(row.at("run_id")));
+    if (at >= 0) table.erase(static_cast<size_t>(at));
+    table.append(row);
+}
+
+// Records the runs as "running" before measuring them, so that if the process dies during them (crash, kill)
+// the next sweep knows: it retries such a run once, then records it as crashed. Returns the attempt numbers.
+std::vector<int64_t> mark_running(ResultTable &table, const std::string &output, const Sweep &sweep,
+                                  const std::vector<const PlannedRun *> &runs) {
+    std::vector<int64_t> attempts;
+    for (auto *run : runs) {
+        int64_t at = table.index_of(run->id);
+        Row row = start_row(sweep, *run);
+        row["status"] = std::string(kStatusRunning);
+        row["attempts"] = (at >= 0 ? static_cast<int64_t>(table.num(static_cast<size_t>(at), "attempts")) : 0) + 1;
+        attempts.push_back(std::get<int64_t>(row["attempts"]));
+        set_row(table, row);
+    }
+    table.attrs["updated_utc"] = utc_now();
+    write_results(output, table);
+    return attempts;
+}
+}  // namespace
+
+std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &run) {
+    Row row = start_row(sweep, run);
+    try {
+        record(row, run_experiment(run.spec.config, options_of(run.spec)), run.spec);
     } catch (const Unavailable &e) {
         row["status"] = std::string(kStatusUnavailable);
         row["error"] = one_line(e.what());
@@ -164,19 +205,32 @@ SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostre
     for (const PlannedRun *run : shard_runs(sweep, opts.shard)) {
         summary.in_shard++;
         int64_t at = table.index_of(run->id);
-        if (at >= 0 && !(opts.retry_failed && table.str(at, "status") != kStatusOk)) summary.already_done++;
+        const std::string status = at >= 0 ? table.str(static_cast<size_t>(at), "status") : "";
+        const double attempts = at >= 0 ? table.num(static_cast<size_t>(at), "attempts") : 0;
+        if (status == kStatusRunning && attempts >= kMaxAttempts && !opts.retry_failed) {
+            Row row = table.row(static_cast<size_t>(at));
+            row["status"] = std::string(kStatusCrashed);
+            row["error"] = "the sweep process ended during this run " + value_str(attempts) +
+                           " times (a crash, or killed); --retry-failed runs it again";
+            set_row(table, row);
+            log << "run #" << run->index << " " << label(*run) << ": crashed (" << std::get<std::string>(row["error"]) << ")\n";
+        }
+        const bool retry = status == kStatusRunning ? attempts < kMaxAttempts || opts.retry_failed
+                                                    : opts.retry_failed && status != kStatusOk;
+        if (at >= 0 && !retry) summary.already_done++;
         else todo.push_back(run);
     }
+    write_results(opts.output, table);
     log << "sweep " << sweep.name << ": " << sweep.runs.size() << " runs";
     if (opts.shard.count > 1) log << ", " << summary.in_shard << " in shard " << opts.shard.index << "/" << opts.shard.count;
     log << ", " << summary.already_done << " already in " << opts.output << ", " << todo.size() << " to run\n";
 
     Progress progress(log, static_cast<int64_t>(todo.size()), opts.interactive);
     for (const PlannedRun *run : todo) {
-        std::map<std::string, Value> row = measure_run(sweep, *run);
-        int64_t at = table.index_of(run->id);
-        if (at >= 0) table.erase(static_cast<size_t>(at));
-        table.append(row);
+        const std::vector<int64_t> attempts = mark_running(table, opts.output, sweep, {run});
+        Row row = measure_run(sweep, *run);
+        row["attempts"] = attempts[0];
+        set_row(table, row);
         table.attrs["updated_utc"] = utc_now();
         write_results(opts.output, table);
         summary.ran++;

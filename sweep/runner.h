@@ -19,7 +19,10 @@ std::vector<const PlannedRun *> shard_runs(const Sweep &sweep, const Shard &shar
 
 // Run statuses recorded in the results file.
 constexpr const char *kStatusOk = "ok", *kStatusCheckFailed = "check_failed", *kStatusFailed = "failed",
-                     *kStatusUnavailable = "unavailable";
+                     *kStatusUnavailable = "unavailable",
+                     *kStatusRunning = "running",  // being measured, or the process ended during it
+                     *kStatusCrashed = "crashed";  // the process ended during it kMaxAttempts times
+constexpr int kMaxAttempts = 2;
 
 struct RunnerOptions {
     std::string output;         // results file (created, or resumed)

@@ -197,6 +197,34 @@ TEST(SweepRuns, FailedRunsAreRecordedAndTheSweepGoesOn) {
     EXPECT_EQ(read_results(out).rows(), 2u);
 }
 
+TEST(SweepRuns, ARunTheProcessDiesInIsRetriedOnceThenRecordedAsCrashed) {
+    std::string yaml = write_file("crash.yaml", kTinySweep);
+    std::string out = test::scratch_path("crash.h5");
+    ASSERT_EQ(test::run_cli("sweep " + yaml + " --shard 0/7 -o " + out).exit_code, 0);
+    // As left by processes that died: run #1 during its second attempt, run #2 during its first.
+    Sweep s = load_sweep(yaml);
+    ResultTable t = read_results(out);
+    t.append({{"run_id", s.runs[1].id}, {"index", int64_t(1)}, {"status", std::string("running")}, {"attempts", int64_t(2)}});
+    t.append({{"run_id", s.runs[2].id}, {"index", int64_t(2)}, {"status", std::string("running")}, {"attempts", int64_t(1)}});
+    write_results(out, t);
+    auto r = test::run_cli("sweep " + yaml + " -o " + out);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("run #1 batch=2: crashed (the sweep process ended during this run 2 times"), std::string::npos) << r.output;
+    t = read_results(out);
+    ASSERT_EQ(t.rows(), 7u);
+    auto row_of = [&](int run) { return static_cast<size_t>(t.index_of(s.runs[static_cast<size_t>(run)].id)); };
+    EXPECT_EQ(t.str(row_of(0), "status"), "ok");
+    EXPECT_EQ(t.num(row_of(0), "attempts"), 1);
+    EXPECT_EQ(t.str(row_of(1), "status"), "crashed");
+    EXPECT_EQ(t.str(row_of(2), "status"), "ok");  // retried
+    EXPECT_EQ(t.num(row_of(2), "attempts"), 2);
+    r = test::run_cli("sweep " + yaml + " --retry-failed -o " + out);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    t = read_results(out);
+    EXPECT_EQ(t.str(row_of(1), "status"), "ok");
+    EXPECT_EQ(t.num(row_of(1), "attempts"), 3);
+}
+
 TEST(SweepRuns, SecondWriterGetsAClearErrorAndTheFileIsUntouched) {
     std::string yaml = write_file("tiny2.yaml", kTinySweep);
     std::string out = test::scratch_path("locked.h5");

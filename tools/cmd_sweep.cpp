@@ -70,7 +70,8 @@ int sweep_command(const std::vector<std::string> &args) {
     std::cout << "sweep " << s.name << ": ran " << summary.ran << ", " << summary.already_done << " already done; shard status:";
     for (auto &[status, count] : summary.status) std::cout << " " << status << " " << count;
     std::cout << " -> " << opts.output << "\n";
-    const bool bad = summary.status.count(sweep::kStatusFailed) || summary.status.count(sweep::kStatusCheckFailed);
+    const bool bad = summary.status.count(sweep::kStatusFailed) || summary.status.count(sweep::kStatusCheckFailed) ||
+                     summary.status.count(sweep::kStatusCrashed);
     if (bad) std::cout << "some runs failed: `qrnn report " << opts.output << "` shows their errors\n";
     return bad ? kExitCheckFailed : kExitOk;
 }
