@@ -1,0 +1,18 @@
+// What a results file records about the machine and the build that produced it.
+#pragma once
+#include <string>
+
+namespace qrnn::sweep {
+
+struct MachineInfo {
+    std::string host, cpu_model, halide_version, git_commit;
+    // Environment variables that change threading or kernels (OMP_*, GOMP_*, KMP_*, HL_*, DNNL_*, ONEDNN_*,
+    // OPENBLAS_*, MKL_*, CUDA_VISIBLE_DEVICES), "NAME=value" separated by spaces; "" when none is set.
+    std::string environment;
+    int64_t cores = 0;
+};
+
+MachineInfo machine_info();  // git_commit: `git rev-parse HEAD` of the source tree (+"-dirty"), or "unknown"
+std::string utc_now();       // ISO 8601, e.g. 2026-11-22T01:23:45Z
+
+}  // namespace qrnn::sweep

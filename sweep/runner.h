@@ -1,0 +1,48 @@
+// Runs a sweep into its HDF5 results file: resumable (runs already in the file are skipped), shardable
+// (--shard i/N takes runs whose index % N == i), and every run is written as soon as it finishes.
+#pragma once
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sweep/results_file.h"
+#include "sweep/sweep_spec.h"
+
+namespace qrnn::sweep {
+
+struct Shard {
+    int64_t index = 0, count = 1;
+};
+Shard parse_shard(const std::string &text);  // "i/N" with 0 <= i < N; throws qrnn::Error
+std::vector<const PlannedRun *> shard_runs(const Sweep &sweep, const Shard &shard);
+
+// Run statuses recorded in the results file.
+constexpr const char *kStatusOk = "ok", *kStatusCheckFailed = "check_failed", *kStatusFailed = "failed",
+                     *kStatusUnavailable = "unavailable",
+                     *kStatusRunning = "running",  // being measured, or the process ended during it
+                     *kStatusCrashed = "crashed";  // the process ended during it kMaxAttempts times
+constexpr int kMaxAttempts = 2;
+
+struct RunnerOptions {
+    std::string output;         // results file (created, or resumed)
+    Shard shard;
+    bool retry_failed = false;  // re-run runs recorded with a status other than ok (their rows are replaced)
+    bool interactive = false;   // redraw one progress line (a terminal) instead of one line per run
+};
+
+struct SweepSummary {
+    int64_t in_shard = 0, already_done = 0, ran = 0;
+    std::map<std::string, int64_t> status;  // over the shard's runs in the file afterwards
+};
+
+// Measures one run (never throws for a failing run: the row says what went wrong).
+std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &run);
+
+// Takes the writer lock, then runs what is missing; progress and ETA go to `log`.
+SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostream &log);
+
+// File attributes describing the sweep, the machine and the build.
+void describe_sweep(ResultTable &table, const Sweep &sweep);
+
+}  // namespace qrnn::sweep

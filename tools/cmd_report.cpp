@@ -1,0 +1,147 @@
+// `qrnn report results.h5`: the runs of a sweep results file as a table, their errors, and batch x sequence
+// grids in the paper's layout (median times; QRNN speed-ups over baselines, beside the paper's values).
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <set>
+
+#include "core/error.h"
+#include "sweep/speedup_grid.h"
+#include "tools/command.h"
+#include "tools/options.h"
+#include "tools/table.h"
+
+namespace po = boost::program_options;
+
+namespace qrnn::cli {
+namespace {
+
+using sweep::ResultTable;
+
+std::string num(double v, int decimals) { return std::isnan(v) ? "-" : fixed(v, decimals); }
+
+void print_header(const ResultTable &t, const std::string &path) {
+    auto attr = [&](const char *name) {
+        auto it = t.attrs.find(name);
+        return it == t.attrs.end() ? std::string("?") : sweep::value_str(it->second);
+    };
+    std::cout << path << ": sweep " << attr("sweep_name") << " (" << attr("sweep_file") << "), " << t.rows() << " runs\n"
+              << "machine: " << attr("host") << ", " << attr("cpu_model") << ", " << attr("cores") << " cores; Halide "
+              << attr("halide_version") << "; commit " << attr("git_commit") << "; updated " << attr("updated_utc") << "\n";
+    if (attr("environment") != "?" && !attr("environment").empty()) std::cout << "environment: " << attr("environment") << "\n";
+}
+
+void print_runs(const ResultTable &t) {
+    bool knobs = false, replicates = false, verified = false;
+    for (size_t i = 0; i < t.rows(); i++) {
+        knobs = knobs || !t.str(i, "knobs").empty();
+        replicates = replicates || t.num(i, "replicate") > 0;
+        verified = verified || !std::isnan(t.num(i, "max_rel_err"));
+    }
+    std::vector<std::string> header{"#", "model", "pooling", "k", "B", "T", "n", "m", "L", "schedule", "mode"};
+    if (knobs) header.push_back("knobs");
+    if (replicates) header.push_back("rep");
+    header.insert(header.end(), {"status", "median_ms", "min_ms", "max_ms", "GFLOP/s"});
+    if (verified) header.push_back("max_rel_err");
+    Table table(header);
+    std::vector<size_t> order(t.rows());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.num(a, "index") < t.num(b, "index"); });
+    for (size_t i : order) {
+        std::vector<std::string> row;
+        for (const char *c : {"index", "model", "pooling", "window", "batch", "seq", "input", "hidden", "layers", "schedule", "mode"})
+            row.push_back(t.str(i, c));
+        if (knobs) row.push_back(t.str(i, "knobs"));
+        if (replicates) row.push_back(t.str(i, "replicate"));
+        row.insert(row.end(), {t.str(i, "status"), num(t.num(i, "median_ms"), 3), num(t.num(i, "min_ms"), 3),
+                               num(t.num(i, "max_ms"), 3), num(t.num(i, "gflops"), 1)});
+        if (verified) row.push_back(std::isnan(t.num(i, "max_rel_err")) ? "-" : scientific(t.num(i, "max_rel_err")));
+        table.add(row);
+    }
+    table.print(std::cout);
+    std::map<std::string, int> counts;
+    for (size_t i = 0; i < t.rows(); i++) counts[t.str(i, "status")]++;
+    std::cout << "status:";
+    for (auto &[s, c] : counts) std::cout << " " << s << " " << c;
+    std::cout << "\n";
+    // Runs that did not succeed, grouped by status and error text: "failed (#30-59, 30 runs): ...".
+    std::map<std::pair<std::string, std::string>, std::vector<int64_t>> errors;
+    for (size_t i : order)
+        if (t.str(i, "status") != "ok")
+            errors[{t.str(i, "status"), t.str(i, "error")}].push_back(static_cast<int64_t>(t.num(i, "index")));
+    for (auto &[what, indices] : errors) {
+        std::string list;
+        for (size_t a = 0; a < indices.size();) {
+            size_t b = a;
+            while (b + 1 < indices.size() && indices[b + 1] == indices[b] + 1) b++;
+            list += (list.empty() ? "#" : ", #") + std::to_string(indices[a]) + (b > a ? "-" + std::to_string(indices[b]) : "");
+            a = b + 1;
+        }
+        std::cout << "  " << what.first << " (" << list << (indices.size() > 1 ? ", " + std::to_string(indices.size()) + " runs" : "")
+                  << "): " << what.second << "\n";
+    }
+}
+
+void print_grid(const sweep::Grid &g, const sweep::Grid *paper, int decimals) {
+    std::cout << "\n" << g.title << "\n";
+    std::vector<std::string> header{"batch\\seq"};
+    for (auto s : g.seqs) header.push_back(std::to_string(s));
+    if (paper) {
+        header.push_back("|");
+        header.push_back("paper:");
+        for (auto s : g.seqs) header.push_back(std::to_string(s));
+    }
+    Table table(header);
+    for (auto b : g.batches) {
+        std::vector<std::string> row{std::to_string(b)};
+        for (auto s : g.seqs) {
+            auto it = g.cells.find({b, s});
+            row.push_back(it == g.cells.end() ? "-" : fixed(it->second, decimals));
+        }
+        if (paper) {
+            row.push_back("|");
+            row.push_back("");
+            for (auto s : g.seqs) {
+                auto it = paper->cells.find({b, s});
+                row.push_back(it == paper->cells.end() ? "-" : fixed(it->second, 1));
+            }
+        }
+        table.add(row);
+    }
+    table.print(std::cout);
+    if (paper) std::cout << "(right: " << paper->title << ")\n";
+}
+
+int report_command(const std::vector<std::string> &args) {
+    po::options_description desc("qrnn report options");
+    desc.add_options()("help,h", "show this help")
+        ("file", po::value<std::string>(), "sweep results file")
+        ("paper", po::value<std::string>()->default_value(sweep::default_paper_csv()),
+         "the paper's speed-up grid (CSV) shown beside a 320-unit one-layer speed-up grid; '' for none")
+        ("grids-only", "print only the batch x sequence grids");
+    po::positional_options_description positional;
+    positional.add("file", 1);
+    po::variables_map vm;
+    if (!parse_options("usage: qrnn report results.h5 [options]", desc, args, vm, &positional)) return kExitOk;
+    if (!vm.count("file")) fail("give a results file: qrnn report results.h5");
+    const std::string path = vm["file"].as<std::string>();
+    ResultTable t = sweep::read_results(path);
+    print_header(t, path);
+    if (!vm.count("grids-only")) print_runs(t);
+    for (auto &g : sweep::time_grids(t)) print_grid(g, nullptr, 3);
+    std::optional<sweep::Grid> paper;
+    const std::string paper_path = vm["paper"].as<std::string>();
+    auto speedups = sweep::speedup_grids(t);
+    for (auto &g : speedups) {
+        if (g.paper_shape && !paper && !paper_path.empty() && std::filesystem::exists(paper_path))
+            paper = sweep::read_paper_grid(paper_path);
+        print_grid(g, g.paper_shape && paper ? &*paper : nullptr, 2);
+    }
+    if (speedups.empty()) std::cout << "\n(no speed-up grid: the file has no QRNN run paired with a baseline model of the same sizes)\n";
+    return kExitOk;
+}
+
+const bool registered = register_command({"report", "print a sweep results file: runs, errors, batch x seq grids", report_command});
+}  // namespace
+}  // namespace qrnn::cli
