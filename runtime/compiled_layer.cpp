@@ -1,5 +1,7 @@
 #include "runtime/compiled_layer.h"
 
+#include <dlfcn.h>
+
 #include <map>
 
 #include "core/error.h"
@@ -21,13 +23,28 @@ void expect_shape(const char *what, const Tensor<float> &t, std::vector<int64_t>
 }
 }  // namespace
 
+void require_cuda_device() {
+    void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib) fail("no CUDA device: the CUDA driver (libcuda.so.1) is not installed on this machine");
+    using InitFn = int (*)(unsigned);
+    using CountFn = int (*)(int *);
+    auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
+    auto count_fn = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
+    int count = 0;
+    if (!init || !count_fn || init(0) != 0 || count_fn(&count) != 0 || count < 1)
+        fail("no CUDA device: the CUDA driver found no usable GPU");
+}
+
 CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,
-                             const Halide::Target &target)
+                             const Halide::Target &target, const LayerShape &shape)
     : variant_(&find_pooling(pooling)), schedule_(schedule) {
     const LayerSchedule &s = find_layer_schedule(schedule);
-    LayerFuncs funcs = define_qrnn_layer(inputs_, *variant_);
-    s.apply(funcs, inputs_, target, merge_knobs(s, knobs));
-    pipeline_ = Halide::Pipeline(funcs.cell);
+    const bool gpu_target = target.has_gpu_feature();
+    if (gpu_target != (s.target_family == "gpu"))
+        fail("schedule '", schedule, "' is for ", s.target_family, " targets, not ", target.to_string());
+    if (target.has_feature(Halide::Target::CUDA)) require_cuda_device();
+    on_device_ = gpu_target;
+    pipeline_ = build_layer_pipeline(s, inputs_, *variant_, target, merge_knobs(s, knobs), shape);
     pipeline_.compile_jit(target);
 }
 
@@ -62,17 +79,25 @@ void CompiledLayer::run(const LayerCall &call) {
     inputs_.zoneout_threshold.set(call.masks.zoneout_threshold);
     Halide::Buffer<float> c_out = view(*call.c), h_out = view(*call.h);
     pipeline_.realize(Halide::Realization({c_out, h_out}));
+    if (on_device_) {
+        c_out.copy_to_host();
+        h_out.copy_to_host();
+    }
 }
 
 std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const std::string &schedule,
-                                              const Knobs &knobs) {
+                                              const Knobs &knobs, const LayerShape &shape, const std::string &target) {
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<CompiledLayer>> cache;
-    std::string key = pooling + "|" + schedule;
+    if (!target.empty() && !Halide::Target::validate_target_string(target))
+        fail("invalid Halide target '", target, "' (e.g. host, host-avx512, host-cuda-cuda_capability_80)");
+    Halide::Target t = target.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(target);
+    std::string key = pooling + "|" + schedule + "|" + t.to_string();
     for (auto &kv : knobs) key += "|" + kv.first + "=" + std::to_string(kv.second);
+    if (find_layer_schedule(schedule).per_shape) key += "|" + shape.key();
     std::lock_guard<std::mutex> lock(mutex);
     auto &slot = cache[key];
-    if (!slot) slot = std::make_shared<CompiledLayer>(pooling, schedule, knobs);
+    if (!slot) slot = std::make_shared<CompiledLayer>(pooling, schedule, knobs, t, shape);
     return slot;
 }
 

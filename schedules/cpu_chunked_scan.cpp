@@ -1,0 +1,51 @@
+// CPU schedule "chunked-scan": GEMM conv as in "tuned", then the two-level scan of core/chunked_scan.h
+// (local scans parallel over chunks, serial carry over chunk ends, parallel fix-up): parallel time for
+// long sequences with small batch. Measured on the 2-core AVX-512 VM: see docs/schedules.md.
+#include "core/chunked_scan.h"
+#include "schedules/cpu_common.h"
+
+namespace qrnn {
+namespace {
+using namespace Halide;
+
+Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant, const Target &target,
+                           const Knobs &knobs, const LayerShape &) {
+    const int vec = target.natural_vector_size<float>();
+    LayerFuncs L = define_qrnn_layer(in, variant);
+    ChunkedScan S = chunked_scan(scan_source(L, in), knobs.at("chunk"));
+    Var h = L.h, b = L.b, t = L.t, i = S.i, j = S.j;
+    schedule_cpu_inputs(L, in, vec);
+    schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
+
+    Var ho("ho"), hu("hu"), hv("hv"), bj("bj");
+    S.local.compute_root();
+    S.local.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(j);
+    split_scan_h(S.local.update(1), h, vec, knobs.at("chains"), ho, hu, hv);
+    S.local.update(1).reorder(hv, hu, S.local_r, ho, b, j).fuse(b, j, bj).parallel(bj);
+
+    S.carry.compute_root();
+    S.carry.update(0).vectorize(h, vec, TailStrategy::GuardWithIf);
+    S.carry.update(1).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).reorder(hv, S.carry_r, ho, b).parallel(b);
+
+    Var tj("tj"), ti("ti");
+    S.cell.split(t, tj, ti, S.chunk, TailStrategy::GuardWithIf)
+        .split(h, ho, hv, vec, TailStrategy::GuardWithIf)
+        .vectorize(hv)
+        .reorder(hv, ho, b, ti, tj)
+        .parallel(tj);
+    return Pipeline(S.cell);
+}
+
+const bool registered = [] {
+    LayerSchedule s{"chunked-scan", "CPU: GEMM conv + two-level scan (local scans, carry, fix-up) parallel in time",
+                    "cpu", {{"chunk", 64}, {"chains", 2}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
+    s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}}},
+                    {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}}},
+                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
+                    {"tile_t", {"GEMM tile width in time steps", {4, 8, 12}}}};
+    s.build = build_cpu_chunked;
+    register_layer_schedule(s);
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn
