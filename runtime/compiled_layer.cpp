@@ -40,9 +40,9 @@ CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &sche
     : variant_(&find_pooling(pooling)), schedule_(schedule) {
     const LayerSchedule &s = find_layer_schedule(schedule);
     const bool gpu_target = target.has_gpu_feature();
+    if (target.has_feature(Halide::Target::CUDA)) require_cuda_device();
     if (gpu_target != (s.target_family == "gpu"))
         fail("schedule '", schedule, "' is for ", s.target_family, " targets, not ", target.to_string());
-    if (target.has_feature(Halide::Target::CUDA)) require_cuda_device();
     on_device_ = gpu_target;
     pipeline_ = build_layer_pipeline(s, inputs_, *variant_, target, merge_knobs(s, knobs), shape);
     pipeline_.compile_jit(target);
@@ -66,11 +66,15 @@ void CompiledLayer::run(const LayerCall &call) {
     expect_shape("c output", *call.c, {T, B, m});
 
     std::lock_guard<std::mutex> lock(mutex_);
-    inputs_.x.set(view(x));
-    inputs_.history.set(view(call.state->history));
-    inputs_.weights.set(view(w));
-    inputs_.bias.set(view(call.params->bias));
-    inputs_.c0.set(view(call.state->c));
+    Halide::Buffer<float> inputs[] = {view(x), view(call.state->history), view(w), view(call.params->bias),
+                                      view(call.state->c)};
+    if (on_device_)
+        for (auto &buffer : inputs) buffer.set_host_dirty();  // copied to the device by the pipeline
+    inputs_.x.set(inputs[0]);
+    inputs_.history.set(inputs[1]);
+    inputs_.weights.set(inputs[2]);
+    inputs_.bias.set(inputs[3]);
+    inputs_.c0.set(inputs[4]);
     inputs_.time_offset.set(static_cast<int>(call.time_offset));
     inputs_.dropout_key.set(call.masks.dropout_key);
     inputs_.dropout_threshold.set(call.masks.dropout_threshold);
