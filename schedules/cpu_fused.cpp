@@ -1,6 +1,5 @@
-// CPU schedule "fused": the scan's time loop is split into chunks and the conv (a small register-blocked
-// GEMM over the strip's h vectors x chunk x gates) is computed per chunk inside it, so Z/F/O never go to
-// memory. Measured on the 2-core AVX-512 VM: see docs/schedules.md.
+// CPU schedule "fused": the scan's time loop is split into chunks and the conv of each chunk (all h, b,
+// gates: a block that stays in L2) is computed inside it by the tuned GEMM, so Z/F/O never go to memory. Measured on the 2-core AVX-512 VM: see docs/schedules.md.
 #include "core/chunked_scan.h"
 #include "schedules/cpu_common.h"
 
@@ -11,43 +10,46 @@ using namespace Halide;
 Pipeline build_cpu_fused(const LayerInputs &in, const PoolingVariant &variant, const Target &target, const Knobs &knobs,
                          const LayerShape &) {
     const int vec = target.natural_vector_size<float>();
-    const int chains = knobs.at("tile_h_vectors"), chunk = knobs.at("chunk"), tile_t = knobs.at("tile_t");
     LayerFuncs L = define_qrnn_layer(in, variant);
     SingleScan S = single_scan(scan_source(L, in));
     Var h = L.h, b = L.b, t = L.t, g = L.g;
     schedule_cpu_inputs(L, in, vec);
 
-    // Scan: strips of (chains x vec) h for one b, parallel; time split into chunks.
+    // Scan: time split into chunks (outermost, serial); per chunk, strips of (chains x vec) h for one b in
+    // parallel, each scanning the chunk's steps serially.
     Var ho("ho"), hu("hu"), hv("hv"), strip("strip");
     RVar ro("ro"), ri("ri");
     Stage scan = S.cell.update(0);
-    split_scan_h(scan, h, vec, chains, ho, hu, hv);
-    scan.split(S.r.x, ro, ri, chunk, TailStrategy::GuardWithIf).reorder(hv, hu, ri, ro, ho, b).fuse(ho, b, strip).parallel(strip);
+    split_scan_h(scan, h, vec, knobs.at("chains"), ho, hu, hv);
+    scan.split(S.r.x, ro, ri, knobs.at("chunk"), TailStrategy::GuardWithIf)
+        .reorder(hv, hu, ri, ho, b, ro)
+        .fuse(ho, b, strip)
+        .parallel(strip);
     scan.specialize(in.zoneout_threshold == 0);
 
-    // Conv per (strip, chunk): gates x tile_t x chains vectors of accumulators over (c, j).
-    // h is split by the strip first (RoundUp) so the unrolled loops have constant extents.
-    Var to("to"), ti("ti"), hs("hs"), hi("hi");
-    L.conv.bound(g, 0, variant.gate_count());
-    L.conv.compute_at(S.cell, ro).vectorize(h, vec, TailStrategy::RoundUp).unroll(g);
-    L.conv.update()
-        .split(t, to, ti, tile_t, TailStrategy::RoundUp)
-        .split(h, hs, hi, vec * chains, TailStrategy::RoundUp)
-        .split(hi, ho, hv, vec)
-        .reorder(hv, ho, g, ti, L.conv_r.x, L.conv_r.y, to, hs, b)
-        .vectorize(hv)
-        .unroll(ho)
-        .unroll(g)
-        .unroll(ti);
+    // Conv of the chunk (all h, b, gates: a cache-sized block) computed at the chunk, as the tuned GEMM:
+    // register tiles of (tile_h_vectors x vec) h x tile_t steps over (c, j), parallel over (g, b).
+    const int tile_h = vec * knobs.at("tile_h_vectors"), tile_t = knobs.at("tile_t");
+    Var to("to"), ti("ti"), hi("hi"), gb("gb");
+    Func conv_chunk = L.conv.in();
+    conv_chunk.compute_at(S.cell, ro)
+        .tile(h, t, ho, to, hi, ti, tile_h, tile_t, TailStrategy::RoundUp)
+        .reorder(hi, ti, ho, to, g, b)
+        .vectorize(hi, vec)
+        .fuse(g, b, gb)
+        .parallel(gb);
+    L.conv.compute_at(conv_chunk, ho).vectorize(h, vec).unroll(h).unroll(t);
+    L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
     return Pipeline(S.cell);
 }
 
 const bool registered = [] {
-    LayerSchedule s{"fused", "CPU: conv computed per time chunk inside the scan (gates never stored)", "cpu",
-                    {{"tile_h_vectors", 1}, {"chunk", 16}, {"tile_t", 4}}, nullptr};
-    s.knob_specs = {{"tile_h_vectors", {"h vectors per strip (scan chains, GEMM tile height)", {1, 2}}},
-                    {"chunk", {"time steps per conv chunk", {8, 16, 32, 64}}},
-                    {"tile_t", {"GEMM tile width in time steps (divides work of a chunk)", {2, 4, 8}}}};
+    LayerSchedule s{"fused", "CPU: conv computed per time chunk inside the scan (gates stay in cache)", "cpu",
+                    {{"chunk", 32}, {"chains", 1}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
+    s.knob_specs = {{"chunk", {"time steps per chunk (conv block computed inside the scan)", {8, 16, 32, 64, 128}}},
+                    {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}}},
+                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
+                    {"tile_t", {"GEMM tile width in time steps", {4, 8, 12}}}};
     s.build = build_cpu_fused;
     register_layer_schedule(s);
     return true;

@@ -22,23 +22,23 @@ int I(int64_t v) { return static_cast<int>(v); }
 int round_up(int64_t v, int f) { return static_cast<int>((v + f - 1) / f * f); }
 }  // namespace
 
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &fs, int warmup, int repeats) {
+    for (int i = 0; i < warmup; i++)
+        for (auto &f : fs) f();
+    std::vector<Timing> timings(fs.size());
+    for (int i = 0; i < repeats; i++)
+        for (size_t j = 0; j < fs.size(); j++) {
+            auto start = std::chrono::steady_clock::now();
+            fs[j]();
+            timings[j].ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        }
+    return timings;
+}
+
 std::pair<Timing, Timing> time_side_by_side(const std::function<void()> &a, const std::function<void()> &b, int warmup,
                                             int repeats) {
-    for (int i = 0; i < warmup; i++) {
-        a();
-        b();
-    }
-    Timing ta, tb;
-    auto once = [](const std::function<void()> &f, Timing &t) {
-        auto start = std::chrono::steady_clock::now();
-        f();
-        t.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    };
-    for (int i = 0; i < repeats; i++) {
-        once(a, ta);
-        once(b, tb);
-    }
-    return {ta, tb};
+    auto t = time_interleaved({a, b}, warmup, repeats);
+    return {t[0], t[1]};
 }
 
 struct ConvGemm::State {

@@ -57,5 +57,7 @@ private:
 // Times a and b alternately (warm-up first), so both see the same machine state; medians of each.
 std::pair<Timing, Timing> time_side_by_side(const std::function<void()> &a, const std::function<void()> &b, int warmup,
                                             int repeats);
+// The same for any number of callables, run round-robin.
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &fs, int warmup, int repeats);
 
 }  // namespace qrnn::bench
