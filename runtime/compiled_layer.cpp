@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "runtime/buffer_cache.h"
 
 namespace qrnn {
 namespace {
@@ -45,6 +46,7 @@ CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &sche
         fail("schedule '", schedule, "' is for ", s.target_family, " targets, not ", target.to_string());
     on_device_ = gpu_target;
     pipeline_ = build_layer_pipeline(s, inputs_, *variant_, target, merge_knobs(s, knobs), shape);
+    if (!gpu_target) use_buffer_cache(pipeline_);
     pipeline_.compile_jit(target);
 }
 

@@ -38,7 +38,7 @@ Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant,
 
 const bool registered = [] {
     LayerSchedule s{"chunked-scan", "CPU: GEMM conv + two-level scan (local scans, carry, fix-up) parallel in time",
-                    "cpu", {{"chunk", 64}, {"chains", 2}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
+                    "cpu", {{"chunk", 64}, {"chains", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
     s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}}},
                     {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}}},
                     {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},

@@ -45,7 +45,7 @@ Pipeline build_cpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
 
 const bool registered = [] {
     LayerSchedule s{"fused", "CPU: conv computed per time chunk inside the scan (gates stay in cache)", "cpu",
-                    {{"chunk", 32}, {"chains", 1}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
+                    {{"chunk", 32}, {"chains", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
     s.knob_specs = {{"chunk", {"time steps per chunk (conv block computed inside the scan)", {8, 16, 32, 64, 128}}},
                     {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}}},
                     {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},

@@ -4,10 +4,12 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 
 #include "core/activations.h"
 #include "core/chunked_scan.h"
 #include "core/hash_rng.h"
+#include "runtime/buffer_cache.h"
 #include "schedules/cpu_common.h"
 
 namespace qrnn::bench {
@@ -63,6 +65,7 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape) : s_(std
     schedule_cpu_inputs(L, s.in, vec);
     Func conv_out = schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), s.tile_t);
     s.pipeline = Pipeline(conv_out);
+    use_buffer_cache(s.pipeline);
     s.pipeline.compile_jit();
 
     const int64_t T = shape.T, B = shape.B, n = shape.n, m = shape.m, k = shape.k;
@@ -153,9 +156,9 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
     src.c0 = Func(s.c0);
     Var ho("ho"), hu("hu"), hv("hv"), strip("strip");
     if (!chunked) {
-        // As in "tuned": time serial inside each (2 vectors of h, b) strip, strips parallel.
+        // As in "tuned": time serial inside each (chains vectors of h, b) strip, strips parallel.
         SingleScan S = single_scan(src);
-        split_scan_h(S.cell.update(0), h, vec, 2, ho, hu, hv);
+        split_scan_h(S.cell.update(0), h, vec, find_layer_schedule("tuned").defaults.at("chains"), ho, hu, hv);
         S.cell.update(0).reorder(hv, hu, S.r.x, ho, b).fuse(ho, b, strip).parallel(strip);
         s.pipeline = Pipeline(S.cell);
     } else {
@@ -163,7 +166,7 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
         Var i = S.i, j = S.j, bj("bj"), tj("tj"), ti("ti");
         S.local.compute_root();
         S.local.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(j);
-        split_scan_h(S.local.update(1), h, vec, 2, ho, hu, hv);
+        split_scan_h(S.local.update(1), h, vec, find_layer_schedule("chunked-scan").defaults.at("chains"), ho, hu, hv);
         S.local.update(1).reorder(hv, hu, S.local_r, ho, b, j).fuse(b, j, bj).parallel(bj);
         S.carry.compute_root();
         S.carry.update(0).vectorize(h, vec, TailStrategy::GuardWithIf);
@@ -175,6 +178,7 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
             .parallel(tj);
         s.pipeline = Pipeline(S.cell);
     }
+    use_buffer_cache(s.pipeline);
     s.pipeline.compile_jit();
     s.pre_buf = Buffer<float>(I(shape.m), I(shape.B), I(shape.T), s.G);
     s.c0_buf = Buffer<float>(I(shape.m), I(shape.B));
