@@ -13,34 +13,19 @@ Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant,
     const int vec = target.natural_vector_size<float>();
     LayerFuncs L = define_qrnn_layer(in, variant);
     ChunkedScan S = chunked_scan(scan_source(L, in), knobs.at("chunk"));
-    Var h = L.h, b = L.b, t = L.t, i = S.i, j = S.j;
     schedule_cpu_inputs(L, in, vec);
     schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
 
-    Var ho("ho"), hu("hu"), hv("hv"), bj("bj");
-    S.local.compute_root();
-    S.local.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(j);
-    split_scan_h(S.local.update(1), h, vec, knobs.at("chains"), ho, hu, hv);
-    S.local.update(1).reorder(hv, hu, S.local_r, ho, b, j).fuse(b, j, bj).parallel(bj);
-
-    S.carry.compute_root();
-    S.carry.update(0).vectorize(h, vec, TailStrategy::GuardWithIf);
-    S.carry.update(1).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).reorder(hv, S.carry_r, ho, b).parallel(b);
-
-    Var tj("tj"), ti("ti");
-    S.cell.split(t, tj, ti, S.chunk, TailStrategy::GuardWithIf)
-        .split(h, ho, hv, vec, TailStrategy::GuardWithIf)
-        .vectorize(hv)
-        .reorder(hv, ho, b, ti, tj)
-        .parallel(tj);
+    schedule_cpu_chunked_scan(S, L.h, L.b, L.t, vec, knobs.at("chains"), knobs.at("interleave"));
     return Pipeline(S.cell);
 }
 
 const bool registered = [] {
     LayerSchedule s{"chunked-scan", "CPU: GEMM conv + two-level scan (local scans, carry, fix-up) parallel in time",
-                    "cpu", {{"chunk", 64}, {"chains", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
+                    "cpu", {{"chunk", 64}, {"chains", 4}, {"interleave", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
     s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}}},
                     {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}}},
+                    {"interleave", {"chunks scanned together in the local scans (independent chains)", {1, 2, 4, 8}}},
                     {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
                     {"tile_t", {"GEMM tile width in time steps", {4, 8, 12}}}};
     s.build = build_cpu_chunked;

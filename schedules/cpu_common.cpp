@@ -1,5 +1,7 @@
 #include "schedules/cpu_common.h"
 
+#include "core/chunked_scan.h"
+
 namespace qrnn {
 using namespace Halide;
 
@@ -26,6 +28,31 @@ Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile
 void split_scan_h(Stage stage, const Var &h, int vec, int chains, Var &ho, Var &hu, Var &hv) {
     Var hi("hi");
     stage.split(h, ho, hi, vec * chains, TailStrategy::GuardWithIf).split(hi, hu, hv, vec).vectorize(hv).unroll(hu);
+}
+
+void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const Var &t, int vec, int chains,
+                               int interleave) {
+    Var i = S.i, j = S.j, ho("ho"), hu("hu"), hv("hv"), jo("jo"), ji("ji"), bj("bj");
+    S.local.compute_root();
+    S.local.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(j);
+    split_scan_h(S.local.update(1), h, vec, chains, ho, hu, hv);
+    S.local.update(1)
+        .split(j, jo, ji, interleave, TailStrategy::GuardWithIf)
+        .reorder(hv, hu, ji, S.local_r, ho, b, jo)
+        .unroll(ji)
+        .fuse(b, jo, bj)
+        .parallel(bj);
+
+    S.carry.compute_root();
+    S.carry.update(0).vectorize(h, vec, TailStrategy::GuardWithIf);
+    S.carry.update(1).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).reorder(hv, S.carry_r, ho, b).parallel(b);
+
+    Var tj("tj"), ti("ti");
+    S.cell.split(t, tj, ti, S.chunk, TailStrategy::GuardWithIf)
+        .split(h, ho, hv, vec, TailStrategy::GuardWithIf)
+        .vectorize(hv)
+        .reorder(hv, ho, b, ti, tj)
+        .parallel(tj);
 }
 
 }  // namespace qrnn

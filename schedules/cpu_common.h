@@ -16,4 +16,10 @@ Halide::Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, 
 void split_scan_h(Halide::Stage stage, const Halide::Var &h, int vec, int chains, Halide::Var &ho,
                                Halide::Var &hu, Halide::Var &hv);
 
+// The two-level scan of core/chunked_scan.h: local scans parallel over (b, groups of `interleave` chunks,
+// scanned together for independent chains), carry serial over chunks, fix-up parallel over chunks.
+struct ChunkedScan;
+void schedule_cpu_chunked_scan(ChunkedScan &S, const Halide::Var &h, const Halide::Var &b, const Halide::Var &t, int vec,
+                               int chains, int interleave);
+
 }  // namespace qrnn

@@ -163,19 +163,8 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
         s.pipeline = Pipeline(S.cell);
     } else {
         ChunkedScan S = chunked_scan(src, chunk);
-        Var i = S.i, j = S.j, bj("bj"), tj("tj"), ti("ti");
-        S.local.compute_root();
-        S.local.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(j);
-        split_scan_h(S.local.update(1), h, vec, find_layer_schedule("chunked-scan").defaults.at("chains"), ho, hu, hv);
-        S.local.update(1).reorder(hv, hu, S.local_r, ho, b, j).fuse(b, j, bj).parallel(bj);
-        S.carry.compute_root();
-        S.carry.update(0).vectorize(h, vec, TailStrategy::GuardWithIf);
-        S.carry.update(1).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).reorder(hv, S.carry_r, ho, b).parallel(b);
-        S.cell.split(t, tj, ti, chunk, TailStrategy::GuardWithIf)
-            .split(h, ho, hv, vec, TailStrategy::GuardWithIf)
-            .vectorize(hv)
-            .reorder(hv, ho, b, ti, tj)
-            .parallel(tj);
+        const Knobs &knobs = find_layer_schedule("chunked-scan").defaults;
+        schedule_cpu_chunked_scan(S, h, b, t, vec, knobs.at("chains"), knobs.at("interleave"));
         s.pipeline = Pipeline(S.cell);
     }
     use_buffer_cache(s.pipeline);

@@ -153,7 +153,7 @@ int bench_command(const std::vector<std::string> &args) {
 
     if (wants("chunked")) {
         std::vector<int64_t> lengths = quick ? std::vector<int64_t>{4096} : std::vector<int64_t>{4096, 16384, 65536};
-        for (int64_t m : {320, 64})
+        for (int64_t m : {320, 64, 16})
             for (int64_t T : lengths) {
                 LayerShape s{T, 1, 320, m, 2};
                 bench::PoolingScan serial(pooling, s, false), chunked(pooling, s, true, 64);
