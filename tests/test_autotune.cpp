@@ -123,3 +123,19 @@ TEST(SchedulesCli, CudaTargetWithoutGpuIsAClearError) {
 
 }  // namespace
 }  // namespace qrnn
+
+namespace qrnn {
+namespace {
+TEST(BenchCli, RunsAndChecksItsKernelsAgainstEachOther) {
+    // Timing is not checked (benchmarks never decide pass/fail); the command must run, compare its GEMM with
+    // OpenBLAS and its chunked scan with the serial one, and print the ratio table.
+    auto r = test::run_cli("bench --quick --repeats 1 --what gemm");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("OPENBLAS_CORETYPE=SkylakeX"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("conv GEMM vs OpenBLAS sgemm"), std::string::npos) << r.output;
+    r = test::run_cli("bench --what nope");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("unknown section 'nope'"), std::string::npos) << r.output;
+}
+}  // namespace
+}  // namespace qrnn
