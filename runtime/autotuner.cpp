@@ -97,6 +97,17 @@ TuningRecord TrialRunner::run(const Candidate &candidate) {
     return r;
 }
 
+ModelConfig layer_config(const std::string &pooling, const LayerShape &s) {
+    ModelConfig cfg;
+    cfg.pooling = pooling;
+    cfg.seq = s.T;
+    cfg.batch = s.B;
+    cfg.input = s.n;
+    cfg.hidden = s.m;
+    cfg.window = s.k;
+    return cfg;
+}
+
 std::string utc_now_iso() {
     std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm tm{};

@@ -54,4 +54,7 @@ private:
 
 std::string utc_now_iso();
 
+// A one-layer configuration of the given pooling and shape (other fields default).
+ModelConfig layer_config(const std::string &pooling, const LayerShape &shape);
+
 }  // namespace qrnn

@@ -1,5 +1,7 @@
 // Layer pipelines scheduled by Halide 14's autoscheduler plugins (Adams2019, Li2018, Mullapudi2016), with
 // estimates set from the actual shape: such pipelines are compiled per shape (LayerSchedule::per_shape).
+// Figure (2-core AVX-512 VM, qrnn autotune fo k=2 B=4 T=64 n=48 m=64): Mullapudi2016 0.351 ms, Adams2019
+// 0.614 ms, Li2018 0.946 ms, vs tuned 0.130 ms in the same run.
 #pragma once
 #include "schedules/schedule.h"
 

@@ -9,6 +9,7 @@
 
 #include "core/hash_rng.h"
 #include "reference/reference.h"
+#include "runtime/autotuner.h"
 #include "runtime/compare.h"
 #include "runtime/params.h"
 #include "tests/support/cli.h"
@@ -42,13 +43,7 @@ struct Case {
 
 // Runs one case on OpenCL and returns the max relative error of c and h against the double reference.
 double opencl_error(const std::string &schedule, const std::string &pooling, const Case &cs) {
-    ModelConfig cfg;
-    cfg.pooling = pooling;
-    cfg.seq = cs.T;
-    cfg.batch = cs.B;
-    cfg.input = cs.n;
-    cfg.hidden = cs.m;
-    cfg.window = cs.k;
+    ModelConfig cfg = layer_config(pooling, {cs.T, cs.B, cs.n, cs.m, cs.k});
     cfg.validate();
     Tensor<float> x = init_input(cfg);
     LayerParams<float> p = init_params(cfg)[0];

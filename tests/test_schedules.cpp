@@ -1,6 +1,7 @@
 // Every CPU schedule x pooling x awkward shape against the double reference (runtime/experiment verify).
 #include <gtest/gtest.h>
 
+#include "runtime/autotuner.h"
 #include "runtime/experiment.h"
 #include "schedules/schedule.h"
 
@@ -15,14 +16,8 @@ const Shape kAwkward[] = {{1, 1, 5, 7, 1}, {3, 2, 9, 23, 4}, {37, 1, 17, 33, 2},
 
 double verified_error(const std::string &schedule, const std::string &pooling, const Shape &s, const Knobs &knobs = {},
                       bool training = false) {
-    ModelConfig cfg;
+    ModelConfig cfg = layer_config(pooling, {s.T, s.B, s.n, s.m, s.k});
     cfg.schedule = schedule;
-    cfg.pooling = pooling;
-    cfg.seq = s.T;
-    cfg.batch = s.B;
-    cfg.input = s.n;
-    cfg.hidden = s.m;
-    cfg.window = s.k;
     if (training) {
         cfg.training = true;
         cfg.layers = 2;

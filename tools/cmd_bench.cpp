@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "core/error.h"
+#include "runtime/autotuner.h"
 #include "runtime/compiled_layer.h"
 #include "tools/bench_kernels.h"
 #include "tools/command.h"
@@ -28,12 +29,7 @@ struct LayerRun {  // one layer on seeded data, for timing
     LayerState<float> state;
     std::shared_ptr<CompiledLayer> layer;
     LayerRun(const std::string &pooling, const LayerShape &s, const std::string &schedule) {
-        cfg.pooling = pooling;
-        cfg.seq = s.T;
-        cfg.batch = s.B;
-        cfg.input = s.n;
-        cfg.hidden = s.m;
-        cfg.window = s.k;
+        cfg = layer_config(pooling, s);
         x = init_input(cfg);
         params = init_params(cfg)[0];
         state = initial_state<float>(cfg).layers[0];
