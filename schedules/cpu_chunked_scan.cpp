@@ -17,7 +17,7 @@ Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant,
     schedule_cpu_inputs(L, in, vec);
     schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
 
-    schedule_cpu_chunked_scan(S, L.h, L.b, L.t, vec, knobs.at("chains"), knobs.at("interleave"));
+    schedule_cpu_chunked_scan(S, L.h, L.b, L.t, L.m, vec, knobs.at("chains"), knobs.at("interleave"));
     return Pipeline(S.cell);
 }
 

@@ -25,23 +25,26 @@ Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile
     return conv_out;
 }
 
-void split_scan_h(Stage stage, const Var &h, int vec, int chains, Var &ho, Var &hu, Var &hv) {
-    Var hi("hi");
-    stage.split(h, ho, hi, vec * chains, TailStrategy::GuardWithIf).split(hi, hu, hv, vec).vectorize(hv).unroll(hu);
+void schedule_scan_strips(Stage stage, const Var &h, const Expr &m, int vec, int chains, const ScanStripRest &rest) {
+    auto strips = [&](Stage s, int lanes_chains) {
+        Var ho("ho"), hi("hi"), hu("hu"), hv("hv");
+        s.split(h, ho, hi, vec * lanes_chains, TailStrategy::GuardWithIf).split(hi, hu, hv, vec).vectorize(hv).unroll(hu);
+        rest(s, ho, hu, hv);
+    };
+    if (chains > 1) strips(stage.specialize(m >= vec * chains), chains);
+    strips(stage, 1);
 }
 
-void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const Var &t, int vec, int chains,
-                               int interleave) {
-    Var i = S.i, j = S.j, ho("ho"), hu("hu"), hv("hv"), jo("jo"), ji("ji"), bj("bj");
+void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const Var &t, const Expr &m, int vec,
+                               int chains, int interleave) {
+    Var j = S.j, ho("ho"), hv("hv");
     S.local.compute_root();
     S.local.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(j);
-    split_scan_h(S.local.update(1), h, vec, chains, ho, hu, hv);
-    S.local.update(1)
-        .split(j, jo, ji, interleave, TailStrategy::GuardWithIf)
-        .reorder(hv, hu, ji, S.local_r, ho, b, jo)
-        .unroll(ji)
-        .fuse(b, jo, bj)
-        .parallel(bj);
+    RVar ri = S.local_r.x;
+    schedule_scan_strips(S.local.update(1), h, m, vec, chains, [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
+        Var jo("jo"), ji("ji"), bj("bj");
+        s.split(j, jo, ji, interleave, TailStrategy::GuardWithIf).reorder(sv, su, ji, ri, so, b, jo).unroll(ji).fuse(b, jo, bj).parallel(bj);
+    });
 
     S.carry.compute_root();
     S.carry.update(0).vectorize(h, vec, TailStrategy::GuardWithIf);

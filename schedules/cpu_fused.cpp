@@ -18,20 +18,21 @@ Pipeline build_cpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
 
     // Scan: time split into chunks (outermost, serial); per chunk, strips of (chains x vec) h for one b in
     // parallel, each scanning the chunk's steps serially.
-    Var ho("ho"), hu("hu"), hv("hv"), strip("strip");
+    // The chunk loop ro is split first so both strip versions (schedule_scan_strips) share it: the conv is
+    // computed at ro.
     RVar ro("ro"), ri("ri");
     Stage scan = S.cell.update(0);
-    split_scan_h(scan, h, vec, knobs.at("chains"), ho, hu, hv);
-    scan.split(S.r.x, ro, ri, knobs.at("chunk"), TailStrategy::GuardWithIf)
-        .reorder(hv, hu, ri, ho, b, ro)
-        .fuse(ho, b, strip)
-        .parallel(strip);
+    scan.split(S.r.x, ro, ri, knobs.at("chunk"), TailStrategy::GuardWithIf);
+    schedule_scan_strips(scan, h, L.m, vec, knobs.at("chains"), [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
+        Var strip("strip");
+        s.reorder(sv, su, ri, so, b, ro).fuse(so, b, strip).parallel(strip);
+    });
     scan.specialize(in.zoneout_threshold == 0);
 
     // Conv of the chunk (all h, b, gates: a cache-sized block) computed at the chunk, as the tuned GEMM:
     // register tiles of (tile_h_vectors x vec) h x tile_t steps over (c, j), parallel over (g, b).
     const int tile_h = vec * knobs.at("tile_h_vectors"), tile_t = knobs.at("tile_t");
-    Var to("to"), ti("ti"), hi("hi"), gb("gb");
+    Var ho("ho"), to("to"), ti("ti"), hi("hi"), gb("gb");
     Func conv_chunk = L.conv.in();
     conv_chunk.compute_at(S.cell, ro)
         .tile(h, t, ho, to, hi, ti, tile_h, tile_t, TailStrategy::RoundUp)

@@ -15,10 +15,13 @@ void apply_cpu_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target,
     schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
 
     // Scan: time innermost-serial, vectorised over h.
-    Var ho("ho"), hu("hu"), hv("hv"), strip("strip");
+    Var ho("ho"), hv("hv");
     L.cell.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(b);
-    split_scan_h(L.cell.update(1), h, vec, knobs.at("chains"), ho, hu, hv);
-    L.cell.update(1).reorder(hv, hu, L.scan_r, ho, b).fuse(ho, b, strip).parallel(strip);
+    RVar r = L.scan_r.x;
+    schedule_scan_strips(L.cell.update(1), h, L.m, vec, knobs.at("chains"), [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
+        Var strip("strip");
+        s.reorder(sv, su, r, so, b).fuse(so, b, strip).parallel(strip);
+    });
     L.cell.update(0).specialize(in.zoneout_threshold == 0);
     L.cell.update(1).specialize(in.zoneout_threshold == 0);
 }

@@ -154,17 +154,20 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
     Var h = src.h, b = src.b, t = src.t, g("g");
     src.gates(h, b, t, g) = select(g == 0, tanh_activation(s.pre(h, b, t, g)), sigmoid(s.pre(h, b, t, g)));
     src.c0 = Func(s.c0);
-    Var ho("ho"), hu("hu"), hv("hv"), strip("strip");
+    Var strip("strip");
     if (!chunked) {
         // As in "tuned": time serial inside each (chains vectors of h, b) strip, strips parallel.
         SingleScan S = single_scan(src);
-        split_scan_h(S.cell.update(0), h, vec, find_layer_schedule("tuned").defaults.at("chains"), ho, hu, hv);
-        S.cell.update(0).reorder(hv, hu, S.r.x, ho, b).fuse(ho, b, strip).parallel(strip);
+        RVar r = S.r.x;
+        schedule_scan_strips(S.cell.update(0), h, s.pre.dim(0).extent(), vec, find_layer_schedule("tuned").defaults.at("chains"),
+                             [&](Stage &st, const Var &so, const Var &su, const Var &sv) {
+                                 st.reorder(sv, su, r, so, b).fuse(so, b, strip).parallel(strip);
+                             });
         s.pipeline = Pipeline(S.cell);
     } else {
         ChunkedScan S = chunked_scan(src, chunk);
         const Knobs &knobs = find_layer_schedule("chunked-scan").defaults;
-        schedule_cpu_chunked_scan(S, h, b, t, vec, knobs.at("chains"), knobs.at("interleave"));
+        schedule_cpu_chunked_scan(S, h, b, t, s.pre.dim(0).extent(), vec, knobs.at("chains"), knobs.at("interleave"));
         s.pipeline = Pipeline(S.cell);
     }
     use_buffer_cache(s.pipeline);
