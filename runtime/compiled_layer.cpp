@@ -1,8 +1,11 @@
 #include "runtime/compiled_layer.h"
 
+#include <dlfcn.h>
+
 #include <map>
 
 #include "core/error.h"
+#include "runtime/buffer_cache.h"
 
 namespace qrnn {
 namespace {
@@ -21,13 +24,29 @@ void expect_shape(const char *what, const Tensor<float> &t, std::vector<int64_t>
 }
 }  // namespace
 
+void require_cuda_device() {
+    void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib) fail("no CUDA device: the CUDA driver (libcuda.so.1) is not installed on this machine");
+    using InitFn = int (*)(unsigned);
+    using CountFn = int (*)(int *);
+    auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
+    auto count_fn = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
+    int count = 0;
+    if (!init || !count_fn || init(0) != 0 || count_fn(&count) != 0 || count < 1)
+        fail("no CUDA device: the CUDA driver found no usable GPU");
+}
+
 CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,
-                             const Halide::Target &target)
+                             const Halide::Target &target, const LayerShape &shape)
     : variant_(&find_pooling(pooling)), schedule_(schedule) {
     const LayerSchedule &s = find_layer_schedule(schedule);
-    LayerFuncs funcs = define_qrnn_layer(inputs_, *variant_);
-    s.apply(funcs, inputs_, target, merge_knobs(s, knobs));
-    pipeline_ = Halide::Pipeline(funcs.cell);
+    const bool gpu_target = target.has_gpu_feature();
+    if (target.has_feature(Halide::Target::CUDA)) require_cuda_device();
+    if (gpu_target != (s.target_family == "gpu"))
+        fail("schedule '", schedule, "' is for ", s.target_family, " targets, not ", target.to_string());
+    on_device_ = gpu_target;
+    pipeline_ = build_layer_pipeline(s, inputs_, *variant_, target, merge_knobs(s, knobs), shape);
+    if (!gpu_target) use_buffer_cache(pipeline_);
     pipeline_.compile_jit(target);
 }
 
@@ -49,11 +68,15 @@ void CompiledLayer::run(const LayerCall &call) {
     expect_shape("c output", *call.c, {T, B, m});
 
     std::lock_guard<std::mutex> lock(mutex_);
-    inputs_.x.set(view(x));
-    inputs_.history.set(view(call.state->history));
-    inputs_.weights.set(view(w));
-    inputs_.bias.set(view(call.params->bias));
-    inputs_.c0.set(view(call.state->c));
+    Halide::Buffer<float> inputs[] = {view(x), view(call.state->history), view(w), view(call.params->bias),
+                                      view(call.state->c)};
+    if (on_device_)
+        for (auto &buffer : inputs) buffer.set_host_dirty();  // copied to the device by the pipeline
+    inputs_.x.set(inputs[0]);
+    inputs_.history.set(inputs[1]);
+    inputs_.weights.set(inputs[2]);
+    inputs_.bias.set(inputs[3]);
+    inputs_.c0.set(inputs[4]);
     inputs_.time_offset.set(static_cast<int>(call.time_offset));
     inputs_.dropout_key.set(call.masks.dropout_key);
     inputs_.dropout_threshold.set(call.masks.dropout_threshold);
@@ -62,17 +85,25 @@ void CompiledLayer::run(const LayerCall &call) {
     inputs_.zoneout_threshold.set(call.masks.zoneout_threshold);
     Halide::Buffer<float> c_out = view(*call.c), h_out = view(*call.h);
     pipeline_.realize(Halide::Realization({c_out, h_out}));
+    if (on_device_) {
+        c_out.copy_to_host();
+        h_out.copy_to_host();
+    }
 }
 
 std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const std::string &schedule,
-                                              const Knobs &knobs) {
+                                              const Knobs &knobs, const LayerShape &shape, const std::string &target) {
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<CompiledLayer>> cache;
-    std::string key = pooling + "|" + schedule;
+    if (!target.empty() && !Halide::Target::validate_target_string(target))
+        fail("invalid Halide target '", target, "' (e.g. host, host-avx512, host-cuda-cuda_capability_80)");
+    Halide::Target t = target.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(target);
+    std::string key = pooling + "|" + schedule + "|" + t.to_string();
     for (auto &kv : knobs) key += "|" + kv.first + "=" + std::to_string(kv.second);
+    if (find_layer_schedule(schedule).per_shape) key += "|" + shape.key();
     std::lock_guard<std::mutex> lock(mutex);
     auto &slot = cache[key];
-    if (!slot) slot = std::make_shared<CompiledLayer>(pooling, schedule, knobs);
+    if (!slot) slot = std::make_shared<CompiledLayer>(pooling, schedule, knobs, t, shape);
     return slot;
 }
 

@@ -24,7 +24,8 @@ struct LayerCall {
 class CompiledLayer {
 public:
     CompiledLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs = {},
-                  const Halide::Target &target = Halide::get_jit_target_from_environment());
+                  const Halide::Target &target = Halide::get_jit_target_from_environment(),
+                  const LayerShape &shape = {});
     void run(const LayerCall &call);  // checks every shape; throws qrnn::Error naming a mismatch
     const PoolingVariant &variant() const { return *variant_; }
     const std::string &schedule_name() const { return schedule_; }
@@ -35,10 +36,16 @@ private:
     LayerInputs inputs_;
     Halide::Pipeline pipeline_;
     std::mutex mutex_;  // inputs_ are shared Params
+    bool on_device_ = false;  // GPU target: outputs are copied back to the host after each run
 };
 
-// Compiled layers cached by (pooling, schedule, knobs) for the life of the process.
+// Throws qrnn::Error "no CUDA device ..." unless a CUDA driver with at least one device is present.
+void require_cuda_device();
+
+// Compiled layers cached by (pooling, schedule, knobs, target; shape if the schedule is per_shape) for the
+// life of the process. An empty target means the JIT target from the environment.
 std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const std::string &schedule,
-                                              const Knobs &knobs = {});
+                                              const Knobs &knobs = {}, const LayerShape &shape = {},
+                                              const std::string &target = "");
 
 }  // namespace qrnn

@@ -9,6 +9,7 @@ struct ModelConfig {
     std::string model = "qrnn";
     std::string pooling = "fo";
     std::string schedule = "tuned";
+    std::string target;         // Halide target, e.g. host-cuda; empty: the JIT target of the environment
     int64_t window = 2, batch = 16, seq = 128, input = 320, hidden = 320, layers = 1;
     bool training = false;      // zoneout and dropout apply only in training mode
     double zoneout = 0.0;       // probability that a step keeps its previous state (F forced to 1)

@@ -12,6 +12,18 @@ namespace qrnn {
 
 using Knobs = std::map<std::string, int>;  // tunable parameters, e.g. {"tile_h", 32}
 
+// Problem shape a pipeline is compiled for: only schedules with per_shape (autoschedulers, tuned-db) use it.
+struct LayerShape {
+    int64_t T = 0, B = 0, n = 0, m = 0, k = 0;
+    std::string key() const;  // "T=..,B=..,n=..,m=..,k=.."
+};
+
+// A knob's meaning and the values the autotuner tries.
+struct KnobSpec {
+    std::string help;
+    std::vector<int> choices;
+};
+
 struct LayerSchedule {
     std::string name;
     std::string description;
@@ -19,6 +31,12 @@ struct LayerSchedule {
     Knobs defaults;             // tunable parameters and their default values
     // Applies the schedule; knobs holds every default, merged with overrides (merge_knobs).
     std::function<void(LayerFuncs &, const LayerInputs &, const Halide::Target &, const Knobs &)> apply;
+    std::map<std::string, KnobSpec> knob_specs;  // per knob of defaults: help and autotuning choices
+    bool per_shape = false;  // compiled per shape (estimates from it), e.g. the autoschedulers
+    // Optional: builds the whole pipeline (an alternative algorithm, an autoscheduler); apply is then unused.
+    std::function<Halide::Pipeline(const LayerInputs &, const PoolingVariant &, const Halide::Target &, const Knobs &,
+                                   const LayerShape &)>
+        build;
 };
 
 void register_layer_schedule(LayerSchedule schedule);
@@ -27,5 +45,9 @@ std::vector<std::string> layer_schedule_names();
 
 // The schedule's defaults with overrides applied; an override naming no knob of the schedule is an error.
 Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides);
+
+// The layer pipeline of a schedule: its build hook, or define_qrnn_layer + apply. knobs must be merged.
+Halide::Pipeline build_layer_pipeline(const LayerSchedule &schedule, const LayerInputs &in, const PoolingVariant &variant,
+                                      const Halide::Target &target, const Knobs &knobs, const LayerShape &shape);
 
 }  // namespace qrnn

@@ -14,7 +14,9 @@ std::mutex registry_mutex;
 
 void register_layer_schedule(LayerSchedule s) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    if (s.name.empty() || !s.apply) fail("layer schedule needs a name and an apply function");
+    if (s.name.empty() || (!s.apply && !s.build)) fail("layer schedule needs a name and an apply or build function");
+    for (auto &kv : s.knob_specs)
+        if (!s.defaults.count(kv.first)) fail("layer schedule '", s.name, "' describes unknown knob '", kv.first, "'");
     if (registry().count(s.name)) fail("layer schedule '", s.name, "' is already registered");
     std::string name = s.name;
     registry().emplace(name, std::move(s));
@@ -45,6 +47,20 @@ Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides) {
         merged[kv.first] = kv.second;
     }
     return merged;
+}
+
+std::string LayerShape::key() const {
+    return "T=" + std::to_string(T) + ",B=" + std::to_string(B) + ",n=" + std::to_string(n) + ",m=" + std::to_string(m) +
+           ",k=" + std::to_string(k);
+}
+
+Halide::Pipeline build_layer_pipeline(const LayerSchedule &schedule, const LayerInputs &in, const PoolingVariant &variant,
+                                      const Halide::Target &target, const Knobs &knobs, const LayerShape &shape) {
+    if (schedule.per_shape && shape.T < 1) fail("schedule '", schedule.name, "' is compiled per shape and needs one");
+    if (schedule.build) return schedule.build(in, variant, target, knobs, shape);
+    LayerFuncs funcs = define_qrnn_layer(in, variant);
+    schedule.apply(funcs, in, target, knobs);
+    return Halide::Pipeline(funcs.cell);
 }
 
 }  // namespace qrnn

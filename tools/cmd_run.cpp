@@ -85,6 +85,7 @@ int run_command(const std::vector<std::string> &args) {
         ("layers", po::value<int64_t>()->default_value(1), "stacked layers L")
         ("schedule", po::value<std::string>()->default_value("tuned"), "schedule name (qrnn schedules)")
         ("knob", po::value<std::vector<std::string>>()->composing(), "schedule knob NAME=VALUE (repeatable)")
+        ("target", po::value<std::string>()->default_value(""), "Halide target, e.g. host-cuda (default: host JIT)")
         ("mode", po::value<std::string>()->default_value("eval"), "eval, or train (applies zoneout and dropout)")
         ("zoneout", po::value<std::string>()->default_value("0"), "zoneout rate in [0,1) (train mode)")
         ("dropout", po::value<std::string>()->default_value("0"), "dropout rate between layers in [0,1) (train mode)")
@@ -103,6 +104,7 @@ int run_command(const std::vector<std::string> &args) {
     base.model = vm["model"].as<std::string>();  // a list: expand() makes one config per model
     base.layers = vm["layers"].as<int64_t>();
     base.schedule = vm["schedule"].as<std::string>();
+    base.target = vm["target"].as<std::string>();
     std::string mode = vm["mode"].as<std::string>();
     if (mode != "eval" && mode != "train") fail("--mode must be eval or train (got '", mode, "')");
     base.training = mode == "train";

@@ -1,0 +1,11 @@
+// Allocator for JIT pipelines that keeps large freed blocks for reuse: an unfused layer allocates its
+// intermediates (e.g. 126 MB of gates at B=64, T=512) on every call, and fresh mmap'd pages cost a page
+// fault each (measured: ~45% of such a call on the 2-core VM). Blocks >= 1 MiB are cached (up to 2 GiB).
+#pragma once
+#include <Halide.h>
+
+namespace qrnn {
+void *cached_halide_malloc(Halide::JITUserContext *, size_t size);
+void cached_halide_free(Halide::JITUserContext *, void *ptr);
+void use_buffer_cache(Halide::Pipeline &pipeline);  // installs both as the pipeline's JIT handlers
+}  // namespace qrnn

@@ -1,0 +1,118 @@
+#include "runtime/tuning_db.h"
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace qrnn {
+
+std::string default_tuning_db_path() {
+    const char *env = std::getenv("QRNN_TUNING_DB");
+    return env && *env ? env : "qrnn_tuning.jsonl";
+}
+
+std::string tuning_target_name(const Halide::Target &target) {
+    return target.without_feature(Halide::Target::JIT).to_string();
+}
+
+static std::string quoted(const std::string &s) {
+    std::string out = "\"";
+    for (char ch : s) {
+        if (ch == '"' || ch == '\\') out += '\\';
+        if (static_cast<unsigned char>(ch) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+            out += buf;
+            continue;
+        }
+        out += ch;
+    }
+    return out + "\"";
+}
+
+std::string to_json_line(const TuningRecord &r) {
+    std::ostringstream os;
+    os << std::setprecision(6);
+    os << "{\"version\":1,\"time\":" << quoted(r.time) << ",\"pooling\":" << quoted(r.pooling)
+       << ",\"target\":" << quoted(r.target) << ",\"shape\":{\"T\":" << r.shape.T << ",\"B\":" << r.shape.B
+       << ",\"n\":" << r.shape.n << ",\"m\":" << r.shape.m << ",\"k\":" << r.shape.k << "},\"schedule\":" << quoted(r.schedule)
+       << ",\"knobs\":{";
+    bool first = true;
+    for (auto &[name, value] : r.knobs) {
+        os << (first ? "" : ",") << quoted(name) << ":" << value;
+        first = false;
+    }
+    os << "},\"status\":" << quoted(r.status) << ",\"median_ms\":" << r.median_ms << ",\"min_ms\":" << r.min_ms
+       << ",\"repeats\":" << r.repeats << ",\"rel_error\":" << r.rel_error << ",\"error\":" << quoted(r.error) << "}";
+    return os.str();
+}
+
+void append_tuning_record(const std::string &path, const TuningRecord &record) {
+    std::ofstream f(path, std::ios::app);
+    if (!f) fail("tuning database ", path, ": cannot open for appending");
+    f << to_json_line(record) << "\n";
+    f.flush();
+    if (!f) fail("tuning database ", path, ": write failed");
+}
+
+std::vector<TuningRecord> read_tuning_records(const std::string &path) {
+    std::vector<TuningRecord> records;
+    std::ifstream f(path);
+    if (!f) return records;
+    std::string line;
+    for (int number = 1; std::getline(f, line); number++) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        try {
+            boost::property_tree::ptree tree;
+            std::istringstream is(line);
+            boost::property_tree::read_json(is, tree);
+            TuningRecord r;
+            r.time = tree.get<std::string>("time", "");
+            r.pooling = tree.get<std::string>("pooling");
+            r.target = tree.get<std::string>("target");
+            r.schedule = tree.get<std::string>("schedule");
+            r.status = tree.get<std::string>("status");
+            r.error = tree.get<std::string>("error", "");
+            r.shape = {tree.get<int64_t>("shape.T"), tree.get<int64_t>("shape.B"), tree.get<int64_t>("shape.n"),
+                       tree.get<int64_t>("shape.m"), tree.get<int64_t>("shape.k")};
+            for (auto &kv : tree.get_child("knobs")) r.knobs[kv.first] = kv.second.get_value<int>();
+            r.median_ms = tree.get<double>("median_ms");
+            r.min_ms = tree.get<double>("min_ms", 0);
+            r.repeats = tree.get<int>("repeats", 0);
+            r.rel_error = tree.get<double>("rel_error", 0);
+            records.push_back(std::move(r));
+        } catch (const std::exception &e) {
+            fail("tuning database ", path, " line ", number, ": malformed record (", e.what(), ")");
+        }
+    }
+    return records;
+}
+
+std::optional<TuningRecord> best_tuning_record(const std::vector<TuningRecord> &records, const std::string &pooling,
+                                               const std::string &target, const LayerShape &shape) {
+    auto distance = [&](const LayerShape &s) {
+        auto d = [](int64_t a, int64_t b) { return std::abs(std::log(static_cast<double>(a) / static_cast<double>(b))); };
+        return d(s.T, shape.T) + d(s.B, shape.B) + d(s.n, shape.n) + d(s.m, shape.m) + d(s.k, shape.k);
+    };
+    std::optional<TuningRecord> best;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (auto &r : records) {
+        if (r.status != "ok" || r.pooling != pooling || r.target != target) continue;
+        if (r.shape.T < 1 || r.shape.B < 1 || r.shape.n < 1 || r.shape.m < 1 || r.shape.k < 1) continue;
+        double dist = distance(r.shape);
+        if (dist < best_distance - 1e-12 || (dist <= best_distance + 1e-12 && best && r.median_ms < best->median_ms)) {
+            best = r;
+            best_distance = dist;
+        }
+    }
+    return best;
+}
+
+}  // namespace qrnn

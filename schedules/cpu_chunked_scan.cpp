@@ -1,0 +1,37 @@
+// CPU schedule "chunked-scan": GEMM conv as in "tuned", then the two-level scan of core/chunked_scan.h
+// (local scans parallel over chunks, serial carry over chunk ends, parallel fix-up): parallel time for
+// long sequences with small batch. Figure (2-core AVX-512 VM, qrnn bench fo B=1 T=4096 n=m=320): layer
+// 0.97x tuned; scan alone 0.4-1.05x serial (not faster on 2 cores: docs/schedules.md says why).
+#include "core/chunked_scan.h"
+#include "schedules/cpu_common.h"
+
+namespace qrnn {
+namespace {
+using namespace Halide;
+
+Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant, const Target &target,
+                           const Knobs &knobs, const LayerShape &) {
+    const int vec = target.natural_vector_size<float>();
+    LayerFuncs L = define_qrnn_layer(in, variant);
+    ChunkedScan S = chunked_scan(scan_source(L, in), knobs.at("chunk"));
+    schedule_cpu_inputs(L, in, vec);
+    schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
+
+    schedule_cpu_chunked_scan(S, L.h, L.b, L.t, L.m, vec, knobs.at("chains"), knobs.at("interleave"));
+    return Pipeline(S.cell);
+}
+
+const bool registered = [] {
+    LayerSchedule s{"chunked-scan", "CPU: GEMM conv + two-level scan (local scans, carry, fix-up) parallel in time",
+                    "cpu", {{"chunk", 64}, {"chains", 4}, {"interleave", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
+    s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}}},
+                    {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}}},
+                    {"interleave", {"chunks scanned together in the local scans (independent chains)", {1, 2, 4, 8}}},
+                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
+                    {"tile_t", {"GEMM tile width in time steps", {4, 8, 12}}}};
+    s.build = build_cpu_chunked;
+    register_layer_schedule(s);
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn

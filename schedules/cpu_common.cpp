@@ -1,0 +1,61 @@
+#include "schedules/cpu_common.h"
+
+#include "core/chunked_scan.h"
+
+namespace qrnn {
+using namespace Halide;
+
+void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
+    L.input_padded.compute_root().vectorize(L.c, vec, TailStrategy::RoundUp).parallel(L.t);
+    L.input_padded.specialize(in.dropout_threshold == 0);
+    L.weights_clamped.compute_root().vectorize(L.h, vec, TailStrategy::RoundUp).parallel(L.g);
+}
+
+Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t) {
+    Var h = L.h, b = L.b, t = L.t, g = L.g;
+    Var ho("ho"), hi("hi"), to("to"), ti("ti");
+    Func conv_out = L.conv.in();
+    conv_out.compute_root()
+        .tile(h, t, ho, to, hi, ti, vec * tile_h_vectors, tile_t, TailStrategy::RoundUp)
+        .reorder(hi, ti, ho, to, g, b)
+        .vectorize(hi, vec)
+        .parallel(to);
+    L.conv.compute_at(conv_out, ho).vectorize(h, vec).unroll(h).unroll(t);
+    L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
+    return conv_out;
+}
+
+void schedule_scan_strips(Stage stage, const Var &h, const Expr &m, int vec, int chains, const ScanStripRest &rest) {
+    auto strips = [&](Stage s, int lanes_chains) {
+        Var ho("ho"), hi("hi"), hu("hu"), hv("hv");
+        s.split(h, ho, hi, vec * lanes_chains, TailStrategy::GuardWithIf).split(hi, hu, hv, vec).vectorize(hv).unroll(hu);
+        rest(s, ho, hu, hv);
+    };
+    if (chains > 1) strips(stage.specialize(m >= vec * chains), chains);
+    strips(stage, 1);
+}
+
+void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const Var &t, const Expr &m, int vec,
+                               int chains, int interleave) {
+    Var j = S.j, ho("ho"), hv("hv");
+    S.local.compute_root();
+    S.local.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(j);
+    RVar ri = S.local_r.x;
+    schedule_scan_strips(S.local.update(1), h, m, vec, chains, [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
+        Var jo("jo"), ji("ji"), bj("bj");
+        s.split(j, jo, ji, interleave, TailStrategy::GuardWithIf).reorder(sv, su, ji, ri, so, b, jo).unroll(ji).fuse(b, jo, bj).parallel(bj);
+    });
+
+    S.carry.compute_root();
+    S.carry.update(0).vectorize(h, vec, TailStrategy::GuardWithIf);
+    S.carry.update(1).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).reorder(hv, S.carry_r, ho, b).parallel(b);
+
+    Var tj("tj"), ti("ti");
+    S.cell.split(t, tj, ti, S.chunk, TailStrategy::GuardWithIf)
+        .split(h, ho, hv, vec, TailStrategy::GuardWithIf)
+        .vectorize(hv)
+        .reorder(hv, ho, b, ti, tj)
+        .parallel(tj);
+}
+
+}  // namespace qrnn

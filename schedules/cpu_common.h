@@ -1,0 +1,30 @@
+// Schedule pieces shared by the CPU schedules.
+#pragma once
+#include <functional>
+
+#include "schedules/schedule.h"
+
+namespace qrnn {
+
+// input_padded and weights_clamped computed once, vectorised and parallel (both are read many times).
+void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec);
+
+// The conv as a register-blocked GEMM into its own buffer (conv.in(), compute_root): each
+// (tile_h_vectors * vec) x tile_t output tile accumulates in registers over (c, j). Returns the wrapper.
+Halide::Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t);
+
+// Splits h of a scan stage into strips of vec * chains lanes: hv vectorised, hu (the chains: independent
+// dependency chains in flight) unrolled, ho outer; guarded, so m need not be a multiple. When m < vec * chains
+// (e.g. m = 16) a specialisation with one chain avoids the guards. `rest` finishes the schedule of each
+// version (reorder the scan variable inside ho, parallelise), given (stage, ho, hu, hv).
+using ScanStripRest = std::function<void(Halide::Stage &, const Halide::Var &, const Halide::Var &, const Halide::Var &)>;
+void schedule_scan_strips(Halide::Stage stage, const Halide::Var &h, const Halide::Expr &m, int vec, int chains,
+                          const ScanStripRest &rest);
+
+// The two-level scan of core/chunked_scan.h: local scans parallel over (b, groups of `interleave` chunks,
+// scanned together for independent chains), carry serial over chunks, fix-up parallel over chunks.
+struct ChunkedScan;
+void schedule_cpu_chunked_scan(ChunkedScan &S, const Halide::Var &h, const Halide::Var &b, const Halide::Var &t,
+                               const Halide::Expr &m, int vec, int chains, int interleave);
+
+}  // namespace qrnn

@@ -1,0 +1,60 @@
+// CPU schedule "fused": the scan's time loop is split into chunks and the conv of each chunk (all h, b,
+// gates: a block that stays in L2) is computed inside it by the tuned GEMM, so Z/F/O never go to memory.
+// Figure (2-core AVX-512 VM, qrnn bench fo k=2 B=64 T=256 n=m=320): 1.047x tuned, 0.871 of its floor.
+#include "core/chunked_scan.h"
+#include "schedules/cpu_common.h"
+
+namespace qrnn {
+namespace {
+using namespace Halide;
+
+Pipeline build_cpu_fused(const LayerInputs &in, const PoolingVariant &variant, const Target &target, const Knobs &knobs,
+                         const LayerShape &) {
+    const int vec = target.natural_vector_size<float>();
+    LayerFuncs L = define_qrnn_layer(in, variant);
+    SingleScan S = single_scan(scan_source(L, in));
+    Var h = L.h, b = L.b, t = L.t, g = L.g;
+    schedule_cpu_inputs(L, in, vec);
+
+    // Scan: time split into chunks (outermost, serial); per chunk, strips of (chains x vec) h for one b in
+    // parallel, each scanning the chunk's steps serially.
+    // The chunk loop ro is split first so both strip versions (schedule_scan_strips) share it: the conv is
+    // computed at ro.
+    RVar ro("ro"), ri("ri");
+    Stage scan = S.cell.update(0);
+    scan.split(S.r.x, ro, ri, knobs.at("chunk"), TailStrategy::GuardWithIf);
+    schedule_scan_strips(scan, h, L.m, vec, knobs.at("chains"), [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
+        Var strip("strip");
+        s.reorder(sv, su, ri, so, b, ro).fuse(so, b, strip).parallel(strip);
+    });
+    scan.specialize(in.zoneout_threshold == 0);
+
+    // Conv of the chunk (all h, b, gates: a cache-sized block) computed at the chunk, as the tuned GEMM:
+    // register tiles of (tile_h_vectors x vec) h x tile_t steps over (c, j), parallel over (g, b).
+    const int tile_h = vec * knobs.at("tile_h_vectors"), tile_t = knobs.at("tile_t");
+    Var ho("ho"), to("to"), ti("ti"), hi("hi"), gb("gb");
+    Func conv_chunk = L.conv.in();
+    conv_chunk.compute_at(S.cell, ro)
+        .tile(h, t, ho, to, hi, ti, tile_h, tile_t, TailStrategy::RoundUp)
+        .reorder(hi, ti, ho, to, g, b)
+        .vectorize(hi, vec)
+        .fuse(g, b, gb)
+        .parallel(gb);
+    L.conv.compute_at(conv_chunk, ho).vectorize(h, vec).unroll(h).unroll(t);
+    L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
+    return Pipeline(S.cell);
+}
+
+const bool registered = [] {
+    LayerSchedule s{"fused", "CPU: conv computed per time chunk inside the scan (gates stay in cache)", "cpu",
+                    {{"chunk", 32}, {"chains", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
+    s.knob_specs = {{"chunk", {"time steps per chunk (conv block computed inside the scan)", {8, 16, 32, 64, 128}}},
+                    {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}}},
+                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
+                    {"tile_t", {"GEMM tile width in time steps", {4, 8, 12}}}};
+    s.build = build_cpu_fused;
+    register_layer_schedule(s);
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn

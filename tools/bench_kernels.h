@@ -1,0 +1,63 @@
+// Kernels measured by `qrnn bench`, each next to its reference: the layer's conv GEMM (the "tuned"
+// schedule's GEMM, alone) and OpenBLAS sgemm; the pooling scan alone (serial or chunked) and a STREAM-style
+// triad; all JIT-compiled once and run on buffers owned here.
+#pragma once
+#include <Halide.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "runtime/timing.h"
+#include "schedules/schedule.h"
+
+namespace qrnn::bench {
+
+// Conv GEMM of one layer shape, run by Halide (the tuned schedule's GEMM) or by OpenBLAS sgemm on the same
+// M = G*m, N = T*B, K = n*k problem (im2col built once, outside the timing).
+class ConvGemm {
+public:
+    ConvGemm(const std::string &pooling, const LayerShape &shape);
+    void run_halide();
+    void run_openblas();
+    double flops() const;
+    double max_rel_diff();  // |halide - openblas| / max|openblas|, to show both compute the same GEMM
+
+private:
+    struct State;
+    std::shared_ptr<State> s_;
+};
+
+// Pooling alone: activated gates computed from pre-activations (h, b, t, g) and the scan, serial (time
+// loop per (h-vector, b) strip) or chunked (core/chunked_scan.h).
+class PoolingScan {
+public:
+    PoolingScan(const std::string &pooling, const LayerShape &shape, bool chunked, int chunk = 64);
+    void run();
+    double bytes() const;  // minimal traffic: read G pre-activations, write c and h
+    double max_rel_diff(PoolingScan &other);
+
+private:
+    struct State;
+    std::shared_ptr<State> s_;
+};
+
+// a = b + s * c over `elements` floats per array, vectorised and parallel; bytes() counts 3 arrays (STREAM).
+class Triad {
+public:
+    explicit Triad(int64_t elements);
+    void run();
+    double bytes() const;
+
+private:
+    struct State;
+    std::shared_ptr<State> s_;
+};
+
+// Times a and b alternately (warm-up first), so both see the same machine state; medians of each.
+std::pair<Timing, Timing> time_side_by_side(const std::function<void()> &a, const std::function<void()> &b, int warmup,
+                                            int repeats);
+// The same for any number of callables, run round-robin.
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &fs, int warmup, int repeats);
+
+}  // namespace qrnn::bench

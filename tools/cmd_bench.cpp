@@ -1,0 +1,174 @@
+// `qrnn bench`: how close the schedules come to this machine's limits, each figure a ratio of medians
+// measured side by side (alternating runs) in one process. Not a test: timing never decides pass/fail.
+// OpenBLAS misdetects this CPU; the command re-executes itself with OPENBLAS_CORETYPE=SkylakeX unless the
+// variable is already set.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "core/error.h"
+#include "runtime/autotuner.h"
+#include "runtime/compiled_layer.h"
+#include "tools/bench_kernels.h"
+#include "tools/command.h"
+#include "tools/options.h"
+#include "tools/table.h"
+
+namespace po = boost::program_options;
+
+namespace qrnn::cli {
+namespace {
+using bench::time_interleaved;
+using bench::time_side_by_side;
+
+struct LayerRun {  // one layer on seeded data, for timing
+    ModelConfig cfg;
+    Tensor<float> x, h, c;
+    LayerParams<float> params;
+    LayerState<float> state;
+    std::shared_ptr<CompiledLayer> layer;
+    LayerRun(const std::string &pooling, const LayerShape &s, const std::string &schedule) {
+        cfg = layer_config(pooling, s);
+        x = init_input(cfg);
+        params = init_params(cfg)[0];
+        state = initial_state<float>(cfg).layers[0];
+        h = c = Tensor<float>({s.T, s.B, s.m});
+        layer = compiled_layer(pooling, schedule, {}, s);
+    }
+    void run() { layer->run({&x, &state, &params, {}, 0, &h, &c}); }
+};
+
+std::string shape_text(const LayerShape &s) {
+    return "k=" + std::to_string(s.k) + " B=" + std::to_string(s.B) + " T=" + std::to_string(s.T) + " n=" +
+           std::to_string(s.n) + " m=" + std::to_string(s.m);
+}
+
+int bench_command(const std::vector<std::string> &args) {
+    po::options_description desc("qrnn bench options");
+    desc.add_options()("help,h", "show this help")
+        ("what", po::value<std::string>()->default_value("gemm,pooling,layer,chunked"),
+         "sections: gemm (conv vs OpenBLAS sgemm), pooling (vs triad), layer (vs its floor; fused vs unfused), "
+         "chunked (chunked-scan vs serial at B=1)")
+        ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
+        ("repeats", po::value<int>()->default_value(11), "timed runs of each side (medians reported)")
+        ("quick", "fewer and smaller shapes");
+    po::variables_map vm;
+    if (!parse_options("usage: qrnn bench [options]", desc, args, vm)) return kExitOk;
+    if (!std::getenv("OPENBLAS_CORETYPE")) {
+        setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);  // must be set before OpenBLAS loads: start again
+        std::vector<std::string> argv_s{"/proc/self/exe", "bench"};
+        argv_s.insert(argv_s.end(), args.begin(), args.end());
+        std::vector<char *> argv;
+        for (auto &a : argv_s) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv("/proc/self/exe", argv.data());
+        fail("could not re-execute with OPENBLAS_CORETYPE=SkylakeX");
+    }
+    const std::string pooling = vm["pooling"].as<std::string>();
+    const int repeats = vm["repeats"].as<int>(), warmup = 2;
+    const bool quick = vm.count("quick") > 0;
+    if (repeats < 1) fail("--repeats must be >= 1");
+    auto sections = split_list("what", vm["what"].as<std::string>());
+    auto wants = [&](const std::string &s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
+    for (auto &s : sections)
+        if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked") fail("--what: unknown section '", s, "'");
+    std::cout << "qrnn bench: pooling=" << pooling << ", medians of " << repeats << " alternating runs, OPENBLAS_CORETYPE="
+              << std::getenv("OPENBLAS_CORETYPE") << "\n";
+
+    Table table({"benchmark", "shape", "ours", "reference", "ratio", "target", "met"});
+    auto row = [&](const std::string &what, const std::string &shape, const std::string &ours, const std::string &ref,
+                   double ratio, double target, bool higher_is_better = true) {
+        bool met = higher_is_better ? ratio >= target : ratio <= target;
+        table.add({what, shape, ours, ref, fixed(ratio, 3), (higher_is_better ? ">= " : "<= ") + fixed(target, 2), met ? "yes" : "NO"});
+        std::cerr << "  " << what << " " << shape << ": " << fixed(ratio, 3) << "\n";
+    };
+
+    // Triad bandwidth, used by pooling and layer floors: 3 arrays of 32 Mi floats (384 MiB, far beyond L3).
+    bench::Triad triad(quick ? (8 << 20) : (32 << 20));
+    double triad_gbs = 0;
+    {
+        Timing t = time_side_by_side([&] { triad.run(); }, [] {}, warmup, repeats).first;
+        triad_gbs = triad.bytes() / (t.median() * 1e6);
+        table.add({"triad bandwidth", "3 x " + std::to_string(static_cast<int64_t>(triad.bytes() / 3 / 4)) + " floats",
+                   fixed(triad_gbs, 1) + " GB/s", "-", "-", "-", "-"});
+    }
+
+    if (wants("gemm")) {
+        // The paper grid's k=2, 320-unit shapes (a subset of B x T; --quick: one).
+        for (int64_t B : quick ? std::vector<int64_t>{16} : std::vector<int64_t>{8, 32, 256})
+            for (int64_t T : quick ? std::vector<int64_t>{128} : std::vector<int64_t>{32, 128, 512}) {
+                LayerShape s{T, B, 320, 320, 2};
+                bench::ConvGemm gemm(pooling, s);
+                double diff = gemm.max_rel_diff();
+                if (diff > 1e-4) fail("conv GEMM and OpenBLAS disagree at ", shape_text(s), " (rel ", diff, ")");
+                auto [ours, blas] = time_side_by_side([&] { gemm.run_halide(); }, [&] { gemm.run_openblas(); }, warmup, repeats);
+                double g_ours = gemm.flops() / (ours.median() * 1e6), g_blas = gemm.flops() / (blas.median() * 1e6);
+                row("conv GEMM vs OpenBLAS sgemm", shape_text(s), fixed(g_ours, 1) + " GFLOP/s",
+                    fixed(g_blas, 1) + " GFLOP/s", g_ours / g_blas, 0.90);
+            }
+    }
+    const LayerShape layer_shape = quick ? LayerShape{128, 16, 320, 320, 2} : LayerShape{256, 64, 320, 320, 2};
+
+    if (wants("pooling")) {
+        LayerShape s = quick ? LayerShape{256, 32, 320, 320, 2} : LayerShape{512, 64, 320, 320, 2};
+        bench::PoolingScan scan(pooling, s, false);
+        bench::Triad same_size(static_cast<int64_t>(scan.bytes() / 12));
+        auto [p, t] = time_side_by_side([&] { scan.run(); }, [&] { same_size.run(); }, warmup, repeats);
+        double p_gbs = scan.bytes() / (p.median() * 1e6), t_gbs = same_size.bytes() / (t.median() * 1e6);
+        row("pooling scan vs triad (GB/s)", "B=" + std::to_string(s.B) + " T=" + std::to_string(s.T) + " m=" + std::to_string(s.m),
+            fixed(p_gbs, 1) + " GB/s", fixed(t_gbs, 1) + " GB/s", p_gbs / t_gbs, 0.85);
+    }
+
+    if (wants("layer")) {
+        const LayerShape &s = layer_shape;
+        const double G = find_pooling(pooling).gate_count(), elems = static_cast<double>(s.T) * s.B * s.m;
+        const double x_bytes = 4.0 * s.T * s.B * s.n;
+        // Floors: the GEMM (faster of ours and OpenBLAS, timed in the same rounds as the layers) plus the
+        // unavoidable traffic at triad bandwidth (also in the rounds). Unfused: gates written and read back,
+        // c and h written; fused: only c and h written. x is read once in both.
+        LayerRun tuned(pooling, s, "tuned"), fused(pooling, s, "fused");
+        bench::ConvGemm gemm(pooling, s);
+        auto timings = time_interleaved({[&] { tuned.run(); }, [&] { fused.run(); }, [&] { gemm.run_halide(); },
+                                         [&] { gemm.run_openblas(); }, [&] { triad.run(); }},
+                                        warmup, repeats);
+        const Timing &tt = timings[0], &ft = timings[1];
+        double gemm_ms = std::min(timings[2].median(), timings[3].median());
+        double bw = triad.bytes() / (timings[4].median() * 1e6);
+        double floor_unfused = gemm_ms + (x_bytes + 4.0 * elems * (2 * G + 2)) / (bw * 1e6);
+        double floor_fused = gemm_ms + (x_bytes + 4.0 * elems * 2) / (bw * 1e6);
+        row("layer tuned: floor/time", shape_text(s), fixed(tt.median(), 2) + " ms", fixed(floor_unfused, 2) + " ms (unfused floor)",
+            floor_unfused / tt.median(), 0.80);
+        row("layer fused: floor/time", shape_text(s), fixed(ft.median(), 2) + " ms", fixed(floor_fused, 2) + " ms (fused floor)",
+            floor_fused / ft.median(), 0.80);
+        row("fused vs unfused floor (floor/fused)", shape_text(s), fixed(ft.median(), 2) + " ms",
+            fixed(floor_unfused, 2) + " ms", floor_unfused / ft.median(), 1.0);
+        row("fused vs tuned (tuned/fused)", shape_text(s), fixed(ft.median(), 2) + " ms", fixed(tt.median(), 2) + " ms",
+            tt.median() / ft.median(), 1.0);
+    }
+
+    if (wants("chunked")) {
+        std::vector<int64_t> lengths = quick ? std::vector<int64_t>{4096} : std::vector<int64_t>{4096, 16384, 65536};
+        for (int64_t m : {320, 64, 16})
+            for (int64_t T : lengths) {
+                LayerShape s{T, 1, 320, m, 2};
+                bench::PoolingScan serial(pooling, s, false), chunked(pooling, s, true, 64);
+                double diff = chunked.max_rel_diff(serial);
+                if (diff > 1e-3) fail("chunked and serial scans disagree at T=", T, " (rel ", diff, ")");
+                auto [st, ct] = time_side_by_side([&] { serial.run(); }, [&] { chunked.run(); }, warmup, repeats);
+                row("pooling: chunked-scan vs serial (serial/chunked)", "B=1 T=" + std::to_string(T) + " m=" + std::to_string(m),
+                    fixed(ct.median(), 3) + " ms", fixed(st.median(), 3) + " ms", st.median() / ct.median(), 1.5);
+            }
+        LayerShape s{4096, 1, 320, 320, 2};
+        LayerRun tuned(pooling, s, "tuned"), chunked(pooling, s, "chunked-scan");
+        auto [tt, ct] = time_side_by_side([&] { tuned.run(); }, [&] { chunked.run(); }, warmup, repeats);
+        row("layer: chunked-scan vs tuned (tuned/chunked)", shape_text(s), fixed(ct.median(), 2) + " ms",
+            fixed(tt.median(), 2) + " ms", tt.median() / ct.median(), 1.5);
+    }
+    table.print(std::cout);
+    return kExitOk;
+}
+
+const bool registered = register_command({"bench", "benchmarks as ratios to this machine's limits (OpenBLAS, triad)", bench_command});
+}  // namespace
+}  // namespace qrnn::cli
