@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "runtime/autotuner.h"
 #include "runtime/compiled_layer.h"
+#include "runtime/tuning_db.h"
 #include "tools/bench_kernels.h"
 #include "tools/command.h"
 #include "tools/options.h"
@@ -49,7 +50,7 @@ int bench_command(const std::vector<std::string> &args) {
     desc.add_options()("help,h", "show this help")
         ("what", po::value<std::string>()->default_value("gemm,pooling,layer,chunked"),
          "sections: gemm (conv vs OpenBLAS sgemm), pooling (vs triad), layer (vs its floor; fused vs unfused), "
-         "chunked (chunked-scan vs serial at B=1)")
+         "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape)")
         ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
         ("repeats", po::value<int>()->default_value(11), "timed runs of each side (medians reported)")
         ("quick", "fewer and smaller shapes");
@@ -72,7 +73,8 @@ int bench_command(const std::vector<std::string> &args) {
     auto sections = split_list("what", vm["what"].as<std::string>());
     auto wants = [&](const std::string &s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
     for (auto &s : sections)
-        if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked") fail("--what: unknown section '", s, "'");
+        if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked" && s != "autotuned")
+            fail("--what: unknown section '", s, "'");
     std::cout << "qrnn bench: pooling=" << pooling << ", medians of " << repeats << " alternating runs, OPENBLAS_CORETYPE="
               << std::getenv("OPENBLAS_CORETYPE") << "\n";
 
@@ -164,6 +166,20 @@ int bench_command(const std::vector<std::string> &args) {
         auto [tt, ct] = time_side_by_side([&] { tuned.run(); }, [&] { chunked.run(); }, warmup, repeats);
         row("layer: chunked-scan vs tuned (tuned/chunked)", shape_text(s), fixed(ct.median(), 2) + " ms",
             fixed(tt.median(), 2) + " ms", tt.median() / ct.median(), 1.5);
+    }
+    if (wants("autotuned")) {
+        // The newest verified record of this pooling and target names the shape that was tuned.
+        const std::string db = default_tuning_db_path();
+        const std::string target = tuning_target_name(Halide::get_jit_target_from_environment());
+        std::optional<TuningRecord> newest;
+        for (auto &r : read_tuning_records(db))
+            if (r.status == "ok" && r.pooling == pooling && r.target == target) newest = r;
+        if (!newest) fail("--what autotuned: no verified ", pooling, " record for this target in ", db, " (run qrnn autotune)");
+        LayerShape s = newest->shape;
+        LayerRun tuned(pooling, s, "tuned"), tuned_db(pooling, s, "tuned-db");
+        auto [tt, dt] = time_side_by_side([&] { tuned.run(); }, [&] { tuned_db.run(); }, warmup, repeats);
+        row("autotuned (tuned-db) vs tuned (tuned/tuned-db)", shape_text(s), fixed(dt.median(), 3) + " ms",
+            fixed(tt.median(), 3) + " ms", tt.median() / dt.median(), 1.0);
     }
     table.print(std::cout);
     return kExitOk;
