@@ -129,8 +129,13 @@ namespace {
 TEST(BenchCli, RunsAndChecksItsKernelsAgainstEachOther) {
     // Timing is not checked (benchmarks never decide pass/fail); the command must run, compare its GEMM with
     // OpenBLAS and its chunked scan with the serial one, and print the ratio table.
-    auto r = test::run_cli("bench --quick --repeats 1 --what gemm");
+    std::string json = test::scratch_path("bench.json");
+    auto r = test::run_cli("bench --quick --repeats 1 --what gemm --json " + json);
     ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream f(json);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\"benchmarks\":["), std::string::npos) << text;
+    EXPECT_NE(text.find("\"ratio\":"), std::string::npos) << text;
     EXPECT_NE(r.output.find("OPENBLAS_CORETYPE=SkylakeX"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("conv GEMM vs OpenBLAS sgemm"), std::string::npos) << r.output;
     r = test::run_cli("bench --what nope");

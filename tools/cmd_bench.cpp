@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include "core/error.h"
@@ -40,6 +41,12 @@ struct LayerRun {  // one layer on seeded data, for timing
     void run() { layer->run({&x, &state, &params, {}, 0, &h, &c}); }
 };
 
+std::string json_quote(const std::string &s) {
+    std::string out = "\"";
+    for (char ch : s) out += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
+    return out + "\"";
+}
+
 std::string shape_text(const LayerShape &s) {
     return "k=" + std::to_string(s.k) + " B=" + std::to_string(s.B) + " T=" + std::to_string(s.T) + " n=" +
            std::to_string(s.n) + " m=" + std::to_string(s.m);
@@ -53,7 +60,8 @@ int bench_command(const std::vector<std::string> &args) {
          "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape)")
         ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
         ("repeats", po::value<int>()->default_value(11), "timed runs of each side (medians reported)")
-        ("quick", "fewer and smaller shapes");
+        ("quick", "fewer and smaller shapes")
+        ("json", po::value<std::string>(), "also write the results to this JSON file (context + one row per ratio)");
     po::variables_map vm;
     if (!parse_options("usage: qrnn bench [options]", desc, args, vm)) return kExitOk;
     if (!std::getenv("OPENBLAS_CORETYPE")) {
@@ -79,9 +87,13 @@ int bench_command(const std::vector<std::string> &args) {
               << std::getenv("OPENBLAS_CORETYPE") << "\n";
 
     Table table({"benchmark", "shape", "ours", "reference", "ratio", "target", "met"});
+    std::vector<std::string> json_rows;
     auto row = [&](const std::string &what, const std::string &shape, const std::string &ours, const std::string &ref,
                    double ratio, double target, bool higher_is_better = true) {
         bool met = higher_is_better ? ratio >= target : ratio <= target;
+        json_rows.push_back("{\"benchmark\":" + json_quote(what) + ",\"shape\":" + json_quote(shape) + ",\"ours\":" +
+                            json_quote(ours) + ",\"reference\":" + json_quote(ref) + ",\"ratio\":" + fixed(ratio, 4) +
+                            ",\"target\":" + fixed(target, 2) + ",\"met\":" + (met ? "true" : "false") + "}");
         table.add({what, shape, ours, ref, fixed(ratio, 3), (higher_is_better ? ">= " : "<= ") + fixed(target, 2), met ? "yes" : "NO"});
         std::cerr << "  " << what << " " << shape << ": " << fixed(ratio, 3) << "\n";
     };
@@ -182,6 +194,18 @@ int bench_command(const std::vector<std::string> &args) {
             fixed(tt.median(), 3) + " ms", tt.median() / dt.median(), 1.0);
     }
     table.print(std::cout);
+    if (vm.count("json")) {
+        const std::string path = vm["json"].as<std::string>();
+        std::ofstream f(path);
+        f << "{\"context\":{\"date\":" << json_quote(utc_now_iso()) << ",\"target\":"
+          << json_quote(tuning_target_name(Halide::get_jit_target_from_environment())) << ",\"pooling\":" << json_quote(pooling)
+          << ",\"repeats\":" << repeats << ",\"statistic\":\"median of alternating runs\",\"OPENBLAS_CORETYPE\":"
+          << json_quote(std::getenv("OPENBLAS_CORETYPE")) << "},\n \"benchmarks\":[";
+        for (size_t i = 0; i < json_rows.size(); i++) f << (i ? ",\n  " : "\n  ") << json_rows[i];
+        f << "]}\n";
+        if (!f) fail("--json: cannot write ", path);
+        std::cout << "bench: wrote " << path << "\n";
+    }
     return kExitOk;
 }
 
