@@ -216,6 +216,7 @@ std::vector<std::pair<std::string, ColumnKind>> result_schema() {
                                                           : ColumnKind::Int);
     for (const char *name : {"knobs", "status", "error"}) s.emplace_back(name, ColumnKind::Str);
     s.emplace_back("attempts", ColumnKind::Int);
+    s.emplace_back("interleaved", ColumnKind::Int);  // runs measured side by side with this one, itself included
     for (const char *name : {"median_ms", "min_ms", "max_ms", "gflops", "max_abs_err", "max_rel_err"})
         s.emplace_back(name, ColumnKind::Float);
     for (const char *name : {"host", "started_utc", "finished_utc"}) s.emplace_back(name, ColumnKind::Str);

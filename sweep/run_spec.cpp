@@ -106,6 +106,10 @@ FieldKind key_kind(const std::string &key) {
     return f->kind;
 }
 
+bool is_measurement_key(const std::string &key) {
+    return key == "warmup" || key == "repeats" || key == "verify" || key == "tolerance";
+}
+
 void set_key(RunSpec &spec, const std::string &key, const Value &value) {
     if (is_knob_key(key)) {
         spec.knobs[key.substr(std::string(kKnobPrefix).size())] = static_cast<int>(std::get<int64_t>(value));

@@ -45,6 +45,7 @@ std::string known_field_names();                         // for error messages
 constexpr const char *kKnobPrefix = "knob.";
 bool is_knob_key(const std::string &key);
 FieldKind key_kind(const std::string &key);  // of a known field or knob key
+bool is_measurement_key(const std::string &key);  // warmup, repeats, verify, tolerance
 void set_key(RunSpec &spec, const std::string &key, const Value &value);
 
 std::string value_str(const Value &v);  // integers plain, floats shortest round-trip, strings raw

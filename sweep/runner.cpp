@@ -87,7 +87,7 @@ Shard parse_shard(const std::string &text) {
 std::vector<const PlannedRun *> shard_runs(const Sweep &sweep, const Shard &shard) {
     std::vector<const PlannedRun *> out;
     for (auto &run : sweep.runs)
-        if (run.index % shard.count == shard.index) out.push_back(&run);
+        if (run.group % shard.count == shard.index) out.push_back(&run);
     return out;
 }
 
@@ -96,7 +96,7 @@ using Row = std::map<std::string, Value>;
 
 Row start_row(const Sweep &sweep, const PlannedRun &run) {
     Row row{{"run_id", run.id},      {"sweep", sweep.name},      {"index", run.index},
-            {"replicate", run.spec.replicate}, {"knobs", knobs_str(run.spec.knobs)},
+            {"replicate", run.spec.replicate}, {"knobs", knobs_str(run.spec.knobs)}, {"interleaved", int64_t(1)},
             {"status", std::string(kStatusOk)}, {"error", std::string()}, {"attempts", int64_t(1)},
             {"median_ms", kNaN}, {"min_ms", kNaN}, {"max_ms", kNaN}, {"gflops", kNaN},
             {"max_abs_err", kNaN}, {"max_rel_err", kNaN}, {"host", machine_info().host},
@@ -171,6 +171,47 @@ std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &r
     return row;
 }
 
+std::vector<std::map<std::string, Value>> measure_side_by_side(const Sweep &sweep, const std::vector<const PlannedRun *> &runs) {
+    std::vector<Row> rows;
+    for (auto *run : runs) rows.push_back(start_row(sweep, *run));
+    // The members that can run: if the group as a whole throws, a one-repeat probe of each finds the ones
+    // that cannot (failed, unavailable: recorded), and the others are measured side by side.
+    std::vector<size_t> live(runs.size());
+    for (size_t i = 0; i < runs.size(); i++) live[i] = i;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        std::vector<ModelConfig> configs;
+        for (size_t i : live) configs.push_back(runs[i]->spec.config);
+        try {
+            // The group shares measurement settings and knobs (interleave keys exclude them).
+            std::vector<RunReport> reports = run_experiments_interleaved(configs, options_of(runs[live[0]]->spec));
+            for (size_t j = 0; j < live.size(); j++) {
+                rows[live[j]]["interleaved"] = static_cast<int64_t>(live.size());
+                record(rows[live[j]], reports.at(j), runs[live[j]]->spec);
+            }
+            return rows;
+        } catch (const std::exception &) {
+            if (attempt == 1 || live.size() == 1) break;
+        }
+        std::vector<size_t> ok;
+        for (size_t i : live) {
+            RunOptions probe = options_of(runs[i]->spec);
+            probe.warmup = 0;
+            probe.repeats = 1;
+            probe.verify = false;
+            try {
+                run_experiment(runs[i]->spec.config, probe);
+                ok.push_back(i);
+            } catch (const std::exception &) {
+                rows[i] = measure_run(sweep, *runs[i]);  // records its status and error
+            }
+        }
+        if (ok.empty()) return rows;
+        live = ok;
+    }
+    for (size_t i : live) rows[i] = measure_run(sweep, *runs[i]);  // still failing together: each alone
+    return rows;
+}
+
 void describe_sweep(ResultTable &table, const Sweep &sweep) {
     const MachineInfo m = machine_info();
     table.attrs["format"] = std::string(kResultsFormat);
@@ -225,16 +266,28 @@ SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostre
     if (opts.shard.count > 1) log << ", " << summary.in_shard << " in shard " << opts.shard.index << "/" << opts.shard.count;
     log << ", " << summary.already_done << " already in " << opts.output << ", " << todo.size() << " to run\n";
 
-    Progress progress(log, static_cast<int64_t>(todo.size()), opts.interactive);
+    // Interleave groups (one run each without `interleave`), in order of their first run.
+    std::vector<std::vector<const PlannedRun *>> groups;
+    std::map<int64_t, size_t> group_at;
     for (const PlannedRun *run : todo) {
-        const std::vector<int64_t> attempts = mark_running(table, opts.output, sweep, {run});
-        Row row = measure_run(sweep, *run);
-        row["attempts"] = attempts[0];
-        set_row(table, row);
+        auto [it, fresh] = group_at.emplace(run->group, groups.size());
+        if (fresh) groups.emplace_back();
+        groups[it->second].push_back(run);
+    }
+    Progress progress(log, static_cast<int64_t>(todo.size()), opts.interactive);
+    for (auto &group : groups) {
+        const std::vector<int64_t> attempts = mark_running(table, opts.output, sweep, group);
+        std::vector<Row> rows = measure_side_by_side(sweep, group);
+        for (size_t i = 0; i < group.size(); i++) {
+            rows[i]["attempts"] = attempts[i];
+            set_row(table, rows[i]);
+        }
         table.attrs["updated_utc"] = utc_now();
         write_results(opts.output, table);
-        summary.ran++;
-        progress.done(*run, row);
+        for (size_t i = 0; i < group.size(); i++) {
+            summary.ran++;
+            progress.done(*group[i], rows[i]);
+        }
     }
     for (const PlannedRun *run : shard_runs(sweep, opts.shard)) {
         int64_t at = table.index_of(run->id);

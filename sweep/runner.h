@@ -1,5 +1,6 @@
 // Runs a sweep into its HDF5 results file: resumable (runs already in the file are skipped), shardable
-// (--shard i/N takes runs whose index % N == i), and every run is written as soon as it finishes.
+// (--shard i/N takes runs whose index % N == i; with `interleave`, whole groups by the index of their first
+// run), and every run is written as soon as it finishes (a side-by-side group as soon as it finishes).
 #pragma once
 #include <map>
 #include <ostream>
@@ -38,6 +39,9 @@ struct SweepSummary {
 
 // Measures one run (never throws for a failing run: the row says what went wrong).
 std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &run);
+// Measures runs of one interleave group side by side (each warm-up and timed repeat runs each in turn);
+// if one of them cannot run, each is measured alone so that each gets its own status.
+std::vector<std::map<std::string, Value>> measure_side_by_side(const Sweep &sweep, const std::vector<const PlannedRun *> &runs);
 
 // Takes the writer lock, then runs what is missing; progress and ETA go to `log`.
 SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostream &log);

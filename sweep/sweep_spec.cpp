@@ -57,11 +57,11 @@ public:
         } catch (const YAML::ParserException &e) {
             fail_at(e.mark, "", "YAML syntax error: " + e.msg);
         }
-        if (!root.IsMap()) fail_at(root.Mark(), "", "a sweep file is a map (keys: name, description, base, grid, zip, exclude, repeats, seed)");
+        if (!root.IsMap()) fail_at(root.Mark(), "", "a sweep file is a map (keys: name, description, base, grid, zip, exclude, repeats, seed, interleave)");
         Sweep sweep;
         sweep.path = path_;
         sweep.yaml_text = text;
-        std::map<std::string, YAML::Node> top = entries(root, "", {"name", "description", "base", "grid", "zip", "exclude", "repeats", "seed"});
+        std::map<std::string, YAML::Node> top = entries(root, "", {"name", "description", "base", "grid", "zip", "exclude", "repeats", "seed", "interleave"});
         if (!top.count("name")) fail_at(root.Mark(), "name", "missing: every sweep needs a name");
         sweep.name = string_of(top["name"], "name");
         if (top.count("description")) sweep.description = string_of(top["description"], "description");
@@ -77,6 +77,7 @@ public:
         if (top.count("grid")) parse_grid(top["grid"]);
         if (top.count("zip")) parse_zip(top["zip"]);
         if (top.count("exclude")) parse_exclude(top["exclude"]);
+        if (top.count("interleave")) parse_interleave(top["interleave"], sweep);
         expand(sweep, top.count("grid") ? top["grid"].Mark() : root.Mark());
         return sweep;
     }
@@ -251,6 +252,28 @@ private:
         }
     }
 
+    // `interleave: model` or a list of keys: each must be varied, and not a measurement setting or knob
+    // (side-by-side runs share warm-up, repeats, verification and knobs).
+    void parse_interleave(const YAML::Node &node, Sweep &sweep) {
+        std::vector<YAML::Node> items;
+        if (node.IsSequence()) {
+            for (auto item : node) items.push_back(item);
+            if (items.empty()) fail_at(node.Mark(), "interleave", "empty list");
+        } else {
+            items.push_back(node);
+        }
+        for (auto &item : items) {
+            std::string key = string_of(item, "interleave");
+            const RunField *field = find_run_field(key);
+            if (!field || is_measurement_key(key))
+                fail_at(item.Mark(), "interleave", "'" + key + "' cannot be interleaved (give model config keys, e.g. model)");
+            if (!varied_.count(key)) fail_at(item.Mark(), "interleave", "'" + key + "' is not varied by grid or zip");
+            if (std::find(sweep.interleave.begin(), sweep.interleave.end(), key) != sweep.interleave.end())
+                fail_at(item.Mark(), "interleave", "'" + key + "' listed twice");
+            sweep.interleave.push_back(key);
+        }
+    }
+
     void parse_exclude(const YAML::Node &exclude) {
         if (!exclude.IsSequence()) fail_at(exclude.Mark(), "exclude", std::string("expected a list of maps, got ") + node_kind(exclude));
         for (size_t i = 0; i < exclude.size(); i++) {
@@ -338,7 +361,10 @@ private:
                 check_run(spec, what, marks, mark);
                 const uint32_t seed = spec.config.seed;
                 for (int64_t r = 0; r < sweep.replicates; r++) {
-                    PlannedRun run{static_cast<int64_t>(sweep.runs.size()), "", spec, varied};
+                    PlannedRun run;
+                    run.index = run.group = static_cast<int64_t>(sweep.runs.size());
+                    run.spec = spec;
+                    run.varied = varied;
                     run.spec.replicate = r;
                     run.spec.config.seed = seed + static_cast<uint32_t>(r);
                     if (sweep.replicates > 1) run.varied.emplace_back("replicate", std::to_string(r));
@@ -351,6 +377,13 @@ private:
             size_t f = factors_.size();
             while (f > 0 && ++pick[f - 1] == factors_[f - 1].choices.size()) pick[--f] = 0;
             if (f == 0) break;
+        }
+        // Interleave groups: runs whose canonical config without the interleave keys is the same.
+        std::map<std::string, int64_t> first_of_group;
+        for (auto &run : sweep.runs) {
+            RunSpec key_spec = run.spec;
+            for (auto &key : sweep.interleave) find_run_field(key)->set(key_spec, find_run_field(key)->get(RunSpec()));
+            run.group = first_of_group.emplace(canonical(key_spec), run.index).first->second;
         }
         for (auto &ex : exclusions_)
             if (ex.matched == 0) fail_at(ex.mark, "exclude", "matches no run (check its values against the grid)");

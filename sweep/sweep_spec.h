@@ -10,7 +10,8 @@
 namespace qrnn::sweep {
 
 struct PlannedRun {
-    int64_t index = 0;  // position in the expansion; shards slice on it
+    int64_t index = 0;  // position in the expansion
+    int64_t group = 0;  // index of the first run of its interleave group (= index without `interleave`); shards slice on it
     std::string id;     // run_id(spec)
     RunSpec spec;
     std::vector<std::pair<std::string, std::string>> varied;  // grid/zip keys (and replicate) with values
@@ -19,6 +20,7 @@ struct PlannedRun {
 struct Sweep {
     std::string path, name, description, yaml_text;
     int64_t replicates = 1;                // top-level `repeats`
+    std::vector<std::string> interleave;   // runs differing only in these keys are measured side by side
     std::vector<std::string> varied_keys;  // grid and zip keys in file order
     std::vector<PlannedRun> runs;          // in expansion order: first grid key outermost, replicate innermost
 };

@@ -197,6 +197,37 @@ TEST(SweepRuns, FailedRunsAreRecordedAndTheSweepGoesOn) {
     EXPECT_EQ(read_results(out).rows(), 2u);
 }
 
+TEST(SweepRuns, InterleavedGroupsMeasureSideBySideAndRecordUnavailableMembers) {
+    std::string yaml = write_file("interleave.yaml",
+                                  "name: il\nbase: {seq: 4, input: 8, hidden: 8, warmup: 1, repeats: 3, verify: true}\n"
+                                  "grid:\n  batch: [1, 2, 3]\n  model: [qrnn, lstm-onednn, lstm-cudnn]\ninterleave: model\n");
+    std::vector<std::string> shards{test::scratch_path("il0.h5"), test::scratch_path("il1.h5")};
+    for (int i = 0; i < 2; i++) {
+        auto r = test::run_cli("sweep " + yaml + " --shard " + std::to_string(i) + "/2 -o " + shards[i]);
+        EXPECT_EQ(r.exit_code, 0) << r.output;  // unavailable is not a failure
+    }
+    // Shards take whole groups: batch 1 and 3 in shard 0 (groups #0, #6), batch 2 in shard 1 (#3).
+    EXPECT_EQ(read_results(shards[0]).rows(), 6u);
+    EXPECT_EQ(read_results(shards[1]).rows(), 3u);
+    std::string all = test::scratch_path("il.h5");
+    ASSERT_EQ(test::run_cli("merge " + shards[0] + " " + shards[1] + " -o " + all).exit_code, 0);
+    ResultTable t = read_results(all);
+    ASSERT_EQ(t.rows(), 9u);
+    for (size_t i = 0; i < t.rows(); i++) {
+        if (t.str(i, "model") == "lstm-cudnn") {
+            EXPECT_EQ(t.str(i, "status"), "unavailable");
+            EXPECT_NE(t.str(i, "error").find("no CUDA device"), std::string::npos);
+            EXPECT_EQ(t.num(i, "interleaved"), 1);
+        } else {
+            EXPECT_EQ(t.str(i, "status"), "ok") << t.str(i, "error");
+            EXPECT_EQ(t.num(i, "interleaved"), 2);  // qrnn beside lstm-onednn
+            EXPECT_LT(t.num(i, "max_rel_err"), 1e-4);
+        }
+    }
+    auto r = test::run_cli("report " + all + " --grids-only");
+    EXPECT_NE(r.output.find("speed-up of qrnn fo k=2 schedule=tuned over lstm-onednn"), std::string::npos) << r.output;
+}
+
 TEST(SweepRuns, ARunTheProcessDiesInIsRetriedOnceThenRecordedAsCrashed) {
     std::string yaml = write_file("crash.yaml", kTinySweep);
     std::string out = test::scratch_path("crash.h5");

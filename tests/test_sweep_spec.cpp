@@ -116,6 +116,31 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey) {
     for (auto &c : cases) EXPECT_EQ(error_of(c.yaml).rfind(c.expect, 0), 0u) << c.yaml << "\n-> " << error_of(c.yaml);
 }
 
+TEST(SweepSpec, InterleaveGroupsRunsDifferingOnlyInItsKeys) {
+    Sweep s = parse_sweep("name: i\nrepeats: 2\ngrid:\n  batch: [1, 2]\n  pooling: [f, fo]\ninterleave: [pooling]\n", "i.yaml");
+    ASSERT_EQ(s.runs.size(), 8u);  // batch x pooling x replicate; pooling varies slower than replicate
+    EXPECT_EQ(s.interleave, (std::vector<std::string>{"pooling"}));
+    for (auto &r : s.runs) {
+        const PlannedRun &first = s.runs[static_cast<size_t>(r.group)];
+        EXPECT_EQ(first.spec.config.batch, r.spec.config.batch);
+        EXPECT_EQ(first.spec.replicate, r.spec.replicate);  // each replicate is its own group
+        EXPECT_EQ(first.spec.config.pooling, "f");
+    }
+    EXPECT_EQ(s.runs[2].group, 0);  // batch 1, fo, replicate 0 beside batch 1, f, replicate 0
+    EXPECT_EQ(s.runs[3].group, 1);
+    EXPECT_EQ(s.runs[4].group, 4);
+    Sweep plain = parse_sweep("name: p\ngrid:\n  batch: [1, 2]\n", "p.yaml");
+    EXPECT_EQ(plain.runs[1].group, 1);
+    EXPECT_NE(error_of("name: x\ngrid:\n  batch: [1, 2]\ninterleave: model\n").find(
+                  "s.yaml:4:13: key 'interleave': 'model' is not varied by grid or zip"),
+              std::string::npos);
+    EXPECT_NE(error_of("name: x\ngrid:\n  repeats: [1, 2]\ninterleave: [repeats]\n").find(
+                  "s.yaml:4:14: key 'interleave': 'repeats' cannot be interleaved"),
+              std::string::npos);
+    EXPECT_NE(error_of("name: x\ngrid:\n  batch: [1, 2]\ninterleave: [batch, batch]\n").find("'batch' listed twice"),
+              std::string::npos);
+}
+
 TEST(SweepSpec, SkipModelCheckAcceptsUnknownModelsOnly) {
     LoadOptions lenient;
     lenient.check_models = false;

@@ -22,6 +22,7 @@ void list_runs(const sweep::Sweep &s, const std::vector<const sweep::PlannedRun 
     for (auto &k : s.varied_keys) header.push_back(k);
     if (s.replicates > 1) header.push_back("replicate");
     if (s.varied_keys.empty()) header.push_back("config");
+    if (!s.interleave.empty()) header.push_back("side by side with #");
     header.push_back("state");
     Table table(header);
     int64_t todo = 0;
@@ -29,6 +30,7 @@ void list_runs(const sweep::Sweep &s, const std::vector<const sweep::PlannedRun 
         std::vector<std::string> row{std::to_string(run->index), run->id};
         for (auto &[k, v] : run->varied) row.push_back(v);
         if (s.varied_keys.empty()) row.push_back(run->spec.config.describe());
+        if (!s.interleave.empty()) row.push_back(std::to_string(run->group));
         int64_t at = done.index_of(run->id);
         row.push_back(at < 0 ? "to run" : "done (" + done.str(at, "status") + ")");
         todo += at < 0;
