@@ -26,14 +26,14 @@ void expect_shape(const char *what, const Tensor<float> &t, std::vector<int64_t>
 
 void require_cuda_device() {
     void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!lib) fail("no CUDA device: the CUDA driver (libcuda.so.1) is not installed on this machine");
+    if (!lib) throw Unavailable("no CUDA device: the CUDA driver (libcuda.so.1) is not installed on this machine");
     using InitFn = int (*)(unsigned);
     using CountFn = int (*)(int *);
     auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
     auto count_fn = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
     int count = 0;
     if (!init || !count_fn || init(0) != 0 || count_fn(&count) != 0 || count < 1)
-        fail("no CUDA device: the CUDA driver found no usable GPU");
+        throw Unavailable("no CUDA device: the CUDA driver found no usable GPU");
 }
 
 CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,

@@ -22,6 +22,7 @@ std::string variant_of(const ResultTable &t, size_t i) {
     if (t.str(i, "model") != kQrnn) return t.str(i, "model");
     std::string v = "qrnn " + t.str(i, "pooling") + " k=" + t.str(i, "window") + " schedule=" + t.str(i, "schedule");
     if (!t.str(i, "knobs").empty()) v += " knobs=" + t.str(i, "knobs");
+    if (!t.str(i, "target").empty()) v += " target=" + t.str(i, "target");
     return v;
 }
 

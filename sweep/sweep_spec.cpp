@@ -174,6 +174,8 @@ private:
                 probe.config.validate();
             }
             if (key == "schedule") find_layer_schedule(probe.config.schedule);
+            if (key == "target" && !Halide::Target::validate_target_string(probe.config.target))
+                fail("invalid Halide target '", probe.config.target, "' (e.g. host, host-avx512, host-cuda-cuda_capability_80)");
         } catch (const Error &e) {
             std::string msg = e.what();
             std::string cli_prefix = "--" + key + " ";
@@ -328,7 +330,12 @@ private:
             ModelConfig cfg = spec.config;
             if (!opts_.check_models) cfg.model = ModelConfig().model;
             cfg.validate();
-            merge_knobs(find_layer_schedule(spec.config.schedule), spec.knobs);
+            const LayerSchedule &schedule = find_layer_schedule(spec.config.schedule);
+            merge_knobs(schedule, spec.knobs);
+            const bool gpu_target = !cfg.target.empty() && Halide::Target(cfg.target).has_gpu_feature();
+            if (cfg.model == "qrnn" && gpu_target != (schedule.target_family == "gpu"))
+                fail("schedule '", schedule.name, "' is for ", schedule.target_family, " targets, not target '",
+                     cfg.target.empty() ? "host" : cfg.target, "'");
         } catch (const Error &e) {
             const std::string msg = e.what();
             for (auto &[key, mark] : marks) {

@@ -256,6 +256,25 @@ TEST(SweepRuns, ARunTheProcessDiesInIsRetriedOnceThenRecordedAsCrashed) {
     EXPECT_EQ(t.num(row_of(1), "attempts"), 3);
 }
 
+TEST(SweepRuns, AGpuTargetWithoutADeviceIsRecordedUnavailable) {
+    std::string yaml = write_file("gpu.yaml",
+                                  "name: gpu\nbase: {seq: 3, input: 5, hidden: 7, warmup: 0, repeats: 1}\n"
+                                  "zip:\n  target: [host, host-cuda]\n  schedule: [tuned, cuda-tiled]\n");
+    std::string out = test::scratch_path("gpu.h5");
+    auto r = test::run_cli("sweep " + yaml + " -o " + out);
+    EXPECT_EQ(r.exit_code, 0) << r.output;  // unavailable is not a failure
+    ResultTable t = read_results(out);
+    ASSERT_EQ(t.rows(), 2u);
+    EXPECT_EQ(t.str(0, "status"), "ok");
+    EXPECT_EQ(t.str(1, "target"), "host-cuda");
+    if (t.str(1, "status") != "ok") {  // on a machine with a CUDA device the run is measured
+        EXPECT_EQ(t.str(1, "status"), "unavailable");
+        EXPECT_NE(t.str(1, "error").find("no CUDA device"), std::string::npos) << t.str(1, "error");
+    }
+    r = test::run_cli("report " + out);
+    EXPECT_NE(r.output.find("host-cuda"), std::string::npos) << r.output;
+}
+
 TEST(SweepRuns, SecondWriterGetsAClearErrorAndTheFileIsUntouched) {
     std::string yaml = write_file("tiny2.yaml", kTinySweep);
     std::string out = test::scratch_path("locked.h5");

@@ -33,13 +33,15 @@ void print_header(const ResultTable &t, const std::string &path) {
 }
 
 void print_runs(const ResultTable &t) {
-    bool knobs = false, replicates = false, verified = false;
+    bool knobs = false, replicates = false, verified = false, targets = false;
     for (size_t i = 0; i < t.rows(); i++) {
         knobs = knobs || !t.str(i, "knobs").empty();
+        targets = targets || !t.str(i, "target").empty();
         replicates = replicates || t.num(i, "replicate") > 0;
         verified = verified || !std::isnan(t.num(i, "max_rel_err"));
     }
     std::vector<std::string> header{"#", "model", "pooling", "k", "B", "T", "n", "m", "L", "schedule", "mode"};
+    if (targets) header.push_back("target");
     if (knobs) header.push_back("knobs");
     if (replicates) header.push_back("rep");
     header.insert(header.end(), {"status", "median_ms", "min_ms", "max_ms", "GFLOP/s"});
@@ -52,6 +54,7 @@ void print_runs(const ResultTable &t) {
         std::vector<std::string> row;
         for (const char *c : {"index", "model", "pooling", "window", "batch", "seq", "input", "hidden", "layers", "schedule", "mode"})
             row.push_back(t.str(i, c));
+        if (targets) row.push_back(t.str(i, "target").empty() ? "host" : t.str(i, "target"));
         if (knobs) row.push_back(t.str(i, "knobs"));
         if (replicates) row.push_back(t.str(i, "replicate"));
         row.insert(row.end(), {t.str(i, "status"), num(t.num(i, "median_ms"), 3), num(t.num(i, "min_ms"), 3),
