@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
+# A fresh measurement each time (a sweep into an existing file would resume it and skip every run).
 mkdir -p results
-./build/qrnn sweep experiments/quick.yaml -o results/quick.h5 --retry-failed
+rm -f results/quick.h5
+./build/qrnn sweep experiments/quick.yaml -o results/quick.h5
 ./build/qrnn report results/quick.h5
