@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job, from a fresh Debian 12 machine: set-up, build, then a small real experiment — the quick
-# sweep (experiments/quick.yaml: QRNN forward of f/fo/ifo pooling on paper-sized shapes, timed and verified
-# against the double-precision reference) into an HDF5 results file, and its report.
+# sweep (experiments/quick.yaml: a one-layer 320-unit QRNN vs oneDNN's LSTM on a 2 x 2 batch x sequence grid,
+# measured side by side and verified against the double-precision references) into an HDF5 results file,
+# and its report with the speed-up grid beside the paper's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh

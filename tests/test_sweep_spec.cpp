@@ -155,7 +155,7 @@ TEST(SweepSpec, SkipModelCheckAcceptsUnknownModelsOnly) {
 
 TEST(SweepSpec, ShippedExperimentsAreValid) {
     const std::string dir = std::string(QRNN_SOURCE_DIR) + "/experiments/";
-    EXPECT_EQ(load_sweep(dir + "quick.yaml").runs.size(), 6u);
+    EXPECT_EQ(load_sweep(dir + "quick.yaml").runs.size(), 8u);
     LoadOptions lenient;  // names lstm-onednn, a baseline built on another branch
     lenient.check_models = false;
     Sweep paper = load_sweep(dir + "paper_speed_grid.yaml", lenient);
