@@ -1,5 +1,6 @@
 // `qrnn report results.h5`: the runs of a sweep results file as a table, their errors, and batch x sequence
 // grids in the paper's layout (median times; QRNN speed-ups over baselines, beside the paper's values).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -7,6 +8,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "plugins/model.h"
 #include "sweep/speedup_grid.h"
 #include "tools/command.h"
 #include "tools/options.h"
@@ -32,6 +34,17 @@ void print_header(const ResultTable &t, const std::string &path) {
     if (attr("environment") != "?" && !attr("environment").empty()) std::cout << "environment: " << attr("environment") << "\n";
 }
 
+// Whether a run option applies to a model (`qrnn plugins` lists each model's options); models this build
+// does not know show every column.
+bool option_applies(const std::string &model, const std::string &option) {
+    try {
+        const auto &options = find_model(model).options;
+        return std::find(options.begin(), options.end(), option) != options.end();
+    } catch (const Error &) {
+        return true;
+    }
+}
+
 void print_runs(const ResultTable &t) {
     bool knobs = false, replicates = false, verified = false, targets = false;
     for (size_t i = 0; i < t.rows(); i++) {
@@ -52,8 +65,11 @@ void print_runs(const ResultTable &t) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.num(a, "index") < t.num(b, "index"); });
     for (size_t i : order) {
         std::vector<std::string> row;
-        for (const char *c : {"index", "model", "pooling", "window", "batch", "seq", "input", "hidden", "layers", "schedule", "mode"})
-            row.push_back(t.str(i, c));
+        const std::string model = t.str(i, "model");
+        for (const char *c : {"index", "model", "pooling", "window", "batch", "seq", "input", "hidden", "layers", "schedule", "mode"}) {
+            bool optional = std::string(c) == "pooling" || std::string(c) == "window" || std::string(c) == "schedule";
+            row.push_back(optional && !option_applies(model, c) ? "-" : t.str(i, c));
+        }
         if (targets) row.push_back(t.str(i, "target").empty() ? "host" : t.str(i, "target"));
         if (knobs) row.push_back(t.str(i, "knobs"));
         if (replicates) row.push_back(t.str(i, "replicate"));
