@@ -80,8 +80,8 @@ private:
 
 const bool registered = [] {
     register_model({"qrnn", "QRNN stack: masked conv + gates + pooling scan (Halide, named schedule)",
-                    {"pooling", "window", "layers", "schedule", "knob", "mode", "zoneout", "dropout", "load", "dump"},
-                    {"cpu"},
+                    {"pooling", "window", "layers", "schedule", "knob", "target", "mode", "zoneout", "dropout", "load", "dump"},
+                    {"cpu", "gpu"},  // by schedule: target_family of each (`qrnn plugins --kind schedule`)
                     nullptr,
                     [](const ModelConfig &cfg) { find_pooling(cfg.pooling); },
                     [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {

@@ -1,44 +1,24 @@
-#include <mutex>
-
-#include "core/error.h"
+#include "core/named_registry.h"
 #include "schedules/schedule.h"
 
 namespace qrnn {
 namespace {
-std::map<std::string, LayerSchedule> &registry() {
-    static std::map<std::string, LayerSchedule> schedules;
+NamedRegistry<LayerSchedule> &registry() {
+    static NamedRegistry<LayerSchedule> schedules("schedule", "layer schedule");
     return schedules;
 }
-std::mutex registry_mutex;
 }  // namespace
 
 void register_layer_schedule(LayerSchedule s) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
     if (s.name.empty() || (!s.apply && !s.build)) fail("layer schedule needs a name and an apply or build function");
     for (auto &kv : s.knob_specs)
         if (!s.defaults.count(kv.first)) fail("layer schedule '", s.name, "' describes unknown knob '", kv.first, "'");
-    if (registry().count(s.name)) fail("layer schedule '", s.name, "' is already registered");
     std::string name = s.name;
-    registry().emplace(name, std::move(s));
+    registry().add(name, std::move(s));
 }
 
-const LayerSchedule &find_layer_schedule(const std::string &name) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    auto it = registry().find(name);
-    if (it == registry().end()) {
-        std::string known;
-        for (auto &kv : registry()) known += (known.empty() ? "" : ", ") + kv.first;
-        fail("unknown schedule '", name, "' (known: ", known, ")");
-    }
-    return it->second;
-}
-
-std::vector<std::string> layer_schedule_names() {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    std::vector<std::string> names;
-    for (auto &kv : registry()) names.push_back(kv.first);
-    return names;
-}
+const LayerSchedule &find_layer_schedule(const std::string &name) { return registry().find(name); }
+std::vector<std::string> layer_schedule_names() { return registry().names(); }
 
 Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides) {
     Knobs merged = schedule.defaults;

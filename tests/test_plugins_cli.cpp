@@ -13,9 +13,11 @@ namespace qrnn::test {
 namespace {
 namespace fs = std::filesystem;
 
-// The example and fixture plugins are built next to the CLI, in <build>/plugins/.
+// The example plugin is built next to the CLI, in <build>/plugins/, the fixtures in plugins/test-fixtures/.
 std::string plugin(const std::string &name) {
-    return (fs::path(QRNN_CLI).parent_path() / "plugins" / ("lib" + name + ".so")).string();
+    fs::path dir = fs::path(QRNN_CLI).parent_path() / "plugins";
+    if (name.rfind("qrnn_test_", 0) == 0) dir /= "test-fixtures";
+    return (dir / ("lib" + name + ".so")).string();
 }
 const std::string kSmall = " --seq 1,7 --batch 1,3 --input 5 --hidden 17 --repeats 1 --warmup 0";
 
@@ -60,6 +62,12 @@ TEST(ExamplePlugin, ListedWithItsSource) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("fo-tanh"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("libqrnn_fo_tanh.so"), std::string::npos) << r.output;
+}
+
+TEST(ExamplePlugin, BuildPluginDirectoryHoldsOnlyTheExample) {
+    std::string dir = (fs::path(QRNN_CLI).parent_path() / "plugins").string();
+    CliResult r = run_cli("run --plugin-dir " + dir + " --pooling fo-tanh --verify" + kSmall);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 TEST(ExamplePlugin, PluginDirectoryAndEnvironment) {

@@ -20,7 +20,8 @@ bool uses(const ModelPlugin &p, const std::string &option) {
 
 // Options that only some models use; the others ignore them (with a note) and keep their defaults.
 // (--load/--dump for a model without them is an error, from run_experiment.)
-const char *const kModelOptions[] = {"pooling", "window", "layers", "schedule", "knob", "mode", "zoneout", "dropout"};
+const char *const kModelOptions[] = {"pooling", "window", "layers", "schedule", "knob",
+                                     "target", "mode", "zoneout", "dropout"};
 
 // One config per (model, pooling, size...) combination; a model's unused options keep their defaults.
 std::vector<ModelConfig> expand(const po::variables_map &vm, const ModelConfig &base) {
@@ -35,6 +36,7 @@ std::vector<ModelConfig> expand(const po::variables_map &vm, const ModelConfig &
         if (!uses(plugin, "zoneout")) first.zoneout = 0;
         if (!uses(plugin, "dropout")) first.dropout = 0;
         if (!uses(plugin, "schedule")) first.schedule = "-";
+        if (!uses(plugin, "target")) first.target = defaults.target;
         if (!uses(plugin, "pooling")) first.pooling = "-";
         for (const char *option : kModelOptions)
             if (vm.count(option) && !vm[option].defaulted() && !uses(plugin, option))
