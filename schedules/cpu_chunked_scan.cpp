@@ -15,7 +15,7 @@ Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant,
     LayerFuncs L = define_qrnn_layer(in, variant);
     ChunkedScan S = chunked_scan(scan_source(L, in), knobs.at("chunk"));
     schedule_cpu_inputs(L, in, vec);
-    schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
+    schedule_cpu_gates_root(L, in, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
 
     schedule_cpu_chunked_scan(S, L.h, L.b, L.t, L.m, vec, knobs.at("chains"), knobs.at("interleave"));
     return Pipeline(S.cell);

@@ -25,6 +25,26 @@ Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile
     return conv_out;
 }
 
+GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t) {
+    GemmTiles v;
+    Var h = L.h, t = L.t, g = L.g, b = L.b;
+    L.gates.bound(g, 0, L.variant->gate_count())
+        .tile(h, t, v.ho, v.to, v.hi, v.ti, vec * tile_h_vectors, tile_t, TailStrategy::RoundUp)
+        .reorder(v.hi, v.ti, g, v.ho, v.to, b)
+        .vectorize(v.hi, vec)
+        .unroll(v.hi)
+        .unroll(g);
+    L.conv.compute_at(L.gates, v.ho).vectorize(h, vec).unroll(h).unroll(t);
+    L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
+    return v;
+}
+
+void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t) {
+    GemmTiles v = schedule_cpu_gates_gemm(L, vec, tile_h_vectors, tile_t);
+    L.gates.compute_root().parallel(v.to);
+    L.gates.specialize(in.zoneout_threshold == 0);
+}
+
 void schedule_scan_strips(Stage stage, const Var &h, const Expr &m, int vec, int chains, const ScanStripRest &rest) {
     auto strips = [&](Stage s, int lanes_chains) {
         Var ho("ho"), hi("hi"), hu("hu"), hv("hv");

@@ -13,6 +13,18 @@ void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec);
 // (tile_h_vectors * vec) x tile_t output tile accumulates in registers over (c, j). Returns the wrapper.
 Halide::Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t);
 
+// The GEMM with the activations in its epilogue: `gates` tiled like the GEMM (loops b, to, ho, g, ti, hi),
+// conv computed per (ho, to) tile for all gates (g outer in conv: one register-blocked GEMM per gate), g
+// bounded to [0, G) and unrolled so the tanh/sigmoid select folds, hi vectorised. The caller places gates
+// (compute_root / compute_at) and parallelises; specialise on zoneout_threshold == 0 last.
+struct GemmTiles {
+    Halide::Var ho{"ho"}, to{"to"}, hi{"hi"}, ti{"ti"};
+};
+GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t);
+
+// schedule_cpu_gates_gemm with gates computed at root, parallel over time tiles (tuned, chunked-scan).
+void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t);
+
 // Splits h of a scan stage into strips of vec * chains lanes: hv vectorised, hu (the chains: independent
 // dependency chains in flight) unrolled, ho outer; guarded, so m need not be a multiple. When m < vec * chains
 // (e.g. m = 16) a specialisation with one chain avoids the guards. `rest` finishes the schedule of each

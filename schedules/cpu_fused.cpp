@@ -13,7 +13,7 @@ Pipeline build_cpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
     const int vec = target.natural_vector_size<float>();
     LayerFuncs L = define_qrnn_layer(in, variant);
     SingleScan S = single_scan(scan_source(L, in));
-    Var h = L.h, b = L.b, t = L.t, g = L.g;
+    Var h = L.h, b = L.b;
     schedule_cpu_inputs(L, in, vec);
 
     // Scan: time split into chunks (outermost, serial); per chunk, strips of (chains x vec) h for one b in
@@ -29,19 +29,12 @@ Pipeline build_cpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
     });
     scan.specialize(in.zoneout_threshold == 0);
 
-    // Conv of the chunk (all h, b, gates: a cache-sized block) computed at the chunk, as the tuned GEMM:
-    // register tiles of (tile_h_vectors x vec) h x tile_t steps over (c, j), parallel over (g, b).
-    const int tile_h = vec * knobs.at("tile_h_vectors"), tile_t = knobs.at("tile_t");
-    Var ho("ho"), to("to"), ti("ti"), hi("hi"), gb("gb");
-    Func conv_chunk = L.conv.in();
-    conv_chunk.compute_at(S.cell, ro)
-        .tile(h, t, ho, to, hi, ti, tile_h, tile_t, TailStrategy::RoundUp)
-        .reorder(hi, ti, ho, to, g, b)
-        .vectorize(hi, vec)
-        .fuse(g, b, gb)
-        .parallel(gb);
-    L.conv.compute_at(conv_chunk, ho).vectorize(h, vec).unroll(h).unroll(t);
-    L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
+    // Activated gates of the chunk (all h, b, gates: a cache-sized block) computed at the chunk by the tuned
+    // GEMM with the activations in its epilogue, parallel over (time tiles, b).
+    GemmTiles v = schedule_cpu_gates_gemm(L, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
+    Var tb("tb");
+    L.gates.compute_at(S.cell, ro).fuse(v.to, b, tb).parallel(tb);
+    L.gates.specialize(in.zoneout_threshold == 0);
     return Pipeline(S.cell);
 }
 

@@ -12,7 +12,7 @@ void apply_cpu_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target,
     const int vec = target.natural_vector_size<float>();
     Var h = L.h, b = L.b;
     schedule_cpu_inputs(L, in, vec);
-    schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
+    schedule_cpu_gates_root(L, in, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"));
 
     // Scan: time innermost-serial, vectorised over h.
     Var ho("ho"), hv("hv");

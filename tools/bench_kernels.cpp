@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/activations.h"
 #include "core/chunked_scan.h"
 #include "core/hash_rng.h"
 #include "runtime/buffer_cache.h"
@@ -135,10 +134,10 @@ double ConvGemm::max_rel_diff() {
 struct PoolingScan::State {
     LayerShape shape;
     int G = 0;
-    ImageParam pre{Float(32), 4, "pre"};
+    ImageParam gates{Float(32), 4, "gates"};
     ImageParam c0{Float(32), 2, "c0"};
     Pipeline pipeline;
-    Buffer<float> pre_buf, c0_buf, c_out, h_out;
+    Buffer<float> gates_buf, c0_buf, c_out, h_out;
 };
 
 PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bool chunked, int chunk)
@@ -150,16 +149,16 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
     const int vec = get_jit_target_from_environment().natural_vector_size<float>();
     ScanSource src;
     src.variant = &v;
-    src.T = s.pre.dim(2).extent();
-    Var h = src.h, b = src.b, t = src.t, g("g");
-    src.gates(h, b, t, g) = select(g == 0, tanh_activation(s.pre(h, b, t, g)), sigmoid(s.pre(h, b, t, g)));
+    src.T = s.gates.dim(2).extent();
+    Var h = src.h, b = src.b, t = src.t;
+    src.gates = Func(s.gates);
     src.c0 = Func(s.c0);
     Var strip("strip");
     if (!chunked) {
         // As in "tuned": time serial inside each (chains vectors of h, b) strip, strips parallel.
         SingleScan S = single_scan(src);
         RVar r = S.r.x;
-        schedule_scan_strips(S.cell.update(0), h, s.pre.dim(0).extent(), vec, find_layer_schedule("tuned").defaults.at("chains"),
+        schedule_scan_strips(S.cell.update(0), h, s.gates.dim(0).extent(), vec, find_layer_schedule("tuned").defaults.at("chains"),
                              [&](Stage &st, const Var &so, const Var &su, const Var &sv) {
                                  st.reorder(sv, su, r, so, b).fuse(so, b, strip).parallel(strip);
                              });
@@ -167,14 +166,15 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
     } else {
         ChunkedScan S = chunked_scan(src, chunk);
         const Knobs &knobs = find_layer_schedule("chunked-scan").defaults;
-        schedule_cpu_chunked_scan(S, h, b, t, s.pre.dim(0).extent(), vec, knobs.at("chains"), knobs.at("interleave"));
+        schedule_cpu_chunked_scan(S, h, b, t, s.gates.dim(0).extent(), vec, knobs.at("chains"), knobs.at("interleave"));
         s.pipeline = Pipeline(S.cell);
     }
     use_buffer_cache(s.pipeline);
     s.pipeline.compile_jit();
-    s.pre_buf = Buffer<float>(I(shape.m), I(shape.B), I(shape.T), s.G);
+    s.gates_buf = Buffer<float>(I(shape.m), I(shape.B), I(shape.T), s.G);
     s.c0_buf = Buffer<float>(I(shape.m), I(shape.B));
-    fill(s.pre_buf, 5, 3.0f);
+    fill(s.gates_buf, 5, 1.0f);
+    s.gates_buf.for_each_value([](float &v) { v = 0.5f + 0.495f * v; });  // activated gates: in (0, 1)
     fill(s.c0_buf, 6, 0.5f);
     s.c_out = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
     s.h_out = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
@@ -182,7 +182,7 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
 
 void PoolingScan::run() {
     State &s = *s_;
-    s.pre.set(s.pre_buf);
+    s.gates.set(s.gates_buf);
     s.c0.set(s.c0_buf);
     s.pipeline.realize(Realization({s.c_out, s.h_out}));
 }

@@ -28,13 +28,14 @@ private:
     std::shared_ptr<State> s_;
 };
 
-// Pooling alone: activated gates computed from pre-activations (h, b, t, g) and the scan, serial (time
-// loop per (h-vector, b) strip) or chunked (core/chunked_scan.h).
+// Pooling alone, as the layers' scans run it: the scan over a buffer of activated gates (h, b, t, g), values
+// in (0, 1) (the CPU schedules compute the activations in the GEMM epilogue), serial (time loop per
+// (h-vector, b) strip) or chunked (core/chunked_scan.h).
 class PoolingScan {
 public:
     PoolingScan(const std::string &pooling, const LayerShape &shape, bool chunked, int chunk = 64);
     void run();
-    double bytes() const;  // minimal traffic: read G pre-activations, write c and h
+    double bytes() const;  // minimal traffic: read G activated gates, write c and h
     double max_rel_diff(PoolingScan &other);
 
 private:
