@@ -1,5 +1,8 @@
 #include "schedules/cpu_common.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "core/chunked_scan.h"
 
 namespace qrnn {
@@ -53,6 +56,18 @@ void schedule_scan_strips(Stage stage, const Var &h, const Expr &m, int vec, int
     };
     if (chains > 1) strips(stage.specialize(m >= vec * chains), chains);
     strips(stage, 1);
+}
+
+void schedule_scan_rows(Stage &s, const Var &b, const Expr &B, const RVar &r, const Var &so, const Var &su, const Var &sv,
+                        const std::vector<VarOrRVar> &outer) {
+    const int cores = std::max(1u, std::thread::hardware_concurrency());
+    Var bo("bo"), bi("bi"), strip("strip");
+    std::vector<VarOrRVar> rows{sv, su, so, bi, r, bo}, strips{sv, su, r, strip};
+    rows.insert(rows.end(), outer.begin(), outer.end());
+    strips.insert(strips.end(), outer.begin(), outer.end());
+    Stage blocks = s.specialize(B >= 2);
+    blocks.split(b, bo, bi, (B + cores - 1) / cores, TailStrategy::GuardWithIf).reorder(rows).parallel(bo);
+    s.fuse(so, b, strip).reorder(strips).parallel(strip);
 }
 
 void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const Var &t, const Expr &m, int vec,

@@ -153,14 +153,13 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
     Var h = src.h, b = src.b, t = src.t;
     src.gates = Func(s.gates);
     src.c0 = Func(s.c0);
-    Var strip("strip");
     if (!chunked) {
-        // As in "tuned": time serial inside each (chains vectors of h, b) strip, strips parallel.
+        // As in "tuned": time serial inside each block of b (one per core) or (chains vectors of h) strip.
         SingleScan S = single_scan(src);
         RVar r = S.r.x;
         schedule_scan_strips(S.cell.update(0), h, s.gates.dim(0).extent(), vec, find_layer_schedule("tuned").defaults.at("chains"),
                              [&](Stage &st, const Var &so, const Var &su, const Var &sv) {
-                                 st.reorder(sv, su, r, so, b).fuse(so, b, strip).parallel(strip);
+                                 schedule_scan_rows(st, b, s.gates.dim(1).extent(), r, so, su, sv);
                              });
         s.pipeline = Pipeline(S.cell);
     } else {
