@@ -58,14 +58,14 @@ void schedule_scan_strips(Stage stage, const Var &h, const Expr &m, int vec, int
     strips(stage, 1);
 }
 
-void schedule_scan_rows(Stage &s, const Var &b, const Expr &B, const RVar &r, const Var &so, const Var &su, const Var &sv,
-                        const std::vector<VarOrRVar> &outer) {
+void schedule_scan_rows(Stage &s, const Var &b, const Expr &B, const Expr &m, const RVar &r, const Var &so, const Var &su,
+                        const Var &sv, const std::vector<VarOrRVar> &outer) {
     const int cores = std::max(1u, std::thread::hardware_concurrency());
     Var bo("bo"), bi("bi"), strip("strip");
     std::vector<VarOrRVar> rows{sv, su, so, bi, r, bo}, strips{sv, su, r, strip};
     rows.insert(rows.end(), outer.begin(), outer.end());
     strips.insert(strips.end(), outer.begin(), outer.end());
-    Stage blocks = s.specialize(B >= 2);
+    Stage blocks = s.specialize(B >= 2 || m >= 128);
     blocks.split(b, bo, bi, (B + cores - 1) / cores, TailStrategy::GuardWithIf).reorder(rows).parallel(bo);
     s.fuse(so, b, strip).reorder(strips).parallel(strip);
 }

@@ -33,12 +33,13 @@ using ScanStripRest = std::function<void(Halide::Stage &, const Halide::Var &, c
 void schedule_scan_strips(Halide::Stage stage, const Halide::Var &h, const Halide::Expr &m, int vec, int chains,
                           const ScanStripRest &rest);
 
-// `rest` for schedule_scan_strips of a serial scan over r: when B >= 2, b is split into one block per core and
-// each block scans all its (b, h) rows per step (a contiguous slab of b-block * m floats of each gate, c and h
-// per step: prefetcher-friendly, the scan streams at memory bandwidth); for B = 1, the (strip, b) pairs run in
-// parallel. `outer` are loops kept outside (e.g. a chunk loop).
-void schedule_scan_rows(Halide::Stage &s, const Halide::Var &b, const Halide::Expr &B, const Halide::RVar &r,
-                        const Halide::Var &so, const Halide::Var &su, const Halide::Var &sv,
+// `rest` for schedule_scan_strips of a serial scan over r: when B >= 2 or m >= 128, b is split into one block
+// per core and each block scans all its (b, h) rows per step (a contiguous slab of b-block * m floats of each
+// gate, c and h per step: prefetcher-friendly, the scan streams at memory bandwidth; at B = 1 m = 320 one core
+// reaches triad, 2.9x the parallel strips); else (B = 1, m < 128) the (strip, b) pairs run in parallel.
+// `outer` are loops kept outside (e.g. a chunk loop).
+void schedule_scan_rows(Halide::Stage &s, const Halide::Var &b, const Halide::Expr &B, const Halide::Expr &m,
+                        const Halide::RVar &r, const Halide::Var &so, const Halide::Var &su, const Halide::Var &sv,
                         const std::vector<Halide::VarOrRVar> &outer = {});
 
 // The two-level scan of core/chunked_scan.h: local scans parallel over (b, groups of `interleave` chunks,

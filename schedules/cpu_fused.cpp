@@ -24,7 +24,7 @@ Pipeline build_cpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
     Stage scan = S.cell.update(0);
     scan.split(S.r.x, ro, ri, knobs.at("chunk"), TailStrategy::GuardWithIf);
     schedule_scan_strips(scan, h, L.m, vec, knobs.at("chains"), [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
-        schedule_scan_rows(s, b, L.B, ri, so, su, sv, {ro});
+        schedule_scan_rows(s, b, L.B, L.m, ri, so, su, sv, {ro});
     });
     scan.specialize(in.zoneout_threshold == 0);
 

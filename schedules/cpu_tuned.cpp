@@ -19,7 +19,7 @@ void apply_cpu_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target,
     L.cell.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(b);
     RVar r = L.scan_r.x;
     schedule_scan_strips(L.cell.update(1), h, L.m, vec, knobs.at("chains"), [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
-        schedule_scan_rows(s, b, L.B, r, so, su, sv);
+        schedule_scan_rows(s, b, L.B, L.m, r, so, su, sv);
     });
     L.cell.update(0).specialize(in.zoneout_threshold == 0);
     L.cell.update(1).specialize(in.zoneout_threshold == 0);

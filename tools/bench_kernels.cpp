@@ -159,7 +159,7 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
         RVar r = S.r.x;
         schedule_scan_strips(S.cell.update(0), h, s.gates.dim(0).extent(), vec, find_layer_schedule("tuned").defaults.at("chains"),
                              [&](Stage &st, const Var &so, const Var &su, const Var &sv) {
-                                 schedule_scan_rows(st, b, s.gates.dim(1).extent(), r, so, su, sv);
+                                 schedule_scan_rows(st, b, s.gates.dim(1).extent(), s.gates.dim(0).extent(), r, so, su, sv);
                              });
         s.pipeline = Pipeline(S.cell);
     } else {
