@@ -1,7 +1,8 @@
-// CPU schedule "chunked-scan": GEMM conv as in "tuned", then the two-level scan of core/chunked_scan.h
-// (local scans parallel over chunks, serial carry over chunk ends, parallel fix-up): parallel time for
-// long sequences with small batch. Figure (2-core AVX-512 VM, qrnn bench fo B=1 T=4096 n=m=320): layer
-// 0.97x tuned; scan alone 0.4-1.05x serial (not faster on 2 cores: docs/schedules.md says why).
+// CPU schedule "chunked-scan": GEMM conv + activations as in "tuned", then the two-level scan of
+// core/chunked_scan.h (local scans parallel over chunks, serial carry over chunk ends, parallel fix-up):
+// parallel time for long sequences with small batch. Figure (2-core AVX-512 VM, qrnn bench fo B=1 n=m=320):
+// layer 0.97x tuned at T=4096; scan alone 0.36-0.44x serial (both memory-bound, 10 vs 4 floats moved per
+// element: docs/schedules.md).
 #include "core/chunked_scan.h"
 #include "schedules/cpu_common.h"
 
