@@ -1,7 +1,5 @@
 #include "runtime/autotuner.h"
 
-#include <chrono>
-#include <ctime>
 #include <limits>
 
 #include "core/error.h"
@@ -48,19 +46,19 @@ struct TrialRunner::Data {
 };
 
 TrialRunner::TrialRunner(const ModelConfig &cfg, const std::string &target, int warmup, int repeats, double tolerance)
-    : data_(std::make_shared<Data>()), cfg_(cfg), target_(target), warmup_(warmup), repeats_(repeats), tolerance_(tolerance) {
+    : data_(std::make_shared<Data>()), cfg_(cfg), warmup_(warmup), repeats_(repeats), tolerance_(tolerance) {
     cfg_.layers = 1;
     cfg_.validate();
     if (!target.empty() && !Halide::Target::validate_target_string(target)) fail("invalid Halide target '", target, "'");
-    target_name_ = tuning_target_name(target.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(target));
+    target_ = target.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(target);
+    target_name_ = tuning_target_name(target_);
     Data &d = *data_;
     d.x = init_input(cfg_);
     d.params = init_params(cfg_)[0];
     d.state = initial_state<float>(cfg_).layers[0];
     d.h = d.c = Tensor<float>({cfg_.seq, cfg_.batch, cfg_.hidden});
-    LayerState<double> ds{convert<double>(d.state.history), convert<double>(d.state.c)};
-    d.reference = ref::layer_forward(find_pooling(cfg_.pooling), convert<double>(d.x), ds,
-                                     {convert<double>(d.params.weights), convert<double>(d.params.bias)}, {}, 0);
+    d.reference = ref::layer_forward(find_pooling(cfg_.pooling), convert<double>(d.x), convert<double>(d.state),
+                                     convert<double>(d.params), {}, 0);
 }
 
 LayerShape TrialRunner::shape() const { return {cfg_.seq, cfg_.batch, cfg_.input, cfg_.hidden, cfg_.window}; }
@@ -74,8 +72,7 @@ TuningRecord TrialRunner::run(const Candidate &candidate) {
     r.schedule = candidate.schedule;
     r.knobs = candidate.knobs;
     try {
-        Halide::Target t = target_.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(target_);
-        CompiledLayer layer(cfg_.pooling, candidate.schedule, candidate.knobs, t, shape());
+        CompiledLayer layer(cfg_.pooling, candidate.schedule, candidate.knobs, target_, shape());
         Data &d = *data_;
         std::fill(d.h.data.begin(), d.h.data.end(), std::numeric_limits<float>::quiet_NaN());  // no stale pass
         std::fill(d.c.data.begin(), d.c.data.end(), std::numeric_limits<float>::quiet_NaN());
@@ -106,15 +103,6 @@ ModelConfig layer_config(const std::string &pooling, const LayerShape &s) {
     cfg.hidden = s.m;
     cfg.window = s.k;
     return cfg;
-}
-
-std::string utc_now_iso() {
-    std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 }  // namespace qrnn

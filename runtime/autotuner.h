@@ -2,6 +2,7 @@
 // choices, each compiled, warmed up, timed (median of repeats), verified against the double reference and
 // appended to the tuning database (runtime/tuning_db.h).
 #pragma once
+#include <Halide.h>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -47,12 +48,11 @@ private:
     struct Data;
     std::shared_ptr<Data> data_;
     ModelConfig cfg_;
-    std::string target_, target_name_;
+    Halide::Target target_;  // the target every trial compiles for
+    std::string target_name_;
     int warmup_, repeats_;
     double tolerance_;
 };
-
-std::string utc_now_iso();
 
 // A one-layer configuration of the given pooling and shape (other fields default).
 ModelConfig layer_config(const std::string &pooling, const LayerShape &shape);

@@ -1,6 +1,7 @@
 // Wall-clock timing of a callable: warm-up runs, then repeats summarised by median/min/max.
 #pragma once
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace qrnn {
@@ -13,5 +14,7 @@ struct Timing {
 };
 
 Timing time_runs(const std::function<void()> &run, int warmup, int repeats);
+
+std::string utc_now_iso();  // ISO 8601 UTC, e.g. 2026-11-22T01:23:45Z
 
 }  // namespace qrnn

@@ -13,6 +13,5 @@ struct MachineInfo {
 };
 
 MachineInfo machine_info();  // git_commit: `git rev-parse HEAD` of the source tree (+"-dirty"), or "unknown"
-std::string utc_now();       // ISO 8601, e.g. 2026-11-22T01:23:45Z
 
 }  // namespace qrnn::sweep

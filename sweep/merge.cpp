@@ -1,3 +1,4 @@
+#include "runtime/timing.h"
 #include "sweep/merge.h"
 
 #include "core/error.h"
@@ -26,7 +27,7 @@ ResultTable merge_results(const std::vector<std::string> &paths, MergeSummary &s
         }
     }
     out.attrs["merged_from"] = sources;
-    out.attrs["updated_utc"] = utc_now();
+    out.attrs["updated_utc"] = utc_now_iso();
     summary.rows = static_cast<int64_t>(out.rows());
     return out;
 }

@@ -1,3 +1,4 @@
+#include "runtime/timing.h"
 #include "sweep/runner.h"
 
 #include <chrono>
@@ -100,7 +101,7 @@ Row start_row(const Sweep &sweep, const PlannedRun &run) {
             {"status", std::string(kStatusOk)}, {"error", std::string()}, {"attempts", int64_t(1)},
             {"median_ms", kNaN}, {"min_ms", kNaN}, {"max_ms", kNaN}, {"gflops", kNaN},
             {"max_abs_err", kNaN}, {"max_rel_err", kNaN}, {"host", machine_info().host},
-            {"started_utc", utc_now()}};
+            {"started_utc", utc_now_iso()}};
     for (auto &f : run_fields()) row[f.name] = f.get(run.spec);
     return row;
 }
@@ -128,7 +129,7 @@ void record(Row &row, const RunReport &report, const RunSpec &spec) {
                            value_str(spec.measure.tolerance) + (report.error->finite ? "" : " (non-finite output)");
         }
     }
-    row["finished_utc"] = utc_now();
+    row["finished_utc"] = utc_now_iso();
 }
 
 void set_row(ResultTable &table, const Row &row) {
@@ -150,7 +151,7 @@ std::vector<int64_t> mark_running(ResultTable &table, const std::string &output,
         attempts.push_back(std::get<int64_t>(row["attempts"]));
         set_row(table, row);
     }
-    table.attrs["updated_utc"] = utc_now();
+    table.attrs["updated_utc"] = utc_now_iso();
     write_results(output, table);
     return attempts;
 }
@@ -167,7 +168,7 @@ std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &r
         row["status"] = std::string(kStatusFailed);
         row["error"] = one_line(e.what());
     }
-    row["finished_utc"] = utc_now();
+    row["finished_utc"] = utc_now_iso();
     return row;
 }
 
@@ -226,8 +227,8 @@ void describe_sweep(ResultTable &table, const Sweep &sweep) {
     table.attrs["halide_version"] = m.halide_version;
     table.attrs["git_commit"] = m.git_commit;
     table.attrs["environment"] = m.environment;
-    if (!table.attrs.count("created_utc")) table.attrs["created_utc"] = utc_now();
-    table.attrs["updated_utc"] = utc_now();
+    if (!table.attrs.count("created_utc")) table.attrs["created_utc"] = utc_now_iso();
+    table.attrs["updated_utc"] = utc_now_iso();
 }
 
 SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostream &log) {
@@ -282,7 +283,7 @@ SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostre
             rows[i]["attempts"] = attempts[i];
             set_row(table, rows[i]);
         }
-        table.attrs["updated_utc"] = utc_now();
+        table.attrs["updated_utc"] = utc_now_iso();
         write_results(opts.output, table);
         for (size_t i = 0; i < group.size(); i++) {
             summary.ran++;

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "runtime/autotuner.h"
+#include "runtime/timing.h"
 #include "runtime/compiled_layer.h"
 #include "runtime/tuning_db.h"
 #include "tools/bench_kernels.h"
