@@ -133,9 +133,7 @@ public:
     }
     Comparison verify() override {
         forward();
-        std::vector<LayerParams<double>> layers;
-        for (auto &p : layers_) layers.push_back({convert<double>(p.weights), convert<double>(p.bias)});
-        Tensor<double> ref = ref::cnn_forward(convert<double>(x_), layers);
+        Tensor<double> ref = ref::cnn_forward(convert<double>(x_), convert<double>(layers_));
         return compare(y_, pooled_ ? ref::max_over_time(ref) : ref);
     }
     double flops() const override {  // conv multiply/adds + the bias add (+ the max comparisons)

@@ -8,18 +8,6 @@
 
 namespace qrnn {
 namespace {
-std::vector<LayerParams<double>> to_double(const std::vector<LayerParams<float>> &p) {
-    std::vector<LayerParams<double>> out;
-    for (auto &l : p) out.push_back({convert<double>(l.weights), convert<double>(l.bias)});
-    return out;
-}
-StackState<double> to_double(const StackState<float> &s) {
-    StackState<double> out;
-    out.time = s.time;
-    for (auto &l : s.layers) out.layers.push_back({convert<double>(l.history), convert<double>(l.c)});
-    return out;
-}
-
 RunData prepare(const ModelConfig &cfg, const RunOptions &opts) {
     RunData data;
     if (!opts.load_path.empty()) {
@@ -53,8 +41,8 @@ public:
     }
     Comparison verify() override {
         run_outputs();
-        StackState<double> ref_state = to_double(data_.state);
-        ref::StackOutput ref = ref::stack_forward(cfg_, to_double(data_.params), convert<double>(data_.x), ref_state);
+        StackState<double> ref_state = convert<double>(data_.state);
+        ref::StackOutput ref = ref::stack_forward(cfg_, convert<double>(data_.params), convert<double>(data_.x), ref_state);
         Comparison cmp = compare(data_.h, ref.h);
         cmp.merge(compare(data_.c_T, ref.c_T));
         return cmp;

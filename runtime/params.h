@@ -33,6 +33,29 @@ struct LayerMasks {
     uint32_t zoneout_key = 0, zoneout_threshold = 0;
 };
 
+// Element-type conversion (e.g. float parameters and state to double for the reference).
+template <class To, class From>
+LayerParams<To> convert(const LayerParams<From> &p) {
+    return {convert<To>(p.weights), convert<To>(p.bias)};
+}
+template <class To, class From>
+std::vector<LayerParams<To>> convert(const std::vector<LayerParams<From>> &layers) {
+    std::vector<LayerParams<To>> out;
+    for (auto &l : layers) out.push_back(convert<To>(l));
+    return out;
+}
+template <class To, class From>
+LayerState<To> convert(const LayerState<From> &s) {
+    return {convert<To>(s.history), convert<To>(s.c)};
+}
+template <class To, class From>
+StackState<To> convert(const StackState<From> &s) {
+    StackState<To> out;
+    out.time = s.time;
+    for (auto &l : s.layers) out.layers.push_back(convert<To>(l));
+    return out;
+}
+
 std::vector<LayerParams<float>> init_params(const ModelConfig &cfg);
 Tensor<float> init_input(const ModelConfig &cfg);  // x [T][B][n], uniform in [-1, 1]
 template <class T>

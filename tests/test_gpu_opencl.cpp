@@ -76,9 +76,8 @@ double opencl_error(const std::string &schedule, const std::string &pooling, con
     f.read(reinterpret_cast<char *>(h.data.data()), static_cast<std::streamsize>(h.size() * sizeof(float)));
     EXPECT_TRUE(f.good()) << "short output from the runner";
 
-    LayerState<double> ds{convert<double>(state.history), convert<double>(state.c)};
-    LayerParams<double> dp{convert<double>(p.weights), convert<double>(p.bias)};
-    ref::LayerOutput ref = ref::layer_forward(find_pooling(pooling), convert<double>(x), ds, dp, masks, time_offset);
+    ref::LayerOutput ref = ref::layer_forward(find_pooling(pooling), convert<double>(x), convert<double>(state),
+                                              convert<double>(p), masks, time_offset);
     Comparison cmp = compare(h, ref.h);
     cmp.merge(compare(c, ref.c));
     EXPECT_TRUE(cmp.finite);
