@@ -49,8 +49,7 @@ TrialRunner::TrialRunner(const ModelConfig &cfg, const std::string &target, int 
     : data_(std::make_shared<Data>()), cfg_(cfg), warmup_(warmup), repeats_(repeats), tolerance_(tolerance) {
     cfg_.layers = 1;
     cfg_.validate();
-    if (!target.empty() && !Halide::Target::validate_target_string(target)) fail("invalid Halide target '", target, "'");
-    target_ = target.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(target);
+    target_ = parse_target(target);
     target_name_ = tuning_target_name(target_);
     Data &d = *data_;
     d.x = init_input(cfg_);

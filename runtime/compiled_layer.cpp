@@ -24,6 +24,13 @@ void expect_shape(const char *what, const Tensor<float> &t, std::vector<int64_t>
 }
 }  // namespace
 
+Halide::Target parse_target(const std::string &target) {
+    if (target.empty()) return Halide::get_jit_target_from_environment();
+    if (!Halide::Target::validate_target_string(target))
+        fail("invalid Halide target '", target, "' (e.g. host, host-avx512, host-cuda-cuda_capability_80)");
+    return Halide::Target(target);
+}
+
 void require_cuda_device() {
     void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!lib) throw Unavailable("no CUDA device: the CUDA driver (libcuda.so.1) is not installed on this machine");
@@ -95,9 +102,7 @@ std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const 
                                               const Knobs &knobs, const LayerShape &shape, const std::string &target) {
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<CompiledLayer>> cache;
-    if (!target.empty() && !Halide::Target::validate_target_string(target))
-        fail("invalid Halide target '", target, "' (e.g. host, host-avx512, host-cuda-cuda_capability_80)");
-    Halide::Target t = target.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(target);
+    Halide::Target t = parse_target(target);
     std::string key = pooling + "|" + schedule + "|" + t.to_string();
     for (auto &kv : knobs) key += "|" + kv.first + "=" + std::to_string(kv.second);
     if (find_layer_schedule(schedule).per_shape) key += "|" + shape.key();

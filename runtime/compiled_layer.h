@@ -42,6 +42,9 @@ private:
 // Throws qrnn::Error "no CUDA device ..." unless a CUDA driver with at least one device is present.
 void require_cuda_device();
 
+// The Halide target named by a target string (empty: the host JIT target); throws on a malformed one.
+Halide::Target parse_target(const std::string &target);
+
 // Compiled layers cached by (pooling, schedule, knobs, target; shape if the schedule is per_shape) for the
 // life of the process. An empty target means the JIT target from the environment.
 std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const std::string &schedule,
