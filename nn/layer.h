@@ -1,0 +1,62 @@
+// Trainable layers: one interface for every model's layer (QRNN, LSTM, CNN and what comes later), a forward
+// pass that can save what its backward needs (a tape), a hand-written backward, and the parameters with
+// their gradients. Model plugins (plugins/) and training (qrnn train) are thin users of this interface.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace qrnn::nn {
+
+// A parameter and its gradient (same shape); backward accumulates into grad, zero_grads() clears it.
+struct Param {
+    std::string name;  // e.g. "weights", "bias", "w_input"
+    Tensor<float> *value = nullptr;
+    Tensor<float> *grad = nullptr;
+};
+
+// Recurrent state carried from one call to the next (truncated BPTT): named tensors (QRNN: "history" and "c";
+// LSTM: "h" and "c") and the absolute time of the next step (it indexes the zoneout/dropout masks).
+struct State {
+    std::vector<std::string> names;
+    std::vector<Tensor<float>> tensors;
+    int64_t time = 0;
+
+    Tensor<float> &at(const std::string &name);  // throws qrnn::Error naming the missing tensor
+    const Tensor<float> &at(const std::string &name) const;
+};
+
+// What a forward pass saved for its backward (layer-specific contents).
+struct Tape {
+    virtual ~Tape() = default;
+};
+
+class Layer {
+public:
+    virtual ~Layer() = default;
+    virtual std::string kind() const = 0;  // e.g. "qrnn", "lstm-onednn"
+    virtual int64_t input_size() const = 0;
+    virtual int64_t output_size() const = 0;
+    virtual State initial_state(int64_t batch) const = 0;  // zeros
+    // Masks (zoneout, dropout) on or off; independent of whether a tape is recorded.
+    virtual void set_stochastic(bool on) = 0;
+
+    virtual std::unique_ptr<Tape> make_tape() const = 0;
+    // y [T][B][output_size] from x [T][B][input_size]; advances state. With a tape, saves what backward needs.
+    virtual void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) = 0;
+    // From dy (and d of the final state, or null for zero): accumulates every parameter's gradient, writes dx
+    // and d of the initial state when they are non-null. The tape is the one of the matching forward.
+    virtual void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
+                          State *d_initial) = 0;
+
+    virtual std::vector<Param> params() = 0;
+    void zero_grads();
+    // Multiply/adds of one forward and of one backward over T steps at batch B, for GFLOP/s.
+    virtual double forward_flops(int64_t T, int64_t B) const = 0;
+    virtual double backward_flops(int64_t T, int64_t B) const = 0;
+};
+
+}  // namespace qrnn::nn
