@@ -1,6 +1,7 @@
 #include "nn/layer.h"
 
 #include <algorithm>
+#include <map>
 
 #include "core/error.h"
 
@@ -18,6 +19,30 @@ const Tensor<float> &State::at(const std::string &name) const {
 
 void Layer::zero_grads() {
     for (auto &p : params()) std::fill(p.grad->data.begin(), p.grad->data.end(), 0.0f);
+}
+
+namespace {
+std::map<std::string, LayerFactory> &factories() {
+    static std::map<std::string, LayerFactory> all;
+    return all;
+}
+}  // namespace
+
+void register_layer_factory(const std::string &model, LayerFactory factory) {
+    if (factories().count(model)) fail("a layer factory for model '", model, "' is already registered");
+    factories()[model] = std::move(factory);
+}
+
+bool has_layer_factory(const std::string &model) { return factories().count(model) > 0; }
+
+std::unique_ptr<Layer> make_layer(const ModelConfig &cfg, int64_t index) {
+    auto it = factories().find(cfg.model);
+    if (it == factories().end()) {
+        std::string known;
+        for (auto &kv : factories()) known += (known.empty() ? "" : ", ") + kv.first;
+        fail("model '", cfg.model, "' has no backward pass (trainable: ", known.empty() ? "none" : known, ")");
+    }
+    return it->second(cfg, index);
 }
 
 }  // namespace qrnn::nn

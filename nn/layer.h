@@ -3,10 +3,12 @@
 // their gradients. Model plugins (plugins/) and training (qrnn train) are thin users of this interface.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "runtime/config.h"
 #include "runtime/tensor.h"
 
 namespace qrnn::nn {
@@ -58,5 +60,13 @@ public:
     virtual double forward_flops(int64_t T, int64_t B) const = 0;
     virtual double backward_flops(int64_t T, int64_t B) const = 0;
 };
+
+// Trainable layers by model name ("qrnn", "lstm-onednn", "lstm-halide", "cnn", ...): layer `index` of the stack
+// that cfg describes (its input width is cfg.layer_input(index)). Models register a factory next to their plugin.
+using LayerFactory = std::function<std::unique_ptr<Layer>(const ModelConfig &cfg, int64_t index)>;
+void register_layer_factory(const std::string &model, LayerFactory factory);
+bool has_layer_factory(const std::string &model);
+// Throws qrnn::Error "model 'X' has no backward pass (trainable: ...)" for a model without one.
+std::unique_ptr<Layer> make_layer(const ModelConfig &cfg, int64_t index);
 
 }  // namespace qrnn::nn
