@@ -1,0 +1,139 @@
+#include "reference/baselines_backward.h"
+
+#include <cmath>
+
+#include "reference/reference.h"
+
+namespace qrnn::ref {
+namespace {
+// Row l of an [L][...] tensor as a tensor of its own, and the reverse.
+Tensor<double> row_of(const Tensor<double> &t, int64_t l) {
+    Tensor<double> one = leading_rows(t, l, 1);
+    one.shape.erase(one.shape.begin());
+    return one;
+}
+void set_row(Tensor<double> &t, int64_t l, const Tensor<double> &row) {
+    std::copy(row.data.begin(), row.data.end(), t.data.begin() + l * row.size());
+}
+}  // namespace
+
+LstmGrads lstm_backward(const Tensor<double> &x, const LstmParams<double> &p, const Tensor<double> &h0,
+                        const Tensor<double> &c0, const Tensor<double> &dh, const Tensor<double> &dh_T,
+                        const Tensor<double> &dc_T) {
+    const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2), m = p.bias.dim(1), G = kLstmGates;
+    // Forward, keeping the activated gates [T][B][4][m] and the states h, c [T+1][B][m] (row 0: h0, c0).
+    Tensor<double> gates({T, B, G, m}), h({T + 1, B, m}), c({T + 1, B, m});
+    std::copy(h0.data.begin(), h0.data.end(), h.data.begin());
+    std::copy(c0.data.begin(), c0.data.end(), c.data.begin());
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t b = 0; b < B; b++) {
+            for (int64_t g = 0; g < G; g++)
+                for (int64_t u = 0; u < m; u++) {
+                    double s = p.bias(g, u);
+                    for (int64_t i = 0; i < n; i++) s += x(t, b, i) * p.w_input(i, g, u);
+                    for (int64_t j = 0; j < m; j++) s += h(t, b, j) * p.w_recurrent(j, g, u);
+                    gates(t, b, g, u) = g == kGateG ? std::tanh(s) : sigmoid(s);
+                }
+            for (int64_t u = 0; u < m; u++) {
+                c(t + 1, b, u) = gates(t, b, kGateF, u) * c(t, b, u) + gates(t, b, kGateI, u) * gates(t, b, kGateG, u);
+                h(t + 1, b, u) = gates(t, b, kGateO, u) * std::tanh(c(t + 1, b, u));
+            }
+        }
+
+    LstmGrads out{{Tensor<double>(p.w_input.shape), Tensor<double>(p.w_recurrent.shape), Tensor<double>(p.bias.shape)},
+                  Tensor<double>({T, B, n}), dh_T, dc_T};
+    Tensor<double> &dh_next = out.dh0, &dc_next = out.dc0;  // running: d h_t, d c_t from the steps after t
+    std::vector<double> dpre(G * m);
+    for (int64_t t = T - 1; t >= 0; t--)
+        for (int64_t b = 0; b < B; b++) {
+            for (int64_t u = 0; u < m; u++) {
+                const double i = gates(t, b, kGateI, u), f = gates(t, b, kGateF, u);
+                const double g = gates(t, b, kGateG, u), o = gates(t, b, kGateO, u);
+                const double tc = std::tanh(c(t + 1, b, u));
+                const double dh_t = dh(t, b, u) + dh_next(b, u);
+                const double dc_t = dc_next(b, u) + dh_t * o * (1 - tc * tc);
+                dpre[kGateI * m + u] = dc_t * g * i * (1 - i);
+                dpre[kGateF * m + u] = dc_t * c(t, b, u) * f * (1 - f);
+                dpre[kGateG * m + u] = dc_t * i * (1 - g * g);
+                dpre[kGateO * m + u] = dh_t * tc * o * (1 - o);
+                dc_next(b, u) = dc_t * f;
+            }
+            for (int64_t j = 0; j < m; j++) {
+                double s = 0;
+                for (int64_t g = 0; g < G; g++)
+                    for (int64_t u = 0; u < m; u++) {
+                        s += dpre[g * m + u] * p.w_recurrent(j, g, u);
+                        out.params.w_recurrent(j, g, u) += h(t, b, j) * dpre[g * m + u];
+                    }
+                dh_next(b, j) = s;
+            }
+            for (int64_t i = 0; i < n; i++) {
+                double s = 0;
+                for (int64_t g = 0; g < G; g++)
+                    for (int64_t u = 0; u < m; u++) {
+                        s += dpre[g * m + u] * p.w_input(i, g, u);
+                        out.params.w_input(i, g, u) += x(t, b, i) * dpre[g * m + u];
+                    }
+                out.dx(t, b, i) = s;
+            }
+            for (int64_t g = 0; g < G; g++)
+                for (int64_t u = 0; u < m; u++) out.params.bias(g, u) += dpre[g * m + u];
+        }
+    return out;
+}
+
+LstmStackGrads lstm_stack_backward(const Tensor<double> &x, const std::vector<LstmParams<double>> &layers,
+                                   const Tensor<double> &h0, const Tensor<double> &c0, const Tensor<double> &dh,
+                                   const Tensor<double> &dh_T, const Tensor<double> &dc_T) {
+    const int64_t L = static_cast<int64_t>(layers.size());
+    std::vector<Tensor<double>> inputs{x};  // inputs[l]: layer l's input
+    for (int64_t l = 0; l + 1 < L; l++) inputs.push_back(lstm_forward(inputs[l], layers[l], row_of(h0, l), row_of(c0, l)).h);
+    LstmStackGrads out{std::vector<LstmParams<double>>(L), Tensor<double>(), Tensor<double>(h0.shape),
+                       Tensor<double>(c0.shape)};
+    Tensor<double> d_output = dh;
+    for (int64_t l = L - 1; l >= 0; l--) {
+        LstmGrads g = lstm_backward(inputs[l], layers[l], row_of(h0, l), row_of(c0, l), d_output, row_of(dh_T, l),
+                                    row_of(dc_T, l));
+        out.layers[l] = std::move(g.params);
+        set_row(out.dh0, l, g.dh0);
+        set_row(out.dc0, l, g.dc0);
+        d_output = std::move(g.dx);
+    }
+    out.dx = std::move(d_output);
+    return out;
+}
+
+CnnGrads cnn_backward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers, const Tensor<double> &dy) {
+    const int64_t L = static_cast<int64_t>(layers.size()), T = x.dim(0), B = x.dim(1);
+    std::vector<Tensor<double>> inputs{x};  // inputs[l]: layer l's input; inputs[L]: the output y
+    for (const LayerParams<double> &p : layers) inputs.push_back(cnn_forward(inputs.back(), {p}));
+    CnnGrads out{std::vector<LayerParams<double>>(L), Tensor<double>()};
+    Tensor<double> d_output = dy;
+    for (int64_t l = L - 1; l >= 0; l--) {
+        const LayerParams<double> &p = layers[l];
+        const Tensor<double> &in = inputs[l], &y = inputs[l + 1];
+        const int64_t k = p.weights.dim(1), n = p.weights.dim(2), m = p.weights.dim(3);
+        LayerParams<double> g{Tensor<double>(p.weights.shape), Tensor<double>(p.bias.shape)};
+        Tensor<double> dx({T, B, n});
+        for (int64_t t = 0; t < T; t++)
+            for (int64_t b = 0; b < B; b++)
+                for (int64_t h = 0; h < m; h++) {
+                    const double dpre = d_output(t, b, h) * (1 - y(t, b, h) * y(t, b, h));
+                    g.bias(0, h) += dpre;
+                    for (int64_t j = 0; j < k; j++) {
+                        const int64_t src = t - (k - 1) + j;  // negative: the zeros before the sequence
+                        if (src < 0) continue;
+                        for (int64_t c = 0; c < n; c++) {
+                            g.weights(0, j, c, h) += dpre * in(src, b, c);
+                            dx(src, b, c) += dpre * p.weights(0, j, c, h);
+                        }
+                    }
+                }
+        out.layers[l] = std::move(g);
+        d_output = std::move(dx);
+    }
+    out.dx = std::move(d_output);
+    return out;
+}
+
+}  // namespace qrnn::ref
