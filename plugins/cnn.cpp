@@ -8,6 +8,8 @@
 
 #include "core/activations.h"
 #include "core/error.h"
+#include "plugins/cnn.h"
+#include "plugins/halide_gemms.h"
 #include "plugins/model.h"
 #include "plugins/seeded_fill.h"
 #include "reference/baselines.h"
@@ -83,11 +85,6 @@ struct CompiledCnn {
     void run(Tensor<float> &x, Tensor<float> &weights, Tensor<float> &bias, Tensor<float> &y);
 };
 
-Buffer<float> view(Tensor<float> &t) {
-    std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
-    return Buffer<float>(t.data.data(), dims);
-}
-
 void CompiledCnn::run(Tensor<float> &x, Tensor<float> &weights, Tensor<float> &bias, Tensor<float> &y) {
     funcs.x.set(view(x));
     funcs.weights.set(view(weights));
@@ -109,15 +106,7 @@ CnnPipelines &pipelines() {
 class CnnModel : public Model {
 public:
     CnnModel(const ModelConfig &cfg, bool pooled) : cfg_(cfg), pooled_(pooled), p_(pipelines()), x_(init_input(cfg)) {
-        // Layer l: weights [1][k][n_l][m], bias [1][m] uniform in [-1/sqrt(n_l*k), 1/sqrt(n_l*k)], as a QRNN layer's.
-        for (int64_t l = 0; l < cfg.layers; l++) {
-            const int64_t n = cfg.layer_input(l);
-            LayerParams<float> p{Tensor<float>({1, cfg.window, n, cfg.hidden}), Tensor<float>({1, cfg.hidden})};
-            const double bound = 1.0 / std::sqrt(static_cast<double>(n * cfg.window));
-            seeded_fill(p.weights, cfg.seed, 0x20010u + 2 * static_cast<uint32_t>(l), bound);
-            seeded_fill(p.bias, cfg.seed, 0x20011u + 2 * static_cast<uint32_t>(l), bound);
-            layers_.push_back(std::move(p));
-        }
+        for (int64_t l = 0; l < cfg.layers; l++) layers_.push_back(init_cnn_params(cfg, l));
         y_ = pooled ? Tensor<float>({cfg.batch, cfg.hidden}) : Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
         if (cfg.layers > 1) between_[0] = between_[1] = Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
     }
@@ -139,7 +128,7 @@ public:
     double flops() const override {  // conv multiply/adds + the bias add (+ the max comparisons)
         double total = 0;
         for (int64_t l = 0; l < cfg_.layers; l++)
-            total += static_cast<double>(cfg_.seq) * cfg_.batch * cfg_.hidden * (2.0 * cfg_.layer_input(l) * cfg_.window + 1.0);
+            total += static_cast<double>(cfg_.seq) * cfg_.batch * cnn_layer_flops(cfg_.layer_input(l), cfg_.hidden, cfg_.window);
         return total + (pooled_ ? static_cast<double>(cfg_.seq) * cfg_.batch * cfg_.hidden : 0.0);
     }
 
@@ -158,6 +147,27 @@ void register_cnn(const std::string &name, const std::string &description, bool 
                     }});
 }
 
+}  // namespace
+
+// Layer l: weights [1][k][n_l][m], bias [1][m] uniform in [-1/sqrt(n_l*k), 1/sqrt(n_l*k)], as a QRNN layer's.
+LayerParams<float> init_cnn_params(const ModelConfig &cfg, int64_t l) {
+    const int64_t n = cfg.layer_input(l);
+    LayerParams<float> p{Tensor<float>({1, cfg.window, n, cfg.hidden}), Tensor<float>({1, cfg.hidden})};
+    const double bound = 1.0 / std::sqrt(static_cast<double>(n * cfg.window));
+    seeded_fill(p.weights, cfg.seed, 0x20010u + 2 * static_cast<uint32_t>(l), bound);
+    seeded_fill(p.bias, cfg.seed, 0x20011u + 2 * static_cast<uint32_t>(l), bound);
+    return p;
+}
+
+void cnn_layer_forward(Tensor<float> &x, LayerParams<float> &p, Tensor<float> &y) {
+    CnnPipelines &pipes = pipelines();
+    std::lock_guard<std::mutex> lock(pipes.mutex);
+    pipes.sequence.run(x, p.weights, p.bias, y);
+}
+
+double cnn_layer_flops(int64_t n, int64_t m, int64_t k) { return static_cast<double>(m) * (2.0 * n * k + 1.0); }
+
+namespace {
 const bool registered = [] {
     register_cnn("cnn", "CNN baseline: the QRNN's masked conv (window k), tanh, no recurrence", false);
     register_cnn("cnn-maxpool", "CNN baseline with max-over-time pooling: [B][m] output (classification)", true);

@@ -1,127 +1,69 @@
-// Model plugin "lstm-halide": the LSTM of plugins/lstm_params.h in Halide, as two pipelines:
-//   projection: P[t][b][g][h] = bias[g][h] + sum_c x[t][b][c] * w_input[c][g][h], one GEMM over all steps;
+// Model plugin "lstm-halide": the LSTM of plugins/lstm_params.h in Halide (plugins/lstm_halide.h):
+//   projection: P[t][b][g][h] = bias[g][h] + sum_c x[t][b][c] * w_input[c][g][h], one GEMM over all steps
+//               (row_gemm of plugins/halide_gemms.h);
 //   step:       the recurrent part, P[t] + h_{t-1} R, activations and cell update for one step, run
 //               serially over t by the host (as cuDNN's per-step GEMMs).
 // Host buffers are padded once (m to a multiple of 2 vectors, B to a multiple of 8) so every tile is full.
-#include <mutex>
+#include "plugins/lstm_halide.h"
 
 #include "core/activations.h"
 #include "core/error.h"
 #include "plugins/lstm_model.h"
 
 namespace qrnn {
-namespace {
 using namespace Halide;
 
-constexpr int kTileB = 8;  // projection rows per tile; also the batch padding
-
-int64_t round_up(int64_t v, int64_t f) { return (v + f - 1) / f * f; }
-
 // ---- Algorithm -------------------------------------------------------------------------------------------
-struct Projection {
-    ImageParam x{Float(32), 3, "x"};             // (c, b, t), unpadded
-    ImageParam w_input{Float(32), 3, "w_input"};  // (h, g, c), h padded
-    ImageParam bias{Float(32), 2, "bias"};        // (h, g), h padded
-    Var h{"h"}, g{"g"}, b{"b"}, t{"t"};
-    RDom r;
-    Func proj{"proj"};              // (h, g, b, t): accumulates the GEMM
-    Func projection{"projection"};  // output, b padded: rows b >= B repeat row B-1
-
-    Projection() {
-        Expr B = x.dim(1).extent();
-        r = RDom(0, x.dim(0).extent(), "proj_r");
-        proj(h, g, b, t) = bias(h, g);
-        proj(h, g, b, t) += w_input(h, g, r) * x(r, min(b, B - 1), t);
-        projection(h, g, b, t) = proj(h, g, b, t);
-    }
-};
-
-struct Step {
-    ImageParam proj{Float(32), 3, "proj_t"};              // (h, g, b): P[t], padded
-    ImageParam h_prev{Float(32), 2, "h_prev"};            // (c, b), padded
-    ImageParam c_prev{Float(32), 2, "c_prev"};            // (h, b), padded
-    ImageParam w_recurrent{Float(32), 3, "w_recurrent"};  // (h, g, c): c unpadded (m rows), h padded
-    Var h{"h"}, g{"g"}, b{"b"};
-    RDom r;
-    Func pre{"pre"};    // (h, g, b) gate pre-activations
-    Func cell{"cell"};  // (h, b) -> {c_t, h_t}
-
-    Step() {
-        r = RDom(0, w_recurrent.dim(2).extent(), "step_r");
-        pre(h, g, b) = proj(h, g, b);
-        pre(h, g, b) += w_recurrent(h, g, r) * h_prev(r, b);
-        Expr i = sigmoid(pre(h, kGateI, b)), f = sigmoid(pre(h, kGateF, b));
-        Expr gg = tanh_activation(pre(h, kGateG, b)), o = sigmoid(pre(h, kGateO, b));
-        Expr c_new = f * c_prev(h, b) + i * gg;
-        cell(h, b) = Tuple(c_new, o * tanh_activation(c_new));
-    }
-};
+LstmStep::LstmStep(bool save_gates) {
+    r = RDom(0, w_recurrent.dim(2).extent(), "step_r");
+    pre(h, g, b) = proj(h, g, b);
+    pre(h, g, b) += w_recurrent(h, g, r) * h_prev(r, b);
+    Expr i = sigmoid(pre(h, kGateI, b)), f = sigmoid(pre(h, kGateF, b));
+    Expr gg = tanh_activation(pre(h, kGateG, b)), o = sigmoid(pre(h, kGateO, b));
+    Expr c_new = f * c_prev(h, b) + i * gg;
+    Expr h_new = o * tanh_activation(c_new);
+    cell(h, b) = save_gates ? Tuple(c_new, h_new, i, f, gg, o) : Tuple(c_new, h_new);
+}
 
 // ---- CPU schedule ----------------------------------------------------------------------------------------
-// Projection: register-blocked GEMM, 2 vectors of h x 8 rows of b per tile, parallel over t.
+// Projection: row_gemm (2 vectors of h x 8 rows of b per tile, parallel over t).
 // Step: 1 vector of h x 4 gates x 4 batch rows of accumulators per tile, parallel over tiles.
 // Measured 44 ms = 152 GFLOP/s at B=32 T=128 n=m=320 (2-core AVX-512 EPYC VM; oneDNN 34 ms side by side).
-void schedule_cpu(Projection &p, Step &s, const Target &target) {
+namespace {
+void schedule_cpu(LstmStep &s, const Target &target) {
     const int vec = target.natural_vector_size<float>();
     Var ho("ho"), hi("hi"), bo("bo"), bi("bi"), tile("tile");
-    p.projection.tile(p.h, p.b, ho, bo, hi, bi, 2 * vec, kTileB).reorder(hi, bi, ho, p.g, bo, p.t).vectorize(hi, vec)
-        .parallel(p.t);
-    p.proj.compute_at(p.projection, ho).vectorize(p.h, vec).unroll(p.h).unroll(p.b);
-    p.proj.update().reorder(p.h, p.b, p.r.x).vectorize(p.h, vec).unroll(p.h).unroll(p.b);
-
     s.cell.tile(s.h, s.b, ho, bo, hi, bi, vec, 4).reorder(hi, bi, bo, ho).vectorize(hi).fuse(bo, ho, tile).parallel(tile);
     s.pre.compute_at(s.cell, tile).vectorize(s.h).unroll(s.g).unroll(s.b);
     s.pre.update().reorder(s.h, s.g, s.b, s.r.x).vectorize(s.h).unroll(s.g).unroll(s.b);
     s.pre.bound(s.g, 0, kLstmGates);
 }
+}  // namespace
 
-struct Compiled {
-    Projection projection;
-    Step step;
-    Pipeline projection_pipeline, step_pipeline;
-    int vec = 16;
-    std::mutex mutex;  // the ImageParams are shared
+CompiledLstmStep::CompiledLstmStep(bool save_gates) : step(save_gates) {
+    Target target = get_jit_target_from_environment();
+    schedule_cpu(step, target);
+    pipeline = Pipeline(step.cell);
+    pipeline.compile_jit(target);
+}
 
-    Compiled() {
-        Target target = get_jit_target_from_environment();
-        vec = target.natural_vector_size<float>();
-        schedule_cpu(projection, step, target);
-        projection_pipeline = Pipeline(projection.projection);
-        step_pipeline = Pipeline(step.cell);
-        projection_pipeline.compile_jit(target);
-        step_pipeline.compile_jit(target);
+CompiledLstmStep &compiled_lstm_step(bool save_gates) {
+    if (save_gates) {
+        static CompiledLstmStep saving(true);
+        return saving;
     }
-};
-
-Compiled &compiled() {
-    static Compiled c;
-    return c;
+    static CompiledLstmStep plain(false);
+    return plain;
 }
 
-// Row-major [rows][width] -> [rows][width_pad], zero padded.
-Tensor<float> pad_last(const Tensor<float> &src, int64_t width_pad) {
-    std::vector<int64_t> dims = src.shape;
-    const int64_t width = dims.back();
-    dims.back() = width_pad;
-    Tensor<float> dst(dims);
-    const size_t rows = src.size() / width;
-    for (size_t r = 0; r < rows; r++)
-        std::copy(src.data.begin() + r * width, src.data.begin() + (r + 1) * width, dst.data.begin() + r * width_pad);
-    return dst;
-}
-
-Buffer<float> view(Tensor<float> &t) {
-    std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
-    return Buffer<float>(t.data.data(), dims);
-}
-Buffer<float> view(float *data, std::vector<int> dims) { return Buffer<float>(data, dims); }
-
+// ---- Model plugin ----------------------------------------------------------------------------------------
+namespace {
 class LstmHalide : public LstmModel {
 public:
-    explicit LstmHalide(const ModelConfig &cfg) : LstmModel(cfg), c_(compiled()) {
+    explicit LstmHalide(const ModelConfig &cfg) : LstmModel(cfg), c_(compiled_lstm_step(false)) {
         const int64_t m = cfg.hidden, B = cfg.batch;
-        m_pad_ = round_up(m, 2 * c_.vec);
-        B_pad_ = round_up(B, kTileB);
+        m_pad_ = round_up(m, gemm_tile());
+        B_pad_ = round_up(B, kGemmRows);
         proj_ = Tensor<float>({cfg.seq, B_pad_, kLstmGates, m_pad_});
         for (auto *s : {&h_state_[0], &h_state_[1], &c_state_[0], &c_state_[1]}) *s = Tensor<float>({B_pad_, m_pad_});
         for (int64_t l = 0; l < cfg.layers; l++) {
@@ -139,7 +81,6 @@ public:
     }
 
     void forward() override {
-        std::lock_guard<std::mutex> lock(c_.mutex);
         const Tensor<float> *input = &data_.x;
         for (int64_t l = 0; l < cfg_.layers; l++) {
             Tensor<float> &output = l == cfg_.layers - 1 ? h_ : between_[l % 2];
@@ -157,24 +98,21 @@ private:
     void run_layer(int64_t l, const Tensor<float> &input, Tensor<float> &output) {
         const int64_t T = cfg_.seq, B = cfg_.batch, m = cfg_.hidden, G = kLstmGates;
         Layer &layer = layers_[l];
-        Projection &p = c_.projection;
-        p.x.set(view(const_cast<Tensor<float> &>(input)));
-        p.w_input.set(view(layer.w_input));
-        p.bias.set(view(layer.bias));
         Buffer<float> proj_out = view(proj_);
-        c_.projection_pipeline.realize(Realization(proj_out));
+        row_gemm(view(layer.w_input), view(const_cast<Tensor<float> &>(input)), view(layer.bias), proj_out);
 
-        Step &s = c_.step;
+        std::lock_guard<std::mutex> lock(c_.mutex);
+        LstmStep &s = c_.step;
         s.w_recurrent.set(view(layer.w_recurrent));
         const Tensor<float> *h_prev = &layer.h0, *c_prev = &layer.c0;
         const int mp = static_cast<int>(m_pad_), bp = static_cast<int>(B_pad_);
         for (int64_t t = 0; t < T; t++) {
             Tensor<float> &h_next = h_state_[t % 2], &c_next = c_state_[t % 2];
-            s.proj.set(view(&proj_.data[t * B_pad_ * G * m_pad_], {mp, G, bp}));
-            s.h_prev.set(view(const_cast<float *>(h_prev->data.data()), {mp, bp}));
-            s.c_prev.set(view(const_cast<float *>(c_prev->data.data()), {mp, bp}));
+            s.proj.set(view(&proj_.data[t * B_pad_ * G * m_pad_], {{mp, 1}, {G, mp}, {bp, G * mp}}));
+            s.h_prev.set(view(h_prev->data.data(), {{mp, 1}, {bp, mp}}));
+            s.c_prev.set(view(c_prev->data.data(), {{mp, 1}, {bp, mp}}));
             Buffer<float> c_out = view(c_next), h_out = view(h_next);
-            c_.step_pipeline.realize(Realization(c_out, h_out));
+            c_.pipeline.realize(Realization(c_out, h_out));
             for (int64_t b = 0; b < B; b++) std::copy(&h_next(b, 0), &h_next(b, 0) + m, &output(t, b, 0));
             h_prev = &h_next;
             c_prev = &c_next;
@@ -185,7 +123,7 @@ private:
         }
     }
 
-    Compiled &c_;
+    CompiledLstmStep &c_;
     int64_t m_pad_, B_pad_;
     std::vector<Layer> layers_;
     Tensor<float> proj_, between_[2];  // projections of one layer; outputs of the layers before the last

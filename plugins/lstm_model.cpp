@@ -14,28 +14,33 @@ LstmParams<double> to_double(const LstmParams<float> &p) {
 }  // namespace
 
 // Layer l uses streams 0x20000 + 8l + {0, 1, 2}; the initial states 0x20003, 0x20004.
-LstmData init_lstm_data(const ModelConfig &cfg) {
-    const int64_t m = cfg.hidden, B = cfg.batch, L = cfg.layers, G = kLstmGates;
-    LstmData d{init_input(cfg), {}, Tensor<float>({L, B, m}), Tensor<float>({L, B, m})};
+LstmParams<float> init_lstm_params(const ModelConfig &cfg, int64_t l) {
+    const int64_t m = cfg.hidden, G = kLstmGates;
+    LstmParams<float> p{Tensor<float>({cfg.layer_input(l), G, m}), Tensor<float>({m, G, m}), Tensor<float>({G, m})};
     const double bound = 1.0 / std::sqrt(static_cast<double>(m));
-    for (int64_t l = 0; l < L; l++) {
-        LstmParams<float> p{Tensor<float>({cfg.layer_input(l), G, m}), Tensor<float>({m, G, m}), Tensor<float>({G, m})};
-        const uint32_t stream = 0x20000u + 8 * static_cast<uint32_t>(l);
-        seeded_fill(p.w_input, cfg.seed, stream, bound);
-        seeded_fill(p.w_recurrent, cfg.seed, stream + 1, bound);
-        seeded_fill(p.bias, cfg.seed, stream + 2, bound);
-        d.layers.push_back(std::move(p));
-    }
+    const uint32_t stream = 0x20000u + 8 * static_cast<uint32_t>(l);
+    seeded_fill(p.w_input, cfg.seed, stream, bound);
+    seeded_fill(p.w_recurrent, cfg.seed, stream + 1, bound);
+    seeded_fill(p.bias, cfg.seed, stream + 2, bound);
+    return p;
+}
+
+LstmData init_lstm_data(const ModelConfig &cfg) {
+    const int64_t m = cfg.hidden, B = cfg.batch, L = cfg.layers;
+    LstmData d{init_input(cfg), {}, Tensor<float>({L, B, m}), Tensor<float>({L, B, m})};
+    for (int64_t l = 0; l < L; l++) d.layers.push_back(init_lstm_params(cfg, l));
     seeded_fill(d.h0, cfg.seed, 0x20003u, 0.5);
     seeded_fill(d.c0, cfg.seed, 0x20004u, 0.5);
     return d;
 }
 
+double lstm_layer_flops(int64_t n, int64_t m) { return 2.0 * kLstmGates * m * (n + m) + 8.0 * m; }
+
 double lstm_flops(const ModelConfig &cfg) {
     const double steps = static_cast<double>(cfg.seq) * cfg.batch;
     double total = 0;
     for (int64_t l = 0; l < cfg.layers; l++)
-        total += steps * (2.0 * kLstmGates * cfg.hidden * (cfg.layer_input(l) + cfg.hidden) + 8.0 * cfg.hidden);
+        total += steps * lstm_layer_flops(cfg.layer_input(l), cfg.hidden);
     return total;
 }
 

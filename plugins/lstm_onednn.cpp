@@ -9,11 +9,12 @@
 
 #include "core/error.h"
 #include "plugins/lstm_model.h"
+#include "plugins/onednn_memory.h"
 
 namespace qrnn {
 namespace {
-using tag = dnnl::memory::format_tag;
-using dt = dnnl::memory::data_type;
+using onednn::f32;
+using onednn::tag;
 
 class LstmOnednn : public LstmModel {
 public:
@@ -37,26 +38,20 @@ private:
     // One lstm_forward primitive per layer (layer 0's input width differs); weights reordered here, once.
     void add_layer(int64_t l, const Tensor<float> &input, Tensor<float> &output) {
         const dnnl::memory::dim T = cfg_.seq, B = cfg_.batch, n = input.dim(2), m = cfg_.hidden, G = kLstmGates;
-        auto md = [](dnnl::memory::dims dims, tag t) { return dnnl::memory::desc(dims, dt::f32, t); };
-        auto src_layer = md({T, B, n}, tag::tnc), dst_layer = md({T, B, m}, tag::tnc);
-        auto state = md({1, 1, B, m}, tag::ldnc);
-        auto user_w_layer = md({1, 1, n, G, m}, tag::ldigo), user_w_iter = md({1, 1, m, G, m}, tag::ldigo);
-        auto bias = md({1, 1, G, m}, tag::ldgo);
-        auto any_w_layer = md({1, 1, n, G, m}, tag::any), any_w_iter = md({1, 1, m, G, m}, tag::any);
+        auto src_layer = f32({T, B, n}, tag::tnc), dst_layer = f32({T, B, m}, tag::tnc);
+        auto state = f32({1, 1, B, m}, tag::ldnc);
+        auto user_w_layer = f32({1, 1, n, G, m}, tag::ldigo), user_w_iter = f32({1, 1, m, G, m}, tag::ldigo);
+        auto bias = f32({1, 1, G, m}, tag::ldgo);
+        auto any_w_layer = f32({1, 1, n, G, m}, tag::any), any_w_iter = f32({1, 1, m, G, m}, tag::any);
 
         dnnl::lstm_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::rnn_direction::unidirectional_left2right,
                                       src_layer, state, state, any_w_layer, any_w_iter, bias, dst_layer, state, state);
         dnnl::lstm_forward::primitive_desc pd(desc, engine_);
         if (pd.workspace_desc().get_size() > 0) fail("lstm-onednn: inference primitive unexpectedly needs a workspace");
 
-        auto wrap = [&](const dnnl::memory::desc &d, const float *data) {
-            return dnnl::memory(d, engine_, const_cast<float *>(data));
-        };
-        auto prepared = [&](const dnnl::memory::desc &want, dnnl::memory user) {
-            if (want == user.get_desc()) return user;
-            dnnl::memory mem(want, engine_);
-            dnnl::reorder(user, mem).execute(stream_, user, mem);
-            return mem;
+        auto wrap = [&](const dnnl::memory::desc &d, const float *data) { return onednn::wrap(d, engine_, data); };
+        auto prepared = [&](const dnnl::memory::desc &want, const dnnl::memory &user) {
+            return onednn::prepared(want, user, engine_, stream_);
         };
         LstmParams<float> &p = data_.layers[l];
         const size_t state_offset = static_cast<size_t>(l * B * m);

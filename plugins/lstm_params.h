@@ -34,8 +34,10 @@ struct LstmData {
 };
 
 LstmData init_lstm_data(const ModelConfig &cfg);
+LstmParams<float> init_lstm_params(const ModelConfig &cfg, int64_t layer);  // layer `layer` of init_lstm_data
 // 2 multiply/adds per weight per step (input and recurrent GEMMs) + 8 per unit per step (4 bias adds,
 // 3 for c_t, 1 for h_t); activations not counted. The same count for every LSTM implementation.
+double lstm_layer_flops(int64_t n, int64_t m);  // per step and batch row, layer of width n -> m
 double lstm_flops(const ModelConfig &cfg);
 
 }  // namespace qrnn

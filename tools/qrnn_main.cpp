@@ -1,11 +1,10 @@
 // `qrnn <command> [options]`: the framework's command line.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <iostream>
 
 #include "core/error.h"
 #include "plugins/loader.h"
+#include "runtime/timing.h"
 #include "tools/command.h"
 
 namespace qrnn::cli {
@@ -48,19 +47,9 @@ static void usage(std::ostream &os) {
     for (auto &c : qrnn::cli::commands()) os << "  " << c.name << std::string(12 - std::min<size_t>(c.name.size(), 11), ' ') << c.summary << "\n";
 }
 
-// oneDNN (lstm-onednn) runs on OpenMP, whose threads spin-wait by default: on a shared machine a spinning
-// thread holds a core while the one it waits for is descheduled, and an LSTM forward took 2.6 s instead of
-// 0.07 s (measured here, 4 engineers on 2 cores). libgomp reads OMP_WAIT_POLICY when it is loaded, before
-// main, so an unset policy is set to passive and the process restarts once. An explicit value is kept.
-static void default_openmp_wait_policy(char **argv) {
-    if (std::getenv("OMP_WAIT_POLICY")) return;
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);  // returns only on failure: then run with the default policy
-}
-
 int main(int argc, char **argv) {
     using namespace qrnn::cli;
-    default_openmp_wait_policy(argv);
+    qrnn::default_openmp_wait_policy(argv);
     std::vector<std::string> args;
     try {
         args = load_plugins(std::vector<std::string>(argv + 1, argv + argc));

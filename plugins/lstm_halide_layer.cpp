@@ -1,0 +1,233 @@
+// Trainable layer "lstm-halide" (nn::Layer), forward and a hand-written backward in Halide (Halide 14's
+// autodiff is wrong for scans). Forward: row_gemm projection over all steps, then the step of
+// plugins/lstm_halide.h saving the activated gates; the tape keeps them with every h_t and c_t. Backward:
+//   a reverse-time loop of one pipeline per step (below): dh_t = dy_t + R^T dpre_{t+1}, the cell and gate
+//       derivatives, dpre_t = d(pre-activations), dc_{t-1} = dc_t * f_t;
+//   then, over all steps at once, GEMMs of plugins/halide_gemms.h: dx = dpre W^T (row_gemm),
+//       dW = x^T dpre and dbias (weight_grad, with a column of ones), dR = h_{t-1}^T dpre (weight_grad),
+//       and dh_0 = R^T dpre_0 (row_gemm).
+// Buffers are padded as the forward's: m to gemm_tile(), B to kGemmRows; padded rows and columns carry
+// zero gradients.
+#include "core/activations.h"
+#include "core/error.h"
+#include "plugins/lstm_halide.h"
+#include "plugins/lstm_layer.h"
+
+namespace qrnn {
+namespace {
+using namespace Halide;
+
+// ---- Algorithm: one backward step ------------------------------------------------------------------------
+struct LstmStepBack {
+    ImageParam gates{Float(32), 3, "gates_t"};      // (h, g, b): activated i, f, g, o of step t
+    ImageParam c_t{Float(32), 2, "c_t"};            // (h, b)
+    ImageParam c_prev{Float(32), 2, "c_prev"};      // (h, b): c_{t-1}
+    ImageParam dy{Float(32), 2, "dy_t"};            // (h, b): unpadded, zero outside
+    ImageParam dh_in{Float(32), 2, "dh_in"};        // (h, b): d h_T at the last step, else zeros
+    ImageParam dc_in{Float(32), 2, "dc_in"};        // (h, b): d c_t from the steps after t
+    ImageParam w_rt{Float(32), 2, "w_rt"};          // (j, r): R transposed, r = g * m_pad + u
+    ImageParam dpre_next{Float(32), 2, "dpre_next"};  // (r, b): dpre_{t+1}
+    Var h{"h"}, b{"b"};
+    RDom r;
+    Func dh_rec{"dh_rec"};  // (h, b): dh_in + R^T dpre_{t+1}
+    Func grads{"grads"};    // (h, b) -> {dpre_i, dpre_f, dpre_g, dpre_o, dc_{t-1}}
+
+    LstmStepBack() {
+        r = RDom(0, dpre_next.dim(0).extent(), "back_r");
+        dh_rec(h, b) = dh_in(h, b);
+        dh_rec(h, b) += w_rt(h, r) * dpre_next(r, b);
+        Expr dh = BoundaryConditions::constant_exterior(dy, 0.0f)(h, b) + dh_rec(h, b);
+        Expr i = gates(h, kGateI, b), f = gates(h, kGateF, b), g = gates(h, kGateG, b), o = gates(h, kGateO, b);
+        Expr tc = tanh_activation(c_t(h, b));
+        Expr dc = dc_in(h, b) + dh * o * (1 - tc * tc);
+        grads(h, b) = Tuple(dc * g * i * (1 - i), dc * c_prev(h, b) * f * (1 - f), dc * i * (1 - g * g),
+                            dh * tc * o * (1 - o), dc * f);
+    }
+};
+
+// ---- CPU schedule ----------------------------------------------------------------------------------------
+// 2 vectors of h x 8 batch rows of dh accumulators per tile (the R^T dpre GEMM), parallel over tiles.
+struct CompiledStepBack {
+    LstmStepBack s;
+    Pipeline pipeline;
+    std::mutex mutex;
+    CompiledStepBack() {
+        Target target = get_jit_target_from_environment();
+        const int vec = target.natural_vector_size<float>();
+        Var ho("ho"), hi("hi"), bo("bo"), bi("bi"), tile("tile");
+        s.grads.tile(s.h, s.b, ho, bo, hi, bi, 2 * vec, kGemmRows).reorder(hi, bi, ho, bo).vectorize(hi, vec)
+            .fuse(ho, bo, tile).parallel(tile);
+        s.dh_rec.compute_at(s.grads, tile).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
+        s.dh_rec.update().reorder(s.h, s.b, s.r.x).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
+        pipeline = Pipeline(s.grads);
+        pipeline.compile_jit(target);
+    }
+};
+CompiledStepBack &compiled_step_back() {
+    static CompiledStepBack c;
+    return c;
+}
+
+// ---- Layer -----------------------------------------------------------------------------------------------
+struct HalideTape : nn::Tape {
+    int64_t T = 0, B = 0;
+    Tensor<float> x;         // [T][B][n]
+    Tensor<float> gates;     // [T][B_pad][4][m_pad] activated
+    Tensor<float> h, c;      // [T+1][B_pad][m_pad]: row 0 the initial state, row t+1 after step t
+};
+
+// Rows [0, rows) and columns [0, cols) of a row-major [..][width] tensor region -> dst, or the reverse.
+void copy_block(const float *src, int64_t src_width, float *dst, int64_t dst_width, int64_t rows, int64_t cols) {
+    for (int64_t r = 0; r < rows; r++) std::copy(src + r * src_width, src + r * src_width + cols, dst + r * dst_width);
+}
+void add_block(const float *src, int64_t src_width, float *dst, int64_t dst_width, int64_t rows, int64_t cols) {
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++) dst[r * dst_width + c] += src[r * src_width + c];
+}
+
+class LstmHalideLayer : public LstmLayer {
+public:
+    LstmHalideLayer(const ModelConfig &cfg, int64_t index)
+        : LstmLayer("lstm-halide", cfg, index), mp_(round_up(m_, gemm_tile())) {}
+
+    std::unique_ptr<nn::Tape> make_tape() const override { return std::make_unique<HalideTape>(); }
+
+    void forward(const Tensor<float> &x, nn::State &state, Tensor<float> &y, nn::Tape *tape_base) override {
+        check_forward(x, state);
+        HalideTape own, &tape = tape_base ? dynamic_cast<HalideTape &>(*tape_base) : own;
+        const int64_t T = x.dim(0), B = x.dim(1), Bp = round_up(B, kGemmRows), G = kLstmGates;
+        const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp);
+        tape.T = T, tape.B = B, tape.x = x;
+        for (auto [t, dims] : {std::pair{&tape.gates, std::vector<int64_t>{T, Bp, G, mp_}},
+                               std::pair{&tape.h, std::vector<int64_t>{T + 1, Bp, mp_}},
+                               std::pair{&tape.c, std::vector<int64_t>{T + 1, Bp, mp_}}})
+            if (t->shape != dims) *t = Tensor<float>(dims);
+        copy_block(state.at("h").data.data(), m_, tape.h.data.data(), mp_, B, m_);
+        copy_block(state.at("c").data.data(), m_, tape.c.data.data(), mp_, B, m_);
+
+        Tensor<float> w_input = pad_last(value_.w_input, mp_), w_recurrent = pad_last(value_.w_recurrent, mp_);
+        Tensor<float> bias = pad_last(value_.bias, mp_), proj({T, Bp, G, mp_});
+        Buffer<float> proj_out = view(proj);
+        row_gemm(view(w_input), view(tape.x), view(bias), proj_out);
+
+        CompiledLstmStep &c = compiled_lstm_step(true);
+        std::lock_guard<std::mutex> lock(c.mutex);
+        LstmStep &s = c.step;
+        s.w_recurrent.set(view(w_recurrent));
+        const size_t row = Bp * mp_;
+        for (int64_t t = 0; t < T; t++) {
+            s.proj.set(view(&proj.data[t * G * row], {{mp, 1}, {G, mp}, {bp, G * mp}}));
+            s.h_prev.set(view(&tape.h.data[t * row], {{mp, 1}, {bp, mp}}));
+            s.c_prev.set(view(&tape.c.data[t * row], {{mp, 1}, {bp, mp}}));
+            std::vector<Buffer<void>> outs{view(&tape.c.data[(t + 1) * row], {{mp, 1}, {bp, mp}}),
+                                            view(&tape.h.data[(t + 1) * row], {{mp, 1}, {bp, mp}})};
+            for (int g = 0; g < G; g++)
+                outs.push_back(view(&tape.gates.data[t * G * row + g * mp_], {{mp, 1}, {bp, G * mp}}));
+            c.pipeline.realize(Realization(outs));
+        }
+        if (y.shape != std::vector<int64_t>{T, B, m_}) y = Tensor<float>({T, B, m_});
+        for (int64_t t = 0; t < T; t++) copy_block(&tape.h.data[(t + 1) * row], mp_, &y(t, 0, 0), m_, B, m_);
+        copy_block(&tape.h.data[T * row], mp_, state.at("h").data.data(), m_, B, m_);
+        copy_block(&tape.c.data[T * row], mp_, state.at("c").data.data(), m_, B, m_);
+        state.time += T;
+    }
+
+    void backward(const nn::Tape &tape_base, const Tensor<float> &dy, const nn::State *d_final, Tensor<float> *dx,
+                  nn::State *d_initial) override {
+        const auto &tape = dynamic_cast<const HalideTape &>(tape_base);
+        if (tape.T == 0) fail("lstm-halide: backward needs the tape of a forward pass");
+        const int64_t T = tape.T, B = tape.B, Bp = round_up(B, kGemmRows), G = kLstmGates, n = n_, m = m_;
+        check_backward(T, B, dy, d_final);
+        const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp), Gm = static_cast<int>(G * mp_);
+        const size_t row = Bp * mp_;
+
+        // R transposed: w_rt[g * m_pad + u][j] = R[j][g][u], zero padded.
+        Tensor<float> w_rt({G * mp_, mp_});
+        for (int64_t j = 0; j < m; j++)
+            for (int64_t g = 0; g < G; g++)
+                for (int64_t u = 0; u < m; u++) w_rt(g * mp_ + u, j) = value_.w_recurrent(j, g, u);
+        // dpre [T+1][B_pad][4][m_pad], row T zeros (no step after the last); dh_in, dc carries [B_pad][m_pad].
+        Tensor<float> dpre({T + 1, Bp, G, mp_}), zeros({Bp, mp_}), dh_last({Bp, mp_}), dc[2] = {zeros, zeros};
+        if (d_final) {
+            copy_block(d_final->at("h").data.data(), m, dh_last.data.data(), mp_, B, m);
+            copy_block(d_final->at("c").data.data(), m, dc[T % 2].data.data(), mp_, B, m);
+        }
+        {
+            CompiledStepBack &c = compiled_step_back();
+            std::lock_guard<std::mutex> lock(c.mutex);
+            LstmStepBack &s = c.s;
+            s.w_rt.set(view(w_rt));
+            for (int64_t t = T - 1; t >= 0; t--) {
+                s.gates.set(view(&tape.gates.data[t * G * row], {{mp, 1}, {G, mp}, {bp, Gm}}));
+                s.c_t.set(view(&tape.c.data[(t + 1) * row], {{mp, 1}, {bp, mp}}));
+                s.c_prev.set(view(&tape.c.data[t * row], {{mp, 1}, {bp, mp}}));
+                s.dy.set(view(&dy(t, 0, 0), {{static_cast<int>(m), 1}, {static_cast<int>(B), static_cast<int>(m)}}));
+                s.dh_in.set(view(t == T - 1 ? dh_last : zeros));
+                s.dc_in.set(view(dc[(t + 1) % 2]));
+                s.dpre_next.set(view(&dpre.data[(t + 1) * G * row], {{Gm, 1}, {bp, Gm}}));
+                std::vector<Buffer<void>> outs;
+                for (int g = 0; g < G; g++) outs.push_back(view(&dpre.data[t * G * row + g * mp_], {{mp, 1}, {bp, Gm}}));
+                outs.push_back(view(dc[t % 2]));
+                c.pipeline.realize(Realization(outs));
+            }
+        }
+        Buffer<float> dpre_steps = view(dpre.data.data(), {{Gm, 1}, {bp, Gm}, {static_cast<int>(T), bp * Gm}});
+
+        // dx = dpre W^T: row_gemm with w = W transposed [4 m_pad][1][n_pad].
+        const int64_t np = round_up(n, gemm_tile());
+        Tensor<float> w_t({G * mp_, 1, np}), no_bias({1, np}), dx_pad({T, Bp, 1, np});
+        for (int64_t c = 0; c < n; c++)
+            for (int64_t g = 0; g < G; g++)
+                for (int64_t u = 0; u < m; u++) w_t(g * mp_ + u, 0, c) = value_.w_input(c, g, u);
+        Buffer<float> dx_out = view(dx_pad);
+        row_gemm(view(w_t), dpre_steps, view(no_bias), dx_out);
+        if (dx) {
+            if (dx->shape != std::vector<int64_t>{T, B, n}) *dx = Tensor<float>({T, B, n});
+            for (int64_t t = 0; t < T; t++) copy_block(&dx_pad(t, 0, 0, 0), np, &(*dx)(t, 0, 0), n, B, n);
+        }
+
+        // d w_input and d bias: weight_grad with a = x and a column of ones (its row of the result is d bias).
+        const int64_t ce = round_up(n + 1, kGemmRows);
+        Tensor<float> x_ext({T, Bp, ce}), dw({ce, G * mp_});
+        for (int64_t t = 0; t < T; t++)
+            for (int64_t b = 0; b < B; b++) {
+                std::copy(&tape.x(t, b, 0), &tape.x(t, b, 0) + n, &x_ext(t, b, 0));
+                x_ext(t, b, n) = 1.0f;
+            }
+        Buffer<float> dw_out = view(dw);
+        weight_grad(dpre_steps, view(x_ext), dw_out);
+        for (int64_t g = 0; g < G; g++) {
+            add_block(&dw(0, g * mp_), G * mp_, &grad_.w_input(0, g, 0), G * m, n, m);
+            add_block(&dw(n, g * mp_), G * mp_, &grad_.bias(g, 0), m, 1, m);
+        }
+        // d w_recurrent = h_{t-1}^T dpre: a = the tape's h rows 0..T-1.
+        Tensor<float> dr({mp_, G * mp_});
+        Buffer<float> dr_out = view(dr);
+        weight_grad(dpre_steps, view(tape.h.data.data(), {{mp, 1}, {bp, mp}, {static_cast<int>(T), bp * mp}}), dr_out);
+        for (int64_t g = 0; g < G; g++) add_block(&dr(0, g * mp_), G * mp_, &grad_.w_recurrent(0, g, 0), G * m, m, m);
+
+        if (d_initial) {
+            // d h_0 = R^T dpre_0 (row_gemm with w = R transposed as [4 m_pad][1][m_pad]); d c_0 the last carry.
+            Tensor<float> dh0({1, Bp, 1, mp_}), no_bias_m({1, mp_});
+            Buffer<float> dh0_out = view(dh0);
+            row_gemm(view(w_rt.data.data(), {{mp, 1}, {1, mp}, {Gm, mp}}),
+                     view(dpre.data.data(), {{Gm, 1}, {bp, Gm}, {1, bp * Gm}}), view(no_bias_m), dh0_out);
+            for (const char *name : {"h", "c"})
+                if (d_initial->at(name).shape != std::vector<int64_t>{B, m}) d_initial->at(name) = Tensor<float>({B, m});
+            copy_block(dh0.data.data(), mp_, d_initial->at("h").data.data(), m, B, m);
+            copy_block(dc[0].data.data(), mp_, d_initial->at("c").data.data(), m, B, m);
+        }
+    }
+
+private:
+    int64_t mp_;  // m padded
+};
+
+const bool registered = [] {
+    nn::register_layer_factory("lstm-halide", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
+        return std::make_unique<LstmHalideLayer>(cfg, index);
+    });
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn

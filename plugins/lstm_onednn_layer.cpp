@@ -1,0 +1,181 @@
+// Trainable layer "lstm-onednn" (nn::Layer): oneDNN 2.x lstm_forward (forward_training with a workspace when
+// a tape is recorded, forward_inference otherwise) and lstm_backward. Primitives are built once per (T, B);
+// the weights are reordered from our layout (ldigo) into the primitives' formats on every call (they change
+// between training steps), the weight gradients back into ldigo and added to the layer's gradients.
+#include <dnnl.hpp>
+#include <map>
+
+#include "core/error.h"
+#include "plugins/lstm_layer.h"
+#include "plugins/onednn_memory.h"
+
+namespace qrnn {
+namespace {
+using onednn::f32;
+using onednn::tag;
+using dnnl::memory;
+
+struct OnednnTape : nn::Tape {
+    int64_t T = 0, B = 0;
+    Tensor<float> x, h0, c0, y, h_T, c_T;  // the forward's inputs and outputs
+    memory workspace;
+};
+
+class LstmOnednnLayer : public LstmLayer {
+public:
+    LstmOnednnLayer(const ModelConfig &cfg, int64_t index)
+        : LstmLayer("lstm-onednn", cfg, index), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+
+    std::unique_ptr<nn::Tape> make_tape() const override { return std::make_unique<OnednnTape>(); }
+
+    void forward(const Tensor<float> &x, nn::State &state, Tensor<float> &y, nn::Tape *tape_base) override {
+        check_forward(x, state);
+        const int64_t T = x.dim(0), B = x.dim(1);
+        Primitives &p = primitives(T, B);
+        OnednnTape *tape = tape_base ? &dynamic_cast<OnednnTape &>(*tape_base) : nullptr;
+        const auto &pd = tape ? p.training : p.inference;
+        if (y.shape != std::vector<int64_t>{T, B, m_}) y = Tensor<float>({T, B, m_});
+        Tensor<float> h_T({B, m_}), c_T({B, m_});
+        std::unordered_map<int, memory> args{
+            {DNNL_ARG_SRC_LAYER, wrap(p.layer_in, x)},
+            {DNNL_ARG_SRC_ITER, wrap(p.state, state.at("h"))},
+            {DNNL_ARG_SRC_ITER_C, wrap(p.state, state.at("c"))},
+            {DNNL_ARG_WEIGHTS_LAYER, prepared(pd.weights_layer_desc(), wrap(p.user_w_layer, value_.w_input))},
+            {DNNL_ARG_WEIGHTS_ITER, prepared(pd.weights_iter_desc(), wrap(p.user_w_iter, value_.w_recurrent))},
+            {DNNL_ARG_BIAS, wrap(p.bias, value_.bias)},
+            {DNNL_ARG_DST_LAYER, wrap(p.layer_out, y)},
+            {DNNL_ARG_DST_ITER, wrap(p.state, h_T)},
+            {DNNL_ARG_DST_ITER_C, wrap(p.state, c_T)}};
+        if (tape) {
+            if (!tape->workspace || tape->workspace.get_desc() != pd.workspace_desc())
+                tape->workspace = memory(pd.workspace_desc(), engine_);
+            args[DNNL_ARG_WORKSPACE] = tape->workspace;
+        }
+        run([&] { dnnl::lstm_forward(pd).execute(stream_, args); });
+        if (tape) {
+            tape->T = T, tape->B = B;
+            tape->x = x, tape->h0 = state.at("h"), tape->c0 = state.at("c");
+            tape->y = y, tape->h_T = h_T, tape->c_T = c_T;
+        }
+        state.at("h") = std::move(h_T);
+        state.at("c") = std::move(c_T);
+        state.time += T;
+    }
+
+    void backward(const nn::Tape &tape_base, const Tensor<float> &dy, const nn::State *d_final, Tensor<float> *dx,
+                  nn::State *d_initial) override {
+        const auto &tape = dynamic_cast<const OnednnTape &>(tape_base);
+        if (!tape.workspace) fail("lstm-onednn: backward needs the tape of a forward pass");
+        const int64_t T = tape.T, B = tape.B;
+        check_backward(T, B, dy, d_final);
+        Primitives &p = primitives(T, B);
+        const auto &pd = p.backward;
+        Tensor<float> zeros({B, m_}), dx_own, dh0_own, dc0_own;
+        Tensor<float> &dx_out = dx ? *dx : dx_own;
+        if (dx_out.shape != std::vector<int64_t>{T, B, n_}) dx_out = Tensor<float>({T, B, n_});
+        Tensor<float> &dh0 = d_initial ? d_initial->at("h") : dh0_own, &dc0 = d_initial ? d_initial->at("c") : dc0_own;
+        for (Tensor<float> *t : {&dh0, &dc0})
+            if (t->shape != std::vector<int64_t>{B, m_}) *t = Tensor<float>({B, m_});
+        memory d_w_layer(pd.diff_weights_layer_desc(), engine_), d_w_iter(pd.diff_weights_iter_desc(), engine_);
+        Tensor<float> d_bias(value_.bias.shape);
+        std::unordered_map<int, memory> args{
+            {DNNL_ARG_SRC_LAYER, wrap(p.layer_in, tape.x)},
+            {DNNL_ARG_SRC_ITER, wrap(p.state, tape.h0)},
+            {DNNL_ARG_SRC_ITER_C, wrap(p.state, tape.c0)},
+            {DNNL_ARG_WEIGHTS_LAYER, prepared(pd.weights_layer_desc(), wrap(p.user_w_layer, value_.w_input))},
+            {DNNL_ARG_WEIGHTS_ITER, prepared(pd.weights_iter_desc(), wrap(p.user_w_iter, value_.w_recurrent))},
+            {DNNL_ARG_BIAS, wrap(p.bias, value_.bias)},
+            {DNNL_ARG_DST_LAYER, wrap(p.layer_out, tape.y)},
+            {DNNL_ARG_DST_ITER, wrap(p.state, tape.h_T)},
+            {DNNL_ARG_DST_ITER_C, wrap(p.state, tape.c_T)},
+            {DNNL_ARG_WORKSPACE, tape.workspace},
+            {DNNL_ARG_DIFF_DST_LAYER, wrap(p.layer_out, dy)},
+            {DNNL_ARG_DIFF_DST_ITER, wrap(p.state, d_final ? d_final->at("h") : zeros)},
+            {DNNL_ARG_DIFF_DST_ITER_C, wrap(p.state, d_final ? d_final->at("c") : zeros)},
+            {DNNL_ARG_DIFF_SRC_LAYER, wrap(p.layer_in, dx_out)},
+            {DNNL_ARG_DIFF_SRC_ITER, wrap(p.state, dh0)},
+            {DNNL_ARG_DIFF_SRC_ITER_C, wrap(p.state, dc0)},
+            {DNNL_ARG_DIFF_WEIGHTS_LAYER, d_w_layer},
+            {DNNL_ARG_DIFF_WEIGHTS_ITER, d_w_iter},
+            {DNNL_ARG_DIFF_BIAS, wrap(p.bias, d_bias)}};
+        run([&] {
+            // oneDNN accumulates into the weight gradients: start them from zero.
+            for (memory *d : {&d_w_layer, &d_w_iter}) zero(*d);
+            dnnl::lstm_backward(pd).execute(stream_, args);
+            accumulate(d_w_layer, p.user_w_layer, grad_.w_input);
+            accumulate(d_w_iter, p.user_w_iter, grad_.w_recurrent);
+        });
+        for (size_t i = 0; i < d_bias.size(); i++) grad_.bias.data[i] += d_bias.data[i];
+    }
+
+private:
+    struct Primitives {
+        memory::desc layer_in, layer_out, state, user_w_layer, user_w_iter, bias;
+        dnnl::lstm_forward::primitive_desc inference, training;
+        dnnl::lstm_backward::primitive_desc backward;
+    };
+
+    Primitives &primitives(int64_t T, int64_t B) {
+        auto it = cache_.find({T, B});
+        if (it != cache_.end()) return it->second;
+        const memory::dim n = n_, m = m_, G = kLstmGates;
+        Primitives p;
+        p.layer_in = f32({T, B, n}, tag::tnc), p.layer_out = f32({T, B, m}, tag::tnc);
+        p.state = f32({1, 1, B, m}, tag::ldnc);
+        p.user_w_layer = f32({1, 1, n, G, m}, tag::ldigo), p.user_w_iter = f32({1, 1, m, G, m}, tag::ldigo);
+        p.bias = f32({1, 1, G, m}, tag::ldgo);
+        auto any_w_layer = f32({1, 1, n, G, m}, tag::any), any_w_iter = f32({1, 1, m, G, m}, tag::any);
+        const auto dir = dnnl::rnn_direction::unidirectional_left2right;
+        auto forward = [&](dnnl::prop_kind kind) {
+            dnnl::lstm_forward::desc d(kind, dir, p.layer_in, p.state, p.state, any_w_layer, any_w_iter, p.bias,
+                                       p.layer_out, p.state, p.state);
+            return dnnl::lstm_forward::primitive_desc(d, engine_);
+        };
+        run([&] {
+            p.inference = forward(dnnl::prop_kind::forward_inference);
+            p.training = forward(dnnl::prop_kind::forward_training);
+            dnnl::lstm_backward::desc d(dnnl::prop_kind::backward, dir, p.layer_in, p.state, p.state, any_w_layer,
+                                        any_w_iter, p.bias, p.layer_out, p.state, p.state, p.layer_in, p.state, p.state,
+                                        any_w_layer, any_w_iter, p.bias, p.layer_out, p.state, p.state);
+            p.backward = dnnl::lstm_backward::primitive_desc(d, engine_, p.training);
+        });
+        return cache_.emplace(std::make_pair(T, B), std::move(p)).first->second;
+    }
+
+    template <class F>
+    void run(F &&f) {
+        try {
+            f();
+            stream_.wait();
+        } catch (const dnnl::error &e) {
+            fail("lstm-onednn: oneDNN: ", e.what());
+        }
+    }
+
+    memory wrap(const memory::desc &d, const Tensor<float> &t) { return onednn::wrap(d, engine_, t.data.data()); }
+    memory prepared(const memory::desc &want, const memory &user) { return onednn::prepared(want, user, engine_, stream_); }
+    static void zero(memory &d) {
+        std::fill_n(static_cast<float *>(d.get_data_handle()), d.get_desc().get_size() / sizeof(float), 0.0f);
+    }
+    // grad += d, d reordered into our layout (user_desc) first when the primitive chose another.
+    void accumulate(const memory &d, const memory::desc &user_desc, Tensor<float> &grad) {
+        Tensor<float> plain(grad.shape);
+        memory user = wrap(user_desc, plain);
+        dnnl::reorder(d, user).execute(stream_, const_cast<memory &>(d), user);
+        stream_.wait();
+        for (size_t i = 0; i < plain.size(); i++) grad.data[i] += plain.data[i];
+    }
+
+    dnnl::engine engine_;
+    dnnl::stream stream_;
+    std::map<std::pair<int64_t, int64_t>, Primitives> cache_;
+};
+
+const bool registered = [] {
+    nn::register_layer_factory("lstm-onednn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
+        return std::make_unique<LstmOnednnLayer>(cfg, index);
+    });
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn
