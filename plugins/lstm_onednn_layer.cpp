@@ -33,7 +33,7 @@ public:
         const int64_t T = x.dim(0), B = x.dim(1);
         Primitives &p = primitives(T, B);
         OnednnTape *tape = tape_base ? &dynamic_cast<OnednnTape &>(*tape_base) : nullptr;
-        const auto &pd = tape ? p.training : p.inference;
+        const auto &pd = tape ? p.training_pd : p.inference_pd;
         if (y.shape != std::vector<int64_t>{T, B, m_}) y = Tensor<float>({T, B, m_});
         Tensor<float> h_T({B, m_}), c_T({B, m_});
         std::unordered_map<int, memory> args{
@@ -51,7 +51,7 @@ public:
                 tape->workspace = memory(pd.workspace_desc(), engine_);
             args[DNNL_ARG_WORKSPACE] = tape->workspace;
         }
-        run([&] { dnnl::lstm_forward(pd).execute(stream_, args); });
+        run([&] { (tape ? p.training : p.inference).execute(stream_, args); });
         if (tape) {
             tape->T = T, tape->B = B;
             tape->x = x, tape->h0 = state.at("h"), tape->c0 = state.at("c");
@@ -69,7 +69,7 @@ public:
         const int64_t T = tape.T, B = tape.B;
         check_backward(T, B, dy, d_final);
         Primitives &p = primitives(T, B);
-        const auto &pd = p.backward;
+        const auto &pd = p.backward_pd;
         Tensor<float> zeros({B, m_}), dx_own, dh0_own, dc0_own;
         Tensor<float> &dx_out = dx ? *dx : dx_own;
         if (dx_out.shape != std::vector<int64_t>{T, B, n_}) dx_out = Tensor<float>({T, B, n_});
@@ -101,7 +101,7 @@ public:
         run([&] {
             // oneDNN accumulates into the weight gradients: start them from zero.
             for (memory *d : {&d_w_layer, &d_w_iter}) zero(*d);
-            dnnl::lstm_backward(pd).execute(stream_, args);
+            p.backward.execute(stream_, args);
             accumulate(d_w_layer, p.user_w_layer, grad_.w_input);
             accumulate(d_w_iter, p.user_w_iter, grad_.w_recurrent);
         });
@@ -111,8 +111,10 @@ public:
 private:
     struct Primitives {
         memory::desc layer_in, layer_out, state, user_w_layer, user_w_iter, bias;
-        dnnl::lstm_forward::primitive_desc inference, training;
-        dnnl::lstm_backward::primitive_desc backward;
+        dnnl::lstm_forward::primitive_desc inference_pd, training_pd;
+        dnnl::lstm_backward::primitive_desc backward_pd;
+        dnnl::lstm_forward inference, training;
+        dnnl::lstm_backward backward;
     };
 
     Primitives &primitives(int64_t T, int64_t B) {
@@ -132,12 +134,15 @@ private:
             return dnnl::lstm_forward::primitive_desc(d, engine_);
         };
         run([&] {
-            p.inference = forward(dnnl::prop_kind::forward_inference);
-            p.training = forward(dnnl::prop_kind::forward_training);
+            p.inference_pd = forward(dnnl::prop_kind::forward_inference);
+            p.training_pd = forward(dnnl::prop_kind::forward_training);
             dnnl::lstm_backward::desc d(dnnl::prop_kind::backward, dir, p.layer_in, p.state, p.state, any_w_layer,
                                         any_w_iter, p.bias, p.layer_out, p.state, p.state, p.layer_in, p.state, p.state,
                                         any_w_layer, any_w_iter, p.bias, p.layer_out, p.state, p.state);
-            p.backward = dnnl::lstm_backward::primitive_desc(d, engine_, p.training);
+            p.backward_pd = dnnl::lstm_backward::primitive_desc(d, engine_, p.training_pd);
+            p.inference = dnnl::lstm_forward(p.inference_pd);
+            p.training = dnnl::lstm_forward(p.training_pd);
+            p.backward = dnnl::lstm_backward(p.backward_pd);
         });
         return cache_.emplace(std::make_pair(T, B), std::move(p)).first->second;
     }

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "nn/layer.h"
+#include "plugins/model.h"
 #include "reference/baselines_backward.h"
 #include "runtime/compare.h"
 #include "tests/support/finite_differences.h"
@@ -186,10 +187,24 @@ TEST(CnnLayerVsReference, BadShapesAreErrors) {
 }
 
 TEST(BaselineLayers, Registered) {
-    for (const char *model : {"lstm-onednn", "lstm-halide", "cnn"}) EXPECT_TRUE(nn::has_layer_factory(model)) << model;
-#ifdef QRNN_HAVE_CUDNN
-    EXPECT_TRUE(nn::has_layer_factory("lstm-cudnn"));
-#endif
+    for (const char *model : {"lstm-onednn", "lstm-halide", "cnn", "lstm-cudnn"})
+        EXPECT_TRUE(nn::has_layer_factory(model)) << model;
+}
+
+// lstm-cudnn: against the reference where it can run; elsewhere make_layer throws qrnn::Unavailable with
+// the model plugin's reason ("no CUDA device", "built without CUDA/cuDNN").
+TEST(BaselineLayers, CudnnAgainstReferenceOrUnavailable) {
+    const std::string why = model_unavailable(find_model("lstm-cudnn"));
+    if (why.empty()) {
+        for (const Shape &s : kShapes) check_lstm("lstm-cudnn", s);
+        return;
+    }
+    try {
+        nn::make_layer(config("lstm-cudnn", kShapes[1]), 0);
+        FAIL() << "lstm-cudnn unavailable (" << why << ") but make_layer succeeded";
+    } catch (const Unavailable &e) {
+        EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace
