@@ -25,19 +25,29 @@ struct RowGemm {
     }
 };
 
+// Reduced in chunks of about kChunkRows rows (whole steps t): a partial product per chunk, added into the
+// output, so that a chunk of d and a stays in cache while every output tile reads it.
+constexpr int kChunkRows = 64;
 struct WeightGrad {
     ImageParam d{Float(32), 3, "d"};  // (v, b, t)
     ImageParam a{Float(32), 3, "a"};  // (c, b, t)
-    Var v{"v"}, c{"c"};
-    RDom rows;
-    Func acc{"weight_grad_acc"};  // (v, c)
+    Var v{"v"}, c{"c"}, k{"k"};
+    Expr steps;  // steps per chunk
+    RDom in_chunk, chunks;
+    Func partial{"weight_grad_partial"};  // (v, c, k): chunk k's product
     Func out{"weight_grad"};
 
     WeightGrad() {
-        rows = RDom(0, d.dim(1).extent(), 0, d.dim(2).extent(), "weight_grad_rows");
-        acc(v, c) = 0.0f;
-        acc(v, c) += d(v, rows.x, rows.y) * a(c, rows.x, rows.y);
-        out(v, c) = acc(v, c);
+        Expr B = d.dim(1).extent(), T = d.dim(2).extent();
+        steps = max(1, kChunkRows / B);
+        in_chunk = RDom(0, B, 0, steps, "weight_grad_rows");
+        in_chunk.where(k * steps + in_chunk.y < T);
+        Expr t = min(k * steps + in_chunk.y, T - 1);  // (the where clause skips the clamped rows)
+        partial(v, c, k) = 0.0f;
+        partial(v, c, k) += d(v, in_chunk.x, t) * a(c, in_chunk.x, t);
+        chunks = RDom(0, (T + steps - 1) / steps, "weight_grad_chunks");
+        out(v, c) = 0.0f;
+        out(v, c) += partial(v, c, chunks);
     }
 };
 
@@ -50,14 +60,21 @@ void schedule(RowGemm &f, int vec) {
     f.acc.update().reorder(f.h, f.b, f.r.x).vectorize(f.h, vec).unroll(f.h).unroll(f.b);
 }
 
-// weight_grad: 2 vectors of v x 8 columns c of accumulators per tile, reducing over all rows; the c tiles
-// innermost so that a strip of d (all rows x 2 vectors) stays in L2 while every c tile reads it; parallel
-// over the v strips.
+// weight_grad: chunk by chunk (serial), every output tile of 2 vectors of v x 8 columns c (parallel over
+// the v strips) accumulates the chunk's rows in registers, then adds them into the output.
 void schedule(WeightGrad &f, int vec) {
     Var vo("vo"), vi("vi"), co("co"), ci("ci");
-    f.out.tile(f.v, f.c, vo, co, vi, ci, 2 * vec, kGemmRows).reorder(vi, ci, co, vo).vectorize(vi, vec).parallel(vo);
-    f.acc.compute_at(f.out, co).vectorize(f.v, vec).unroll(f.v).unroll(f.c);
-    f.acc.update().reorder(f.v, f.c, f.rows.x, f.rows.y).vectorize(f.v, vec).unroll(f.v).unroll(f.c);
+    f.out.vectorize(f.v, vec).parallel(f.c);
+    f.out.update()
+        .split(f.v, vo, vi, 2 * vec)
+        .split(f.c, co, ci, kGemmRows)
+        .reorder(vi, ci, co, vo, f.chunks)
+        .vectorize(vi, vec)
+        .unroll(vi)
+        .unroll(ci)
+        .parallel(vo);
+    f.partial.compute_at(f.out, co).vectorize(f.v, vec).unroll(f.v).unroll(f.c);
+    f.partial.update().reorder(f.v, f.c, f.in_chunk.x, f.in_chunk.y).vectorize(f.v, vec).unroll(f.v).unroll(f.c);
 }
 
 struct Compiled {
