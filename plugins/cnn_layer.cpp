@@ -45,7 +45,7 @@ public:
         if (x.shape.size() != 3 || x.dim(2) != n_ || x.dim(0) < 1 || x.dim(1) < 1)
             fail("cnn: input has shape ", x.shape_str(), ", expected [T][B][", n_, "]");
         const int64_t T = x.dim(0), B = x.dim(1);
-        if (y.shape != std::vector<int64_t>{T, B, m_}) y = Tensor<float>({T, B, m_});
+        ensure_shape(y, {T, B, m_});
         cnn_layer_forward(const_cast<Tensor<float> &>(x), value_, y);
         if (tape_base) {
             auto &tape = dynamic_cast<CnnTape &>(*tape_base);
@@ -97,7 +97,7 @@ public:
                 for (int64_t h = 0; h < m; h++) w_t(j * mp + h, 0, c) = value_.weights(0, j, c, h);
         Halide::Buffer<float> dx_out = view(dx_pad);
         row_gemm(view(w_t), view(d_col), view(no_bias), dx_out);
-        if (dx->shape != std::vector<int64_t>{T, B, n}) *dx = Tensor<float>({T, B, n});
+        ensure_shape(*dx, {T, B, n});
         for (int64_t t = 0; t < T; t++)
             for (int64_t b = 0; b < B; b++) std::copy(&dx_pad(t, b, 0, 0), &dx_pad(t, b, 0, 0) + n, &(*dx)(t, b, 0));
     }

@@ -225,7 +225,7 @@ public:
                               tape.c0.ptr, cy.ptr, c.weights.bytes, c.weights.ptr, c.work.bytes, c.work.ptr,
                               tape.reserve.bytes, tape.reserve.ptr),
               "cudnnRNNForward");
-        if (y.shape != std::vector<int64_t>{T, B, m_}) y = Tensor<float>({T, B, m_});
+        ensure_shape(y, {T, B, m_});
         tape.y.download(y.data);
         hy.download(state.at("h").data);
         cy.download(state.at("c").data);
@@ -259,12 +259,12 @@ public:
               "cudnnRNNBackwardWeights_v8");
         c.transfer(0, grad_, d_weights, false);
         if (dx) {
-            if (dx->shape != std::vector<int64_t>{T, B, n_}) *dx = Tensor<float>({T, B, n_});
+            ensure_shape(*dx, {T, B, n_});
             d_x.download(dx->data);
         }
         if (d_initial) {
             for (const char *name : {"h", "c"})
-                if (d_initial->at(name).shape != std::vector<int64_t>{B, m_}) d_initial->at(name) = Tensor<float>({B, m_});
+                ensure_shape(d_initial->at(name), {B, m_});
             dhx.download(d_initial->at("h").data);
             dcx.download(d_initial->at("c").data);
         }

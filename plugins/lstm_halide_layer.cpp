@@ -101,12 +101,12 @@ public:
         for (auto [t, dims] : {std::pair{&tape.gates, std::vector<int64_t>{T, Bp, G, mp_}},
                                std::pair{&tape.h, std::vector<int64_t>{T + 1, Bp, mp_}},
                                std::pair{&tape.c, std::vector<int64_t>{T + 1, Bp, mp_}}})
-            if (t->shape != dims) *t = Tensor<float>(dims);
+            ensure_shape(*t, dims);
         copy_block(state.at("h").data.data(), m_, tape.h.data.data(), mp_, B, m_);
         copy_block(state.at("c").data.data(), m_, tape.c.data.data(), mp_, B, m_);
 
         Tensor<float> w_input = pad_last(value_.w_input, mp_), w_recurrent = pad_last(value_.w_recurrent, mp_);
-        Tensor<float> bias = pad_last(value_.bias, mp_), proj({T, Bp, G, mp_});
+        Tensor<float> bias = pad_last(value_.bias, mp_), &proj = ensure_shape(s_.proj, {T, Bp, G, mp_});
         Buffer<float> proj_out = view(proj);
         row_gemm(view(w_input), view(tape.x), view(bias), proj_out);
 
@@ -125,7 +125,7 @@ public:
                 outs.push_back(view(&tape.gates.data[t * G * row + g * mp_], {{mp, 1}, {bp, G * mp}}));
             c.pipeline.realize(Realization(outs));
         }
-        if (y.shape != std::vector<int64_t>{T, B, m_}) y = Tensor<float>({T, B, m_});
+        ensure_shape(y, {T, B, m_});
         for (int64_t t = 0; t < T; t++) copy_block(&tape.h.data[(t + 1) * row], mp_, &y(t, 0, 0), m_, B, m_);
         copy_block(&tape.h.data[T * row], mp_, state.at("h").data.data(), m_, B, m_);
         copy_block(&tape.c.data[T * row], mp_, state.at("c").data.data(), m_, B, m_);
@@ -142,12 +142,17 @@ public:
         const size_t row = Bp * mp_;
 
         // R transposed: w_rt[g * m_pad + u][j] = R[j][g][u], zero padded.
-        Tensor<float> w_rt({G * mp_, mp_});
+        Tensor<float> &w_rt = ensure_shape(s_.w_rt, {G * mp_, mp_});
         for (int64_t j = 0; j < m; j++)
             for (int64_t g = 0; g < G; g++)
                 for (int64_t u = 0; u < m; u++) w_rt(g * mp_ + u, j) = value_.w_recurrent(j, g, u);
         // dpre [T+1][B_pad][4][m_pad], row T zeros (no step after the last); dh_in, dc carries [B_pad][m_pad].
-        Tensor<float> dpre({T + 1, Bp, G, mp_}), zeros({Bp, mp_}), dh_last({Bp, mp_}), dc[2] = {zeros, zeros};
+        Tensor<float> &dpre = ensure_shape(s_.dpre, {T + 1, Bp, G, mp_}), zeros({Bp, mp_}), dh_last({Bp, mp_});
+        Tensor<float> *dc = s_.dc;
+        for (Tensor<float> *t : {&dc[0], &dc[1]}) {
+            ensure_shape(*t, {Bp, mp_});
+            std::fill(t->data.begin(), t->data.end(), 0.0f);  // the carry into the last step: zeros or d c_T
+        }
         if (d_final) {
             copy_block(d_final->at("h").data.data(), m, dh_last.data.data(), mp_, B, m);
             copy_block(d_final->at("c").data.data(), m, dc[T % 2].data.data(), mp_, B, m);
@@ -175,20 +180,21 @@ public:
 
         // dx = dpre W^T: row_gemm with w = W transposed [4 m_pad][1][n_pad].
         const int64_t np = round_up(n, gemm_tile());
-        Tensor<float> w_t({G * mp_, 1, np}), no_bias({1, np}), dx_pad({T, Bp, 1, np});
+        Tensor<float> &w_t = ensure_shape(s_.w_t, {G * mp_, 1, np}), no_bias({1, np});
+        Tensor<float> &dx_pad = ensure_shape(s_.dx_pad, {T, Bp, 1, np});
         for (int64_t c = 0; c < n; c++)
             for (int64_t g = 0; g < G; g++)
                 for (int64_t u = 0; u < m; u++) w_t(g * mp_ + u, 0, c) = value_.w_input(c, g, u);
         Buffer<float> dx_out = view(dx_pad);
         row_gemm(view(w_t), dpre_steps, view(no_bias), dx_out);
         if (dx) {
-            if (dx->shape != std::vector<int64_t>{T, B, n}) *dx = Tensor<float>({T, B, n});
+            ensure_shape(*dx, {T, B, n});
             for (int64_t t = 0; t < T; t++) copy_block(&dx_pad(t, 0, 0, 0), np, &(*dx)(t, 0, 0), n, B, n);
         }
 
         // d w_input and d bias: weight_grad with a = x and a column of ones (its row of the result is d bias).
         const int64_t ce = round_up(n + 1, kGemmRows);
-        Tensor<float> x_ext({T, Bp, ce}), dw({ce, G * mp_});
+        Tensor<float> &x_ext = ensure_shape(s_.x_ext, {T, Bp, ce}), &dw = ensure_shape(s_.dw, {ce, G * mp_});
         for (int64_t t = 0; t < T; t++)
             for (int64_t b = 0; b < B; b++) {
                 std::copy(&tape.x(t, b, 0), &tape.x(t, b, 0) + n, &x_ext(t, b, 0));
@@ -201,7 +207,7 @@ public:
             add_block(&dw(n, g * mp_), G * mp_, &grad_.bias(g, 0), m, 1, m);
         }
         // d w_recurrent = h_{t-1}^T dpre: a = the tape's h rows 0..T-1.
-        Tensor<float> dr({mp_, G * mp_});
+        Tensor<float> &dr = ensure_shape(s_.dr, {mp_, G * mp_});
         Buffer<float> dr_out = view(dr);
         weight_grad(dpre_steps, view(tape.h.data.data(), {{mp, 1}, {bp, mp}, {static_cast<int>(T), bp * mp}}), dr_out);
         for (int64_t g = 0; g < G; g++) add_block(&dr(0, g * mp_), G * mp_, &grad_.w_recurrent(0, g, 0), G * m, m, m);
@@ -213,7 +219,7 @@ public:
             row_gemm(view(w_rt.data.data(), {{mp, 1}, {1, mp}, {Gm, mp}}),
                      view(dpre.data.data(), {{Gm, 1}, {bp, Gm}, {1, bp * Gm}}), view(no_bias_m), dh0_out);
             for (const char *name : {"h", "c"})
-                if (d_initial->at(name).shape != std::vector<int64_t>{B, m}) d_initial->at(name) = Tensor<float>({B, m});
+                ensure_shape(d_initial->at(name), {B, m});
             copy_block(dh0.data.data(), mp_, d_initial->at("h").data.data(), m, B, m);
             copy_block(dc[0].data.data(), mp_, d_initial->at("c").data.data(), m, B, m);
         }
@@ -221,6 +227,10 @@ public:
 
 private:
     int64_t mp_;  // m padded
+    // Scratch reused from call to call (reallocated when the shape changes); padding stays zero.
+    struct Scratch {
+        Tensor<float> proj, w_rt, dpre, dc[2], w_t, dx_pad, x_ext, dw, dr;
+    } s_;
 };
 
 const bool registered = [] {

@@ -34,7 +34,7 @@ public:
         Primitives &p = primitives(T, B);
         OnednnTape *tape = tape_base ? &dynamic_cast<OnednnTape &>(*tape_base) : nullptr;
         const auto &pd = tape ? p.training_pd : p.inference_pd;
-        if (y.shape != std::vector<int64_t>{T, B, m_}) y = Tensor<float>({T, B, m_});
+        ensure_shape(y, {T, B, m_});
         Tensor<float> h_T({B, m_}), c_T({B, m_});
         std::unordered_map<int, memory> args{
             {DNNL_ARG_SRC_LAYER, wrap(p.layer_in, x)},
@@ -72,10 +72,10 @@ public:
         const auto &pd = p.backward_pd;
         Tensor<float> zeros({B, m_}), dx_own, dh0_own, dc0_own;
         Tensor<float> &dx_out = dx ? *dx : dx_own;
-        if (dx_out.shape != std::vector<int64_t>{T, B, n_}) dx_out = Tensor<float>({T, B, n_});
+        ensure_shape(dx_out, {T, B, n_});
         Tensor<float> &dh0 = d_initial ? d_initial->at("h") : dh0_own, &dc0 = d_initial ? d_initial->at("c") : dc0_own;
         for (Tensor<float> *t : {&dh0, &dc0})
-            if (t->shape != std::vector<int64_t>{B, m_}) *t = Tensor<float>({B, m_});
+            ensure_shape(*t, {B, m_});
         memory d_w_layer(pd.diff_weights_layer_desc(), engine_), d_w_iter(pd.diff_weights_iter_desc(), engine_);
         Tensor<float> d_bias(value_.bias.shape);
         std::unordered_map<int, memory> args{

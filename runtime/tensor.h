@@ -45,6 +45,14 @@ Tensor<To> convert(const Tensor<From> &src) {
     return dst;
 }
 
+// t with the shape `dims`: reallocated (zeros) only when its shape differs, else left as it is (scratch
+// buffers and outputs reused from call to call).
+template <class T>
+Tensor<T> &ensure_shape(Tensor<T> &t, const std::vector<int64_t> &dims) {
+    if (t.shape != dims) t = Tensor<T>(dims);
+    return t;
+}
+
 // Rows [first, first + count) of a tensor along its leading dimension.
 template <class T>
 Tensor<T> leading_rows(const Tensor<T> &src, int64_t first, int64_t count) {
