@@ -136,8 +136,14 @@ TEST(BenchCli, RunsAndChecksItsKernelsAgainstEachOther) {
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("\"benchmarks\":["), std::string::npos) << text;
     EXPECT_NE(text.find("\"ratio\":"), std::string::npos) << text;
-    EXPECT_NE(r.output.find("OPENBLAS_CORETYPE=SkylakeX"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("conv GEMM vs OpenBLAS sgemm"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("conv GEMM vs best sgemm"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("dnnl_sgemm"), std::string::npos) << r.output;
+    EXPECT_NE(text.find("\"cpu_isa\":"), std::string::npos) << text;
+    // The AVX2 path on any newer CPU, references held to AVX2 (never an ISA the CPU lacks).
+    r = test::run_cli("bench --quick --repeats 1 --what gemm --target x86-64-linux-avx-avx2-fma-f16c");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("avx2"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("SkylakeX"), std::string::npos) << r.output;
     r = test::run_cli("bench --what nope");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("unknown section 'nope'"), std::string::npos) << r.output;
