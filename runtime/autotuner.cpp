@@ -67,6 +67,7 @@ TuningRecord TrialRunner::run(const Candidate &candidate) {
     r.time = utc_now_iso();
     r.pooling = cfg_.pooling;
     r.target = target_name_;
+    r.cpu = tuning_cpu_name();
     r.shape = shape();
     r.schedule = candidate.schedule;
     r.knobs = candidate.knobs;

@@ -80,6 +80,7 @@ TEST(TuningDb, NearestShapeThenFastest) {
         TuningRecord r;
         r.pooling = "fo";
         r.target = "x";
+        r.cpu = "c";
         r.schedule = schedule;
         r.status = status;
         r.shape = {T, B, 320, 320, 2};
@@ -88,9 +89,14 @@ TEST(TuningDb, NearestShapeThenFastest) {
     };
     std::vector<TuningRecord> records{rec(128, 16, "tuned", 5), rec(128, 16, "fused", 4), rec(128, 16, "naive", 1, "wrong"),
                                       rec(4096, 1, "chunked-scan", 9)};
-    EXPECT_EQ(best_tuning_record(records, "fo", "x", {100, 20, 320, 320, 2})->schedule, "fused");
-    EXPECT_EQ(best_tuning_record(records, "fo", "x", {8192, 1, 320, 320, 2})->schedule, "chunked-scan");
-    EXPECT_FALSE(best_tuning_record(records, "ifo", "x", {128, 16, 320, 320, 2}));
+    EXPECT_EQ(best_tuning_record(records, "fo", "x", {100, 20, 320, 320, 2}, "c")->schedule, "fused");
+    EXPECT_EQ(best_tuning_record(records, "fo", "x", {8192, 1, 320, 320, 2}, "c")->schedule, "chunked-scan");
+    EXPECT_FALSE(best_tuning_record(records, "ifo", "x", {128, 16, 320, 320, 2}, "c"));
+    // Another CPU model's tuning is not this machine's, even with the same target string.
+    records.push_back(rec(100, 20, "naive", 0.5));
+    records.back().cpu = "other";
+    EXPECT_EQ(best_tuning_record(records, "fo", "x", {100, 20, 320, 320, 2}, "c")->schedule, "fused");
+    EXPECT_FALSE(best_tuning_record(records, "fo", "x", {100, 20, 320, 320, 2}, "nobody"));
     // Round trip through a JSON line.
     std::string path = scratch_path("roundtrip.jsonl");
     TuningRecord r = rec(7, 3, "tuned", 1.5);
@@ -102,6 +108,7 @@ TEST(TuningDb, NearestShapeThenFastest) {
     EXPECT_EQ(back[0].knobs, r.knobs);
     EXPECT_EQ(back[0].error, r.error);
     EXPECT_EQ(back[0].shape.key(), r.shape.key());
+    EXPECT_EQ(back[0].cpu, r.cpu);
 }
 
 TEST(SchedulesCli, ListsEveryScheduleWithKnobs) {

@@ -206,7 +206,8 @@ int bench_command(const std::vector<std::string> &args) {
         const std::string db = default_tuning_db_path();
         std::optional<TuningRecord> newest;
         for (auto &r : read_tuning_records(db))
-            if (r.status == "ok" && r.pooling == pooling && r.target == target_name) newest = r;
+            if (r.status == "ok" && r.pooling == pooling && r.target == target_name && r.cpu == tuning_cpu_name())
+                newest = r;
         if (!newest) fail("--what autotuned: no verified ", pooling, " record for this target in ", db, " (run qrnn autotune)");
         LayerShape s = newest->shape;
         LayerRun tuned(pooling, s, "tuned", target_text), tuned_db(pooling, s, "tuned-db", target_text);
