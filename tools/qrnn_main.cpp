@@ -1,5 +1,4 @@
 // `qrnn <command> [options]`: the framework's command line.
-#include "schedules/cpu_target.h"
 #include <unistd.h>
 
 #include <cstdlib>
@@ -7,6 +6,7 @@
 
 #include "core/error.h"
 #include "plugins/loader.h"
+#include "schedules/cpu_target.h"
 #include "tools/command.h"
 
 namespace qrnn::cli {
