@@ -29,8 +29,9 @@ const bool registered = [] {
                     {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}}},
                     {"interleave", {"chunks scanned together in the local scans (independent chains)", {1, 2, 4, 8}}},
                     {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
-                    {"tile_t", {"GEMM tile width in time steps", {4, 8, 12}}}};
+                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12}}}};
     s.build = build_cpu_chunked;
+    s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     register_layer_schedule(s);
     return true;
 }();

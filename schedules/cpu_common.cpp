@@ -4,9 +4,22 @@
 #include <thread>
 
 #include "core/chunked_scan.h"
+#include "schedules/cpu_target.h"
 
 namespace qrnn {
 using namespace Halide;
+
+GemmTile gemm_tile_for(const Target &target) {
+    const int accumulators = cpu_traits(target).vector_registers - 4;
+    return accumulators >= 16 ? GemmTile{2, 8} : GemmTile{2, 6};
+}
+
+Knobs with_gemm_tile(Knobs knobs, const Target &target) {
+    GemmTile tile = gemm_tile_for(target);
+    knobs["tile_h_vectors"] = tile.h_vectors;
+    knobs["tile_t"] = tile.t;
+    return knobs;
+}
 
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
     L.input_padded.compute_root().vectorize(L.c, vec, TailStrategy::RoundUp).parallel(L.t);

@@ -6,6 +6,17 @@
 
 namespace qrnn {
 
+// The conv GEMM's register tile for a target: tile_h_vectors x tile_t accumulators, at most the target's vector
+// registers - 4 (room for the tile_h_vectors weight vectors and the broadcast input): 2 x 8 with AVX-512's 32
+// registers, 2 x 6 with AVX2's or SSE's 16 (2 x 8 = 16 accumulators spills there: 0.58 vs 0.78 of OpenBLAS
+// Haswell at k=2 B=16 T=128 n=m=320, AVX2 target on the AMD EPYC AVX-512 VM, loaded machine).
+struct GemmTile {
+    int h_vectors, t;
+};
+GemmTile gemm_tile_for(const Halide::Target &target);
+// `knobs` with tile_h_vectors and tile_t set from gemm_tile_for(target).
+Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target);
+
 // input_padded and weights_clamped computed once, vectorised and parallel (both are read many times).
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec);
 

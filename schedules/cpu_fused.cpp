@@ -44,8 +44,9 @@ const bool registered = [] {
     s.knob_specs = {{"chunk", {"time steps per chunk (conv block computed inside the scan)", {8, 16, 32, 64, 128}}},
                     {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}}},
                     {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
-                    {"tile_t", {"GEMM tile width in time steps", {4, 8, 12}}}};
+                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12}}}};
     s.build = build_cpu_fused;
+    s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     register_layer_schedule(s);
     return true;
 }();

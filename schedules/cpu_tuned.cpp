@@ -32,6 +32,7 @@ const bool registered = [] {
     s.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
                     {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12, 16}}},
                     {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}}}};
+    s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     register_layer_schedule(s);
     return true;
 }();

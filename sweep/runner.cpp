@@ -223,6 +223,9 @@ void describe_sweep(ResultTable &table, const Sweep &sweep) {
     table.attrs["sweep_yaml"] = sweep.yaml_text;
     table.attrs["host"] = m.host;
     table.attrs["cpu_model"] = m.cpu_model;
+    table.attrs["cpu_id"] = m.cpu_id;
+    table.attrs["cpu_isa"] = m.cpu_isa;
+    table.attrs["host_target"] = m.host_target;
     table.attrs["cores"] = m.cores;
     table.attrs["halide_version"] = m.halide_version;
     table.attrs["git_commit"] = m.git_commit;
