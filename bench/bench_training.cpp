@@ -13,6 +13,7 @@
 #include "nn/layer.h"
 #include "plugins/seeded_fill.h"
 #include "runtime/timing.h"
+#include "schedules/cpu_target.h"
 
 namespace {
 using namespace qrnn;
@@ -106,6 +107,7 @@ int run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     qrnn::default_openmp_wait_policy(argv);
+    qrnn::hold_references_to(Halide::get_jit_target_from_environment());  // oneDNN on the ISA Halide targets
     try {
         return run(argc, argv);
     } catch (const std::exception &e) {

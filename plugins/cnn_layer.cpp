@@ -67,7 +67,7 @@ public:
                 for (int64_t h = 0; h < m; h++) dpre(t, b, h) = dy(t, b, h) * (1 - tape.y(t, b, h) * tape.y(t, b, h));
 
         // d weights and d bias.
-        const int64_t ce = round_up(k * n + 1, kGemmRows);
+        const int64_t ce = round_up(k * n + 1, gemm_rows());
         Tensor<float> x_col({T, B, ce}), dw({ce, mp});
         for (int64_t t = 0; t < T; t++)
             for (int64_t b = 0; b < B; b++) {
@@ -84,7 +84,7 @@ public:
         for (int64_t h = 0; h < m; h++) grad_.bias(0, h) += dw(k * n, h);
 
         if (!dx) return;
-        const int64_t np = round_up(n, gemm_tile()), Bp = round_up(B, kGemmRows);
+        const int64_t np = round_up(n, gemm_tile()), Bp = round_up(B, gemm_rows());
         Tensor<float> d_col({T, B, k * mp}), w_t({k * mp, 1, np}), no_bias({1, np}), dx_pad({T, Bp, 1, np});
         for (int64_t s = 0; s < T; s++)
             for (int64_t j = 0; j < k; j++) {

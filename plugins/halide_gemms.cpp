@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "schedules/cpu_common.h"
+
 namespace qrnn {
 namespace {
 using namespace Halide;
@@ -44,7 +46,7 @@ struct WeightGrad {
         in_chunk.where(k * steps + in_chunk.y < T);
         Expr t = min(k * steps + in_chunk.y, T - 1);  // (the where clause skips the clamped rows)
         partial(v, c, k) = 0.0f;
-        partial(v, c, k) += d(v, in_chunk.x, t) * a(c, in_chunk.x, t);
+        partial(v, c, k) += d(v, in_chunk.x, t) * a(min(c, a.dim(0).extent() - 1), in_chunk.x, t);
         chunks = RDom(0, (T + steps - 1) / steps, "weight_grad_chunks");
         out(v, c) = 0.0f;
         out(v, c) += partial(v, c, chunks);
@@ -52,22 +54,22 @@ struct WeightGrad {
 };
 
 // ---- CPU schedules ---------------------------------------------------------------------------------------
-// row_gemm: register-blocked, 2 vectors of h x 8 rows of b per tile, parallel over t.
-void schedule(RowGemm &f, int vec) {
+// row_gemm: register-blocked, width (2 vectors) of h x rows of b per tile, parallel over t.
+void schedule(RowGemm &f, int vec, int width, int rows) {
     Var ho("ho"), hi("hi"), bo("bo"), bi("bi");
-    f.out.tile(f.h, f.b, ho, bo, hi, bi, 2 * vec, kGemmRows).reorder(hi, bi, ho, f.g, bo, f.t).vectorize(hi, vec).parallel(f.t);
+    f.out.tile(f.h, f.b, ho, bo, hi, bi, width, rows).reorder(hi, bi, ho, f.g, bo, f.t).vectorize(hi, vec).parallel(f.t);
     f.acc.compute_at(f.out, ho).vectorize(f.h, vec).unroll(f.h).unroll(f.b);
     f.acc.update().reorder(f.h, f.b, f.r.x).vectorize(f.h, vec).unroll(f.h).unroll(f.b);
 }
 
-// weight_grad: chunk by chunk (serial), every output tile of 2 vectors of v x 8 columns c (parallel over
+// weight_grad: chunk by chunk (serial), every output tile of width of v x rows columns c (parallel over
 // the v strips) accumulates the chunk's rows in registers, then adds them into the output.
-void schedule(WeightGrad &f, int vec) {
+void schedule(WeightGrad &f, int vec, int width, int rows) {
     Var vo("vo"), vi("vi"), co("co"), ci("ci");
     f.out.vectorize(f.v, vec).parallel(f.c);
     f.out.update()
-        .split(f.v, vo, vi, 2 * vec)
-        .split(f.c, co, ci, kGemmRows)
+        .split(f.v, vo, vi, width)
+        .split(f.c, co, ci, rows)
         .reorder(vi, ci, co, vo, f.chunks)
         .vectorize(vi, vec)
         .unroll(vi)
@@ -78,7 +80,7 @@ void schedule(WeightGrad &f, int vec) {
 }
 
 struct Compiled {
-    int vec;
+    int width, rows;  // the register tile: floats x rows
     RowGemm row;
     WeightGrad wg;
     Pipeline row_pipeline, wg_pipeline;
@@ -86,9 +88,12 @@ struct Compiled {
 
     Compiled() {
         Target target = get_jit_target_from_environment();
-        vec = target.natural_vector_size<float>();
-        schedule(row, vec);
-        schedule(wg, vec);
+        const int vec = target.natural_vector_size<float>();
+        const GemmTile tile = gemm_tile_for(target);
+        width = tile.h_vectors * vec;
+        rows = tile.t;
+        schedule(row, vec, width, rows);
+        schedule(wg, vec, width, rows);
         row_pipeline = Pipeline(row.out);
         wg_pipeline = Pipeline(wg.out);
         row_pipeline.compile_jit(target);
@@ -102,7 +107,8 @@ Compiled &compiled() {
 }
 }  // namespace
 
-int gemm_tile() { return 2 * compiled().vec; }
+int gemm_tile() { return compiled().width; }
+int gemm_rows() { return compiled().rows; }
 
 void row_gemm(const Buffer<float> &w, const Buffer<float> &x, const Buffer<float> &bias, Buffer<float> &out) {
     Compiled &c = compiled();

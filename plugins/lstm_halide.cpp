@@ -3,7 +3,7 @@
 //               (row_gemm of plugins/halide_gemms.h);
 //   step:       the recurrent part, P[t] + h_{t-1} R, activations and cell update for one step, run
 //               serially over t by the host (as cuDNN's per-step GEMMs).
-// Host buffers are padded once (m to a multiple of 2 vectors, B to a multiple of 8) so every tile is full.
+// Host buffers are padded once (m to gemm_tile(), B to gemm_rows()) so every tile is full.
 #include "plugins/lstm_halide.h"
 
 #include "core/activations.h"
@@ -26,7 +26,7 @@ LstmStep::LstmStep(bool save_gates) {
 }
 
 // ---- CPU schedule ----------------------------------------------------------------------------------------
-// Projection: row_gemm (2 vectors of h x 8 rows of b per tile, parallel over t).
+// Projection: row_gemm (register tile of the target: 2 vectors of h x 8 rows of b with AVX-512, parallel over t).
 // Step: 1 vector of h x 4 gates x 4 batch rows of accumulators per tile, parallel over tiles.
 // Measured 44 ms = 152 GFLOP/s at B=32 T=128 n=m=320 (2-core AVX-512 EPYC VM; oneDNN 34 ms side by side).
 namespace {
@@ -63,7 +63,7 @@ public:
     explicit LstmHalide(const ModelConfig &cfg) : LstmModel(cfg), c_(compiled_lstm_step(false)) {
         const int64_t m = cfg.hidden, B = cfg.batch;
         m_pad_ = round_up(m, gemm_tile());
-        B_pad_ = round_up(B, kGemmRows);
+        B_pad_ = round_up(B, gemm_rows());
         proj_ = Tensor<float>({cfg.seq, B_pad_, kLstmGates, m_pad_});
         for (auto *s : {&h_state_[0], &h_state_[1], &c_state_[0], &c_state_[1]}) *s = Tensor<float>({B_pad_, m_pad_});
         for (int64_t l = 0; l < cfg.layers; l++) {

@@ -3,7 +3,7 @@
 // all steps; the step, run serially over t by the host:
 //   pre(h, g, b) = P[t](h, g, b) + sum_c w_recurrent(h, g, c) * h_prev(c, b)
 //   cell(h, b)   = {c_t, h_t}, with save_gates also the activated gates {i, f, g, o} (for the backward).
-// Host buffers are padded (m to gemm_tile(), B to kGemmRows) so every tile is full.
+// Host buffers are padded (m to gemm_tile(), B to gemm_rows()) so every tile is full.
 #pragma once
 #include <Halide.h>
 

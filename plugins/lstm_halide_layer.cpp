@@ -6,7 +6,7 @@
 //   then, over all steps at once, GEMMs of plugins/halide_gemms.h: dx = dpre W^T (row_gemm),
 //       dW = x^T dpre and dbias (weight_grad, with a column of ones), dR = h_{t-1}^T dpre (weight_grad),
 //       and dh_0 = R^T dpre_0 (row_gemm).
-// Buffers are padded as the forward's: m to gemm_tile(), B to kGemmRows; padded rows and columns carry
+// Buffers are padded as the forward's: m to gemm_tile(), B to gemm_rows(); padded rows and columns carry
 // zero gradients.
 #include "core/activations.h"
 #include "core/error.h"
@@ -46,7 +46,8 @@ struct LstmStepBack {
 };
 
 // ---- CPU schedule ----------------------------------------------------------------------------------------
-// 2 vectors of h x 8 batch rows of dh accumulators per tile (the R^T dpre GEMM), parallel over tiles.
+// The GEMM register tile (gemm_tile() of h x gemm_rows() batch rows) of dh accumulators for R^T dpre,
+// parallel over tiles.
 struct CompiledStepBack {
     LstmStepBack s;
     Pipeline pipeline;
@@ -55,7 +56,7 @@ struct CompiledStepBack {
         Target target = get_jit_target_from_environment();
         const int vec = target.natural_vector_size<float>();
         Var ho("ho"), hi("hi"), bo("bo"), bi("bi"), tile("tile");
-        s.grads.tile(s.h, s.b, ho, bo, hi, bi, 2 * vec, kGemmRows).reorder(hi, bi, ho, bo).vectorize(hi, vec)
+        s.grads.tile(s.h, s.b, ho, bo, hi, bi, gemm_tile(), gemm_rows()).reorder(hi, bi, ho, bo).vectorize(hi, vec)
             .fuse(ho, bo, tile).parallel(tile);
         s.dh_rec.compute_at(s.grads, tile).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
         s.dh_rec.update().reorder(s.h, s.b, s.r.x).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
@@ -95,7 +96,7 @@ public:
     void forward(const Tensor<float> &x, nn::State &state, Tensor<float> &y, nn::Tape *tape_base) override {
         check_forward(x, state);
         HalideTape own, &tape = tape_base ? dynamic_cast<HalideTape &>(*tape_base) : own;
-        const int64_t T = x.dim(0), B = x.dim(1), Bp = round_up(B, kGemmRows), G = kLstmGates;
+        const int64_t T = x.dim(0), B = x.dim(1), Bp = round_up(B, gemm_rows()), G = kLstmGates;
         const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp);
         tape.T = T, tape.B = B, tape.x = x;
         for (auto [t, dims] : {std::pair{&tape.gates, std::vector<int64_t>{T, Bp, G, mp_}},
@@ -136,7 +137,7 @@ public:
                   nn::State *d_initial) override {
         const auto &tape = dynamic_cast<const HalideTape &>(tape_base);
         if (tape.T == 0) fail("lstm-halide: backward needs the tape of a forward pass");
-        const int64_t T = tape.T, B = tape.B, Bp = round_up(B, kGemmRows), G = kLstmGates, n = n_, m = m_;
+        const int64_t T = tape.T, B = tape.B, Bp = round_up(B, gemm_rows()), G = kLstmGates, n = n_, m = m_;
         check_backward(T, B, dy, d_final);
         const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp), Gm = static_cast<int>(G * mp_);
         const size_t row = Bp * mp_;
@@ -193,7 +194,7 @@ public:
         }
 
         // d w_input and d bias: weight_grad with a = x and a column of ones (its row of the result is d bias).
-        const int64_t ce = round_up(n + 1, kGemmRows);
+        const int64_t ce = round_up(n + 1, gemm_rows());
         Tensor<float> &x_ext = ensure_shape(s_.x_ext, {T, Bp, ce}), &dw = ensure_shape(s_.dw, {ce, G * mp_});
         for (int64_t t = 0; t < T; t++)
             for (int64_t b = 0; b < B; b++) {
@@ -207,7 +208,7 @@ public:
             add_block(&dw(n, g * mp_), G * mp_, &grad_.bias(g, 0), m, 1, m);
         }
         // d w_recurrent = h_{t-1}^T dpre: a = the tape's h rows 0..T-1.
-        Tensor<float> &dr = ensure_shape(s_.dr, {mp_, G * mp_});
+        Tensor<float> &dr = ensure_shape(s_.dr, {round_up(mp_, gemm_rows()), G * mp_});
         Buffer<float> dr_out = view(dr);
         weight_grad(dpre_steps, view(tape.h.data.data(), {{mp, 1}, {bp, mp}, {static_cast<int>(T), bp * mp}}), dr_out);
         for (int64_t g = 0; g < G; g++) add_block(&dr(0, g * mp_), G * mp_, &grad_.w_recurrent(0, g, 0), G * m, m, m);
