@@ -44,6 +44,19 @@ LstmGrads lstm_backward(const Tensor<double> &x, const LstmParams<double> &p, co
                   Tensor<double>({T, B, n}), dh_T, dc_T};
     Tensor<double> &dh_next = out.dh0, &dc_next = out.dc0;  // running: d h_t, d c_t from the steps after t
     std::vector<double> dpre(G * m);
+    // Back through a GEMM with w [rows][4][m] of one input row `in`: out[i] = sum_{g,u} dpre[g][u] w(i, g, u),
+    // dw(i, g, u) += in[i] dpre[g][u].
+    auto through = [&](const Tensor<double> &w, Tensor<double> &dw, const double *in, double *out_row) {
+        for (int64_t i = 0; i < w.dim(0); i++) {
+            double s = 0;
+            for (int64_t g = 0; g < G; g++)
+                for (int64_t u = 0; u < m; u++) {
+                    s += dpre[g * m + u] * w(i, g, u);
+                    dw(i, g, u) += in[i] * dpre[g * m + u];
+                }
+            out_row[i] = s;
+        }
+    };
     for (int64_t t = T - 1; t >= 0; t--)
         for (int64_t b = 0; b < B; b++) {
             for (int64_t u = 0; u < m; u++) {
@@ -58,24 +71,8 @@ LstmGrads lstm_backward(const Tensor<double> &x, const LstmParams<double> &p, co
                 dpre[kGateO * m + u] = dh_t * tc * o * (1 - o);
                 dc_next(b, u) = dc_t * f;
             }
-            for (int64_t j = 0; j < m; j++) {
-                double s = 0;
-                for (int64_t g = 0; g < G; g++)
-                    for (int64_t u = 0; u < m; u++) {
-                        s += dpre[g * m + u] * p.w_recurrent(j, g, u);
-                        out.params.w_recurrent(j, g, u) += h(t, b, j) * dpre[g * m + u];
-                    }
-                dh_next(b, j) = s;
-            }
-            for (int64_t i = 0; i < n; i++) {
-                double s = 0;
-                for (int64_t g = 0; g < G; g++)
-                    for (int64_t u = 0; u < m; u++) {
-                        s += dpre[g * m + u] * p.w_input(i, g, u);
-                        out.params.w_input(i, g, u) += x(t, b, i) * dpre[g * m + u];
-                    }
-                out.dx(t, b, i) = s;
-            }
+            through(p.w_recurrent, out.params.w_recurrent, &h(t, b, 0), &dh_next(b, 0));
+            through(p.w_input, out.params.w_input, &x(t, b, 0), &out.dx(t, b, 0));
             for (int64_t g = 0; g < G; g++)
                 for (int64_t u = 0; u < m; u++) out.params.bias(g, u) += dpre[g * m + u];
         }
