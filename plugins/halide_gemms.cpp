@@ -139,10 +139,15 @@ Buffer<float> view(const float *data, const std::vector<std::pair<int, int>> &ex
 }
 
 Tensor<float> pad_last(const Tensor<float> &src, int64_t width_pad) {
+    Tensor<float> dst;
+    return pad_last_into(src, width_pad, dst);
+}
+
+Tensor<float> &pad_last_into(const Tensor<float> &src, int64_t width_pad, Tensor<float> &dst) {
     std::vector<int64_t> dims = src.shape;
     const int64_t width = dims.back();
     dims.back() = width_pad;
-    Tensor<float> dst(dims);
+    ensure_shape(dst, dims);
     const size_t rows = src.size() / width;
     for (size_t r = 0; r < rows; r++)
         std::copy(src.data.begin() + r * width, src.data.begin() + (r + 1) * width, dst.data.begin() + r * width_pad);

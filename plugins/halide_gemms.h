@@ -27,8 +27,10 @@ void weight_grad(const Halide::Buffer<float> &d, const Halide::Buffer<float> &a,
 // (extent, stride) pairs innermost first.
 Halide::Buffer<float> view(Tensor<float> &t);
 Halide::Buffer<float> view(const float *data, const std::vector<std::pair<int, int>> &extent_stride);
-// Row-major [rows][width] -> [rows][width_pad], zero padded.
+// Row-major [rows][width] -> [rows][width_pad], zero padded. pad_last_into reuses dst when its shape fits
+// (its padding stays zero): fresh allocations cost page faults, expensive in a VM.
 Tensor<float> pad_last(const Tensor<float> &src, int64_t width_pad);
+Tensor<float> &pad_last_into(const Tensor<float> &src, int64_t width_pad, Tensor<float> &dst);
 inline int64_t round_up(int64_t v, int64_t f) { return (v + f - 1) / f * f; }
 
 }  // namespace qrnn

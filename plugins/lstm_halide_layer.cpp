@@ -95,7 +95,7 @@ public:
 
     void forward(const Tensor<float> &x, nn::State &state, Tensor<float> &y, nn::Tape *tape_base) override {
         check_forward(x, state);
-        HalideTape own, &tape = tape_base ? dynamic_cast<HalideTape &>(*tape_base) : own;
+        HalideTape &tape = tape_base ? dynamic_cast<HalideTape &>(*tape_base) : s_.untaped;
         const int64_t T = x.dim(0), B = x.dim(1), Bp = round_up(B, gemm_rows()), G = kLstmGates;
         const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp);
         tape.T = T, tape.B = B, tape.x = x;
@@ -106,8 +106,9 @@ public:
         copy_block(state.at("h").data.data(), m_, tape.h.data.data(), mp_, B, m_);
         copy_block(state.at("c").data.data(), m_, tape.c.data.data(), mp_, B, m_);
 
-        Tensor<float> w_input = pad_last(value_.w_input, mp_), w_recurrent = pad_last(value_.w_recurrent, mp_);
-        Tensor<float> bias = pad_last(value_.bias, mp_), &proj = ensure_shape(s_.proj, {T, Bp, G, mp_});
+        Tensor<float> &w_input = pad_last_into(value_.w_input, mp_, s_.w_input);
+        Tensor<float> &w_recurrent = pad_last_into(value_.w_recurrent, mp_, s_.w_recurrent);
+        Tensor<float> &bias = pad_last_into(value_.bias, mp_, s_.bias), &proj = ensure_shape(s_.proj, {T, Bp, G, mp_});
         Buffer<float> proj_out = view(proj);
         row_gemm(view(w_input), view(tape.x), view(bias), proj_out);
 
@@ -228,9 +229,11 @@ public:
 
 private:
     int64_t mp_;  // m padded
-    // Scratch reused from call to call (reallocated when the shape changes); padding stays zero.
+    // Scratch reused from call to call (reallocated when the shape changes; padding stays zero): fresh
+    // allocations cost page faults, expensive in a VM (a 15 MB tape took 56 ms here).
     struct Scratch {
-        Tensor<float> proj, w_rt, dpre, dc[2], w_t, dx_pad, x_ext, dw, dr;
+        HalideTape untaped;  // the forward's buffers when no tape is recorded
+        Tensor<float> w_input, w_recurrent, bias, proj, w_rt, dpre, dc[2], w_t, dx_pad, x_ext, dw, dr;
     } s_;
 };
 
