@@ -40,8 +40,8 @@ public:
             {DNNL_ARG_SRC_LAYER, wrap(p.layer_in, x)},
             {DNNL_ARG_SRC_ITER, wrap(p.state, state.at("h"))},
             {DNNL_ARG_SRC_ITER_C, wrap(p.state, state.at("c"))},
-            {DNNL_ARG_WEIGHTS_LAYER, prepared(pd.weights_layer_desc(), wrap(p.user_w_layer, value_.w_input))},
-            {DNNL_ARG_WEIGHTS_ITER, prepared(pd.weights_iter_desc(), wrap(p.user_w_iter, value_.w_recurrent))},
+            {DNNL_ARG_WEIGHTS_LAYER, prepared(pd.weights_layer_desc(), wrap(p.user_w_layer, value_.w_input), tape ? 2 : 0)},
+            {DNNL_ARG_WEIGHTS_ITER, prepared(pd.weights_iter_desc(), wrap(p.user_w_iter, value_.w_recurrent), tape ? 3 : 1)},
             {DNNL_ARG_BIAS, wrap(p.bias, value_.bias)},
             {DNNL_ARG_DST_LAYER, wrap(p.layer_out, y)},
             {DNNL_ARG_DST_ITER, wrap(p.state, h_T)},
@@ -76,14 +76,14 @@ public:
         Tensor<float> &dh0 = d_initial ? d_initial->at("h") : dh0_own, &dc0 = d_initial ? d_initial->at("c") : dc0_own;
         for (Tensor<float> *t : {&dh0, &dc0})
             ensure_shape(*t, {B, m_});
-        memory d_w_layer(pd.diff_weights_layer_desc(), engine_), d_w_iter(pd.diff_weights_iter_desc(), engine_);
+        memory &d_w_layer = scratch(pd.diff_weights_layer_desc(), 6), &d_w_iter = scratch(pd.diff_weights_iter_desc(), 7);
         Tensor<float> d_bias(value_.bias.shape);
         std::unordered_map<int, memory> args{
             {DNNL_ARG_SRC_LAYER, wrap(p.layer_in, tape.x)},
             {DNNL_ARG_SRC_ITER, wrap(p.state, tape.h0)},
             {DNNL_ARG_SRC_ITER_C, wrap(p.state, tape.c0)},
-            {DNNL_ARG_WEIGHTS_LAYER, prepared(pd.weights_layer_desc(), wrap(p.user_w_layer, value_.w_input))},
-            {DNNL_ARG_WEIGHTS_ITER, prepared(pd.weights_iter_desc(), wrap(p.user_w_iter, value_.w_recurrent))},
+            {DNNL_ARG_WEIGHTS_LAYER, prepared(pd.weights_layer_desc(), wrap(p.user_w_layer, value_.w_input), 4)},
+            {DNNL_ARG_WEIGHTS_ITER, prepared(pd.weights_iter_desc(), wrap(p.user_w_iter, value_.w_recurrent), 5)},
             {DNNL_ARG_BIAS, wrap(p.bias, value_.bias)},
             {DNNL_ARG_DST_LAYER, wrap(p.layer_out, tape.y)},
             {DNNL_ARG_DST_ITER, wrap(p.state, tape.h_T)},
@@ -102,8 +102,8 @@ public:
             // oneDNN accumulates into the weight gradients: start them from zero.
             for (memory *d : {&d_w_layer, &d_w_iter}) zero(*d);
             p.backward.execute(stream_, args);
-            accumulate(d_w_layer, p.user_w_layer, grad_.w_input);
-            accumulate(d_w_iter, p.user_w_iter, grad_.w_recurrent);
+            accumulate(d_w_layer, p.user_w_layer, grad_.w_input, plain_[0]);
+            accumulate(d_w_iter, p.user_w_iter, grad_.w_recurrent, plain_[1]);
         });
         for (size_t i = 0; i < d_bias.size(); i++) grad_.bias.data[i] += d_bias.data[i];
     }
@@ -158,13 +158,25 @@ private:
     }
 
     memory wrap(const memory::desc &d, const Tensor<float> &t) { return onednn::wrap(d, engine_, t.data.data()); }
-    memory prepared(const memory::desc &want, const memory &user) { return onednn::prepared(want, user, engine_, stream_); }
+    // A memory of layout d kept in `slot` across calls (fresh allocations cost page faults, expensive in a VM).
+    memory &scratch(const memory::desc &d, int slot) {
+        memory &mem = scratch_[slot];
+        if (!mem || mem.get_desc() != d) mem = memory(d, engine_);
+        return mem;
+    }
+    // `user` as the primitive wants it: itself, or reordered into the scratch memory of `slot`.
+    memory prepared(const memory::desc &want, const memory &user, int slot) {
+        if (want == user.get_desc()) return user;
+        memory &mem = scratch(want, slot);
+        dnnl::reorder(user, mem).execute(stream_, const_cast<memory &>(user), mem);
+        return mem;
+    }
     static void zero(memory &d) {
         std::fill_n(static_cast<float *>(d.get_data_handle()), d.get_desc().get_size() / sizeof(float), 0.0f);
     }
     // grad += d, d reordered into our layout (user_desc) first when the primitive chose another.
-    void accumulate(const memory &d, const memory::desc &user_desc, Tensor<float> &grad) {
-        Tensor<float> plain(grad.shape);
+    void accumulate(const memory &d, const memory::desc &user_desc, Tensor<float> &grad, Tensor<float> &plain) {
+        ensure_shape(plain, grad.shape);
         memory user = wrap(user_desc, plain);
         dnnl::reorder(d, user).execute(stream_, const_cast<memory &>(d), user);
         stream_.wait();
@@ -174,6 +186,9 @@ private:
     dnnl::engine engine_;
     dnnl::stream stream_;
     std::map<std::pair<int64_t, int64_t>, Primitives> cache_;
+    // Slots: weights for inference (0, 1), training (2, 3), backward (4, 5); weight gradients (6, 7).
+    memory scratch_[8];
+    Tensor<float> plain_[2];  // weight gradients in our layout
 };
 
 const bool registered = [] {
