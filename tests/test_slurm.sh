@@ -3,7 +3,8 @@
 # pid on any exit): a 4-task array; one task cancelled mid-way (scancel) and one task's qrnn killed with
 # SIGKILL (its task restarts it); sweep-status sees the cancelled task interrupted; the same command
 # resubmitted runs only the cancelled task's missing runs and a dependent job merges; the merged file has
-# every run of the sweep exactly once, and the runs finished before the cancel were not run again.
+# every run of the sweep exactly once, and the runs finished before the cancel were not run again. A second
+# submission while tasks are live is refused.
 # Exit 77 (CTest: skipped) with a message where Slurm cannot be installed.
 set -euo pipefail
 QRNN=${QRNN_CLI:?set QRNN_CLI to the qrnn binary}
@@ -74,6 +75,13 @@ submit=$("$QRNN" sweep "$W/sweep.yaml" -o "$OUT" --slurm --tasks 4)
 echo "$submit"
 job=$(echo "$submit" | awk '/^submitted job/ {sub(":", "", $3); print $3; exit}')
 [ -n "$job" ] || { echo "no job id in: $submit"; exit 1; }
+# A second submission while the tasks are pending or running is refused (two writers of one shard).
+set +e
+again=$("$QRNN" sweep "$W/sweep.yaml" -o "$OUT" --slurm 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && echo "$again" | grep -q "job $job still has tasks 0-3 pending or running" ||
+    { echo "a submission beside live tasks was not refused (exit $rc): $again"; exit 1; }
 cancelled=0 killed=0
 p0=$W/out/sweep.part-0-of-4.h5 p1=$W/out/sweep.part-1-of-4.h5
 for i in $(seq 1 300); do

@@ -307,3 +307,53 @@ TEST(SlurmScript, CliDryRunPrintsTheScriptAndWritesNothing) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("no Slurm submission recorded for " + dir + "/out/res.h5"), std::string::npos) << r.output;
 }
+
+// A run that kills its process every time (a model plugin that raises SIGKILL at batch 2): the task starts
+// qrnn again, the run is retried once, then recorded as crashed, and the task goes on with the next runs.
+// The plugin given to `qrnn sweep --slurm` (--plugin-dir) is passed to the task's qrnn.
+TEST(SlurmScript, ARunKillingItsProcessTwiceIsRecordedCrashedAndTheTaskGoesOn) {
+    const std::string dir = scratch_dir("crash");
+    const std::string source = write_file(dir + "/crash.cpp", R"src(
+#include <csignal>
+#include "plugins/model.h"
+#include "plugins/plugin_api.h"
+namespace {
+void register_crash() {
+    qrnn::ModelPlugin model = qrnn::find_model("qrnn");
+    model.name = "qrnn-crash-at-batch-2";
+    model.description = "qrnn, but the process dies (SIGKILL) when built with batch 2 (test fixture)";
+    model.build = [build = model.build](const qrnn::ModelConfig &cfg, const qrnn::RunOptions &opts) {
+        if (cfg.batch == 2) std::raise(SIGKILL);
+        qrnn::ModelConfig as_qrnn = cfg;
+        as_qrnn.model = "qrnn";
+        return build(as_qrnn, opts);
+    };
+    qrnn::register_model(model);
+}
+}  // namespace
+QRNN_PLUGIN("a model whose process dies at batch 2 (test fixture)", register_crash)
+)src");
+    fs::create_directories(dir + "/plugins");
+    const std::string compile = (fs::path(QRNN_CLI).parent_path() / "plugins" / "build_plugin.sh").string() + " " +
+                                source + " " + dir + "/plugins/libcrash.so 2>&1";
+    ASSERT_EQ(std::system(compile.c_str()), 0) << compile;
+    const std::string yaml = write_file(dir + "/crash.yaml",
+                                        "name: crashy\nbase: {model: qrnn-crash-at-batch-2, seq: 3, input: 5, hidden: 7, "
+                                        "warmup: 0, repeats: 1}\ngrid:\n  batch: [1, 2, 3]\n");
+    auto dry = test::run_cli("sweep " + yaml + " -o " + dir + "/out/r.h5 --slurm-dry-run --tasks 1 --plugin-dir " +
+                             dir + "/plugins 2>/dev/null");
+    ASSERT_EQ(dry.exit_code, 0) << dry.output;
+    EXPECT_NE(dry.output.find("--plugin " + dir + "/plugins/libcrash.so"), std::string::npos) << dry.output;
+    const std::string script = write_file(dir + "/job.sbatch", dry.output);
+    auto r = run_script(script, 0);
+    EXPECT_EQ(r.exit_code, 1) << r.output;  // a crashed run: exit 1, as for failed runs
+    EXPECT_NE(r.output.find("run #1 batch=2: crashed (the sweep process ended during this run 2 times"), std::string::npos)
+        << r.output;
+    ResultTable t = read_results(dir + "/out/r.part-0-of-1.h5");
+    ASSERT_EQ(t.rows(), 3u);
+    for (size_t i = 0; i < t.rows(); i++) {
+        const bool batch2 = t.num(i, "batch") == 2;
+        EXPECT_EQ(t.str(i, "status"), batch2 ? "crashed" : "ok") << "batch " << t.num(i, "batch");
+        EXPECT_EQ(t.num(i, "attempts"), batch2 ? 2 : 1);
+    }
+}

@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
+#include "plugins/loader.h"
 #include "runtime/timing.h"
 #include "sweep/slurm.h"
 #include "tools/command.h"
@@ -74,6 +76,21 @@ std::string self_path() {
     fs::path p = fs::read_symlink("/proc/self/exe", ec);
     if (ec) fail("cannot find the qrnn executable (/proc/self/exe): ", ec.message());
     return p.string();
+}
+
+// `--plugin FILE` for each plugin library the sweep's runs use (loaded here by --plugin, --plugin-dir or
+// QRNN_PLUGIN_PATH), so that the tasks load them too.
+std::vector<std::string> plugin_args(const sweep::Sweep &sw) {
+    std::set<std::string> libraries;
+    for (auto &run : sw.runs) {
+        const ModelConfig &c = run.spec.config;
+        for (auto &[kind, name] : {std::pair{"model", c.model}, {"pooling", c.pooling}, {"schedule", c.schedule}})
+            if (std::string from = plugin_source(kind, name); from != "built-in")
+                libraries.insert(fs::absolute(from).lexically_normal().string());
+    }
+    std::vector<std::string> args;
+    for (auto &lib : libraries) args.insert(args.end(), {"--plugin", lib});
+    return args;
 }
 
 // The task count: --tasks, or that of the shard files already there (resubmission), else 4.
@@ -151,6 +168,7 @@ int submit_sweep_to_slurm(const sweep::Sweep &sw, const po::variables_map &vm) {
     opts.job_name = "qrnn-" + sw.name;
     if (vm.count("sbatch-arg")) opts.sbatch_args = vm["sbatch-arg"].as<std::vector<std::string>>();
     if (vm.count("scratch")) opts.scratch = vm["scratch"].as<std::string>();
+    opts.sweep_args = plugin_args(sw);
     if (vm.count("skip-model-check")) opts.sweep_args.push_back("--skip-model-check");
     if (retry_failed) opts.sweep_args.push_back("--retry-failed");
 
@@ -171,14 +189,15 @@ int submit_sweep_to_slurm(const sweep::Sweep &sw, const po::variables_map &vm) {
     }
     opts.max_starts = sweep::kMaxAttempts * largest + 1;
     const std::string script = sl::sbatch_script(opts);
+    if (dry_run) std::cout << script;
     if (todo.empty()) {
-        std::cout << "every run of the sweep (" << sw.runs.size() << ") is done in " << paths.stem << ".part-*-of-"
-                  << opts.tasks << ".h5: nothing to submit; merge them: qrnn sweep-status " << paths.output << " --merge\n";
+        (dry_run ? std::cerr : std::cout) << "every run of the sweep (" << sw.runs.size() << ") is done in " << paths.stem
+                                          << ".part-*-of-" << opts.tasks << ".h5: nothing to submit; merge them: "
+                                          << "qrnn sweep-status " << paths.output << " --merge\n";
         return kExitOk;
     }
     const std::string array = "--array=" + sl::array_spec(todo);
     if (dry_run) {
-        std::cout << script;
         std::cerr << "dry run: would write " << paths.script() << " and run: sbatch --parsable " << array << " "
                   << paths.script() << "   (" << todo.size() << " tasks, " << runs_left << " runs to do)\n";
         return kExitOk;

@@ -33,7 +33,7 @@ slurm_cluster_start() {  # $SLURM_DIR must exist
     SLURM_PIDS+=("$(cat "$d/munge/munged.pid")")
     cat >"$d/slurm.conf" <<CONF
 ClusterName=qrnntest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$(_free_port)
 SlurmdPort=$(_free_port)
 SlurmUser=root
@@ -61,7 +61,7 @@ SlurmctldTimeout=30
 SlurmdTimeout=30
 KillWait=5
 MinJobAge=300
-NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
     export SLURM_CONF=$d/slurm.conf
