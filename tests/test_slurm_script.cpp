@@ -3,7 +3,6 @@
 // parsing of sbatch/squeue/sacct output and of the submission record, task verdicts, shard progress and
 // seeding, and the CLI's --slurm-dry-run and errors. The real-Slurm test is tests/test_slurm.sh.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -48,22 +47,9 @@ ScriptOptions tiny_script(const std::string &dir, const std::string &scratch = "
     return o;
 }
 
-struct ScriptRun {
-    int exit_code;
-    std::string output;
-};
-
 // Runs the job script as Slurm would run array task `task` (bash, SLURM_ARRAY_TASK_ID set).
-ScriptRun run_script(const std::string &script_path, int task, const std::string &env = "") {
-    const std::string cmd = "SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " " + env + " bash " + script_path + " 2>&1";
-    ScriptRun r{-1, ""};
-    FILE *pipe = popen(cmd.c_str(), "r");
-    char buf[4096];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, got);
-    int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+test::CliResult run_script(const std::string &script_path, int task, const std::string &env = "") {
+    return test::run_shell("SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " " + env + " bash " + script_path + " 2>&1");
 }
 
 std::string scratch_dir(const std::string &name) {
@@ -340,8 +326,8 @@ QRNN_PLUGIN("a model whose process dies at batch 2 (test fixture)", register_cra
     const std::string yaml = write_file(dir + "/crash.yaml",
                                         "name: crashy\nbase: {model: qrnn-crash-at-batch-2, seq: 3, input: 5, hidden: 7, "
                                         "warmup: 0, repeats: 1}\ngrid:\n  batch: [1, 2, 3]\n");
-    auto dry = test::run_cli("sweep " + yaml + " -o " + dir + "/out/r.h5 --slurm-dry-run --tasks 1 --plugin-dir " +
-                             dir + "/plugins 2>/dev/null");
+    auto dry = test::run_shell(std::string(QRNN_CLI) + " sweep " + yaml + " -o " + dir +
+                               "/out/r.h5 --slurm-dry-run --tasks 1 --plugin-dir " + dir + "/plugins");  // the script
     ASSERT_EQ(dry.exit_code, 0) << dry.output;
     EXPECT_NE(dry.output.find("--plugin " + dir + "/plugins/libcrash.so"), std::string::npos) << dry.output;
     const std::string script = write_file(dir + "/job.sbatch", dry.output);
