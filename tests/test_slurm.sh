@@ -134,7 +134,9 @@ merge_job=$(echo "$resubmit" | awk '/^submitted job/ {sub(":", "", $3); id = $3}
 [ "$merge_job" != "$job2" ] || { echo "no merge job submitted"; exit 1; }
 wait_job_gone "$job2" 120
 wait_job_gone "$merge_job" 60
-"$QRNN" sweep-status "$OUT"
+status=$("$QRNN" sweep-status "$OUT")
+echo "$status"
+echo "$status" | grep -q "^all done and merged" || { echo "sweep-status does not say the sweep is merged"; exit 1; }
 
 # 4. The merged file: every run exactly once, all ok; task 0's earlier runs kept; the interrupted runs retried.
 $PY - "$OUT" "$runs_expected" "$before" <<'EOF'

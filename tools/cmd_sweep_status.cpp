@@ -150,7 +150,7 @@ int sweep_status_command(const std::vector<std::string> &args) {
         if (r.slurm && !r.slurm->where.empty() && r.slurm->where != "(None)") state += " " + r.slurm->where;
         if (r.slurm && !r.slurm->elapsed.empty()) state += " " + r.slurm->elapsed;
         const auto &st = r.progress.status;
-        table.add({std::to_string(t), r.job.empty() ? "-" : r.job, state.empty() ? "-" : state, sl::verdict_name(r.verdict),
+        table.add({std::to_string(t), r.job.empty() ? "-" : r.job + "_" + std::to_string(t), state.empty() ? "-" : state, sl::verdict_name(r.verdict),
                    std::to_string(r.progress.runs), std::to_string(r.progress.done), count_or_blank(st, {"ok"}),
                    count_or_blank(st, {"failed", "check_failed", "unavailable"}), count_or_blank(st, {"crashed"}),
                    r.progress.to_run ? std::to_string(r.progress.to_run) : "",

@@ -54,7 +54,7 @@ ProgramResult run_program(const std::vector<std::string> &argv, bool with_stderr
 }
 
 po::options_description slurm_sweep_options() {
-    po::options_description desc("on a Slurm cluster (docs/sweeps.md#slurm)");
+    po::options_description desc("on a Slurm cluster (docs/sweeps.md#on-a-slurm-cluster)");
     desc.add_options()
         ("slurm", "submit the sweep as a Slurm job array (one shard per task) instead of running it here")
         ("slurm-dry-run", "print the job script and the sbatch command; write and submit nothing")
@@ -167,6 +167,9 @@ int submit_sweep_to_slurm(const sweep::Sweep &sw, const po::variables_map &vm) {
     opts.tasks = task_count(vm, paths);
     opts.job_name = "qrnn-" + sw.name;
     if (vm.count("sbatch-arg")) opts.sbatch_args = vm["sbatch-arg"].as<std::vector<std::string>>();
+    for (auto &a : opts.sbatch_args)
+        if (a.empty() || a[0] != '-' || a.find('\n') != std::string::npos)
+            fail("--sbatch-arg '", a, "': not an sbatch option (e.g. --sbatch-arg=--time=1:00:00)");
     if (vm.count("scratch")) opts.scratch = vm["scratch"].as<std::string>();
     opts.sweep_args = plugin_args(sw);
     if (vm.count("skip-model-check")) opts.sweep_args.push_back("--skip-model-check");
@@ -229,7 +232,11 @@ int submit_sweep_to_slurm(const sweep::Sweep &sw, const po::variables_map &vm) {
         std::vector<std::string> argv{"sbatch", "--parsable", "--dependency=afterany:" + job,
                                       "--job-name=" + opts.job_name + "-merge", "--ntasks=1",
                                       "--output=" + paths.logs() + "/merge-%j.out"};
-        argv.insert(argv.end(), opts.sbatch_args.begin(), opts.sbatch_args.end());
+        for (auto &a : opts.sbatch_args) {  // "--time 1:00" (as in the script) is two words here
+            const size_t space = a.find(' ');
+            argv.push_back(a.substr(0, space));
+            if (space != std::string::npos) argv.push_back(a.substr(a.find_first_not_of(' ', space)));
+        }
         argv.push_back("--wrap=" + sl::shell_quote(opts.qrnn) + " sweep-status " + sl::shell_quote(paths.output) + " --merge");
         const std::string merge_job = submit(argv);
         sl::append_submission(paths.jobs(), {"merge", merge_job, {}, 0, "", job, utc_now_iso()});
