@@ -104,7 +104,7 @@ for i in $(seq 1 300); do
     sleep 0.1
 done
 [ "$cancelled" = 1 ] && [ "$killed" = 1 ] || { echo "could not cancel/kill in time"; squeue; exit 1; }
-wait_job_gone "$job" 120
+wait_job_gone "$job" 150
 
 # 2. Status: task 0 interrupted, the others done; --merge refuses (exit 1).
 status=$("$QRNN" sweep-status "$OUT")
@@ -132,7 +132,7 @@ echo "$resubmit" | grep -q "tasks 0 of 4" || { echo "the resubmission is not tas
 job2=$(echo "$resubmit" | awk '/^submitted job/ {sub(":", "", $3); print $3; exit}')
 merge_job=$(echo "$resubmit" | awk '/^submitted job/ {sub(":", "", $3); id = $3} END {print id}')
 [ "$merge_job" != "$job2" ] || { echo "no merge job submitted"; exit 1; }
-wait_job_gone "$job2" 120
+wait_job_gone "$job2" 150
 wait_job_gone "$merge_job" 60
 status=$("$QRNN" sweep-status "$OUT")
 echo "$status"
