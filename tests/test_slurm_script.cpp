@@ -283,6 +283,13 @@ TEST(SlurmScript, CliDryRunPrintsTheScriptAndWritesNothing) {
         << r.output;
     EXPECT_FALSE(fs::exists(dir + "/out")) << "a dry run wrote files";
 
+    r = test::run_cli("sweep " + yaml + " -o " + dir + "/out/res.h5 --slurm-dry-run --sbatch-arg=time=1");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--sbatch-arg 'time=1': not an sbatch option"), std::string::npos) << r.output;
+    r = test::run_cli("sweep " + yaml + " -o " + dir + "/out/res.h5 --slurm-dry-run --shard 1/2");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--shard and --slurm"), std::string::npos) << r.output;
+
     // Shards of another task count exist: --tasks must match them (or be left out).
     write_file(dir + "/out/res.part-0-of-4.h5", "");
     r = test::run_cli("sweep " + yaml + " -o " + dir + "/out/res.h5 --slurm-dry-run --tasks 2");
