@@ -38,4 +38,12 @@ struct LayerFuncs {
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant);
 
+// The training masks (core/layout.h), shared by the forward and the backward: keep(t_abs, b, channel).
+Halide::Expr keep_mask(const Halide::Expr &key, const Halide::Expr &threshold, const Halide::Expr &t_abs,
+                       const Halide::Expr &b, const Halide::Expr &ch);
+// Inverted dropout of the input (c, b) at absolute time t_abs: v itself when dropout is off. Linear in v, so
+// it also maps a gradient of the dropped input back to the input.
+Halide::Expr apply_dropout(const LayerInputs &in, const Halide::Expr &v, const Halide::Expr &t_abs,
+                           const Halide::Expr &b, const Halide::Expr &c);
+
 }  // namespace qrnn

@@ -1,0 +1,58 @@
+#include "schedules/training_schedule.h"
+
+#include <algorithm>
+
+#include "core/named_registry.h"
+
+namespace qrnn {
+namespace {
+NamedRegistry<TrainingSchedule> &registry() {
+    static NamedRegistry<TrainingSchedule> schedules("training schedule", "training schedule");
+    return schedules;
+}
+}  // namespace
+
+void register_training_schedule(TrainingSchedule s) {
+    if (s.name.empty() || !s.apply_forward || !s.apply_backward)
+        fail("training schedule needs a name, apply_forward and apply_backward");
+    std::string name = s.name;
+    registry().add(name, std::move(s));
+}
+
+const TrainingSchedule &find_training_schedule(const std::string &name) {
+    std::vector<std::string> names = training_schedule_names();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+        std::string have;
+        for (auto &n : names) have += (have.empty() ? "" : ", ") + n;
+        fail("schedule '", name, "' has no training (backward) schedule (have: ", have, ")");
+    }
+    return registry().find(name);
+}
+
+std::vector<std::string> training_schedule_names() { return registry().names(); }
+
+Knobs merge_knobs(const TrainingSchedule &schedule, const Knobs &overrides) {
+    Knobs merged = schedule.defaults;
+    for (auto &kv : overrides) {
+        if (!merged.count(kv.first)) fail("training schedule '", schedule.name, "' has no knob '", kv.first, "'");
+        merged[kv.first] = kv.second;
+    }
+    return merged;
+}
+
+Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const LayerInputs &in,
+                                        const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs) {
+    variant.require_backward();
+    LayerFuncs L = define_qrnn_layer(in, variant);
+    schedule.apply_forward(L, in, target, knobs);
+    return Halide::Pipeline({L.cell, L.gates});
+}
+
+Halide::Pipeline build_training_backward(const TrainingSchedule &schedule, const BackwardInputs &in,
+                                         const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs) {
+    BackwardFuncs D = define_qrnn_backward(in, variant);
+    schedule.apply_backward(D, in, target, knobs);
+    return Halide::Pipeline(D.outputs());
+}
+
+}  // namespace qrnn
