@@ -15,6 +15,13 @@ struct BackwardInputs {
     Halide::ImageParam cell{Halide::Float(32), 3, "tape_c"};       // (h, b, t) c_t of the forward
     Halide::ImageParam dh{Halide::Float(32), 3, "dh"};             // (h, b, t) dL/dh_t
     Halide::ImageParam dc_final{Halide::Float(32), 2, "dc_final"}; // (h, b) dL/dc_{T-1} (the carried state)
+
+    // The forward's arguments, then gates, cell, dh, dc_final.
+    std::vector<Halide::Argument> arguments() const {
+        std::vector<Halide::Argument> args = fwd.arguments();
+        args.insert(args.end(), {gates, cell, dh, dc_final});
+        return args;
+    }
 };
 
 struct BackwardFuncs {

@@ -20,6 +20,12 @@ struct LayerInputs {
     Halide::Param<float> dropout_scale{"dropout_scale", 1.0f};
     Halide::Param<uint32_t> zoneout_key{"zoneout_key", 0};
     Halide::Param<uint32_t> zoneout_threshold{"zoneout_threshold", 0};
+
+    // The pipeline arguments in order (ahead-of-time compiled functions take them so).
+    std::vector<Halide::Argument> arguments() const {
+        return {x, history, weights, bias, c0, time_offset, dropout_key, dropout_threshold, dropout_scale,
+                zoneout_key, zoneout_threshold};
+    }
 };
 
 // Every stage of the layer, by name, for schedules to reach.
