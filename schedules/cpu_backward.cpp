@@ -90,9 +90,10 @@ void backward_tuned(BackwardFuncs &D, const BackwardInputs &in, const Target &ta
         .parallel(t);
     D.dpre.specialize(in.fwd.zoneout_threshold == 0);
 
-    // dweights: GEMM (h x c) over (t, b); a tile's dpre panel stays in cache over j and the c tiles.
+    // dweights: GEMM (h x c) over (t, b), b innermost (the shorter stride through dpre and input_padded); a
+    // tile's dpre panel stays in cache over j and the c tiles.
     GemmTileVars w;
-    schedule_gemm_tiles(D.dweights_acc, h, c, w, {j, w.ao, g}, vec, tile_h, tile_c, {D.dweights_r.x, D.dweights_r.y})
+    schedule_gemm_tiles(D.dweights_acc, h, c, w, {j, w.ao, g}, vec, tile_h, tile_c, {D.dweights_r.y, D.dweights_r.x})
         .parallel(w.ao);
     D.dweights.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(g);
 

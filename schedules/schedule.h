@@ -45,6 +45,8 @@ std::vector<std::string> layer_schedule_names();
 
 // The schedule's defaults with overrides applied; an override naming no knob of the schedule is an error.
 Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides);
+// The same for any schedule given its name and defaults.
+Knobs merge_knob_overrides(const std::string &schedule, const Knobs &defaults, const Knobs &overrides);
 
 // The layer pipeline of a schedule: its build hook, or define_qrnn_layer + apply. knobs must be merged.
 Halide::Pipeline build_layer_pipeline(const LayerSchedule &schedule, const LayerInputs &in, const PoolingVariant &variant,

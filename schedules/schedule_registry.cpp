@@ -20,13 +20,17 @@ void register_layer_schedule(LayerSchedule s) {
 const LayerSchedule &find_layer_schedule(const std::string &name) { return registry().find(name); }
 std::vector<std::string> layer_schedule_names() { return registry().names(); }
 
-Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides) {
-    Knobs merged = schedule.defaults;
+Knobs merge_knob_overrides(const std::string &schedule, const Knobs &defaults, const Knobs &overrides) {
+    Knobs merged = defaults;
     for (auto &kv : overrides) {
-        if (!merged.count(kv.first)) fail("schedule '", schedule.name, "' has no knob '", kv.first, "'");
+        if (!merged.count(kv.first)) fail("schedule '", schedule, "' has no knob '", kv.first, "'");
         merged[kv.first] = kv.second;
     }
     return merged;
+}
+
+Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides) {
+    return merge_knob_overrides(schedule.name, schedule.defaults, overrides);
 }
 
 std::string LayerShape::key() const {

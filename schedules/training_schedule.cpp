@@ -32,12 +32,7 @@ const TrainingSchedule &find_training_schedule(const std::string &name) {
 std::vector<std::string> training_schedule_names() { return registry().names(); }
 
 Knobs merge_knobs(const TrainingSchedule &schedule, const Knobs &overrides) {
-    Knobs merged = schedule.defaults;
-    for (auto &kv : overrides) {
-        if (!merged.count(kv.first)) fail("training schedule '", schedule.name, "' has no knob '", kv.first, "'");
-        merged[kv.first] = kv.second;
-    }
-    return merged;
+    return merge_knob_overrides(schedule.name, schedule.defaults, overrides);
 }
 
 Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const LayerInputs &in,

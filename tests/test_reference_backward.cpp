@@ -8,7 +8,6 @@
 #include <iostream>
 
 #include "core/error.h"
-#include "plugins/loader.h"
 #include "tests/support/gradcheck.h"
 
 namespace qrnn::test {
@@ -35,13 +34,6 @@ FdResult check(const ModelConfig &cfg) {
     return finite_difference_check(p, g);
 }
 
-void load_example_plugin() {
-    static const bool loaded = [] {
-        load_plugin((std::filesystem::path(QRNN_CLI).parent_path() / "plugins" / "libqrnn_fo_tanh.so").string());
-        return true;
-    }();
-    (void)loaded;
-}
 }  // namespace
 
 class ReferenceBackward : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};

@@ -1,7 +1,9 @@
 #include "tests/support/gradcheck.h"
 
 #include <cmath>
+#include <filesystem>
 
+#include "plugins/loader.h"
 #include "plugins/seeded_fill.h"
 
 namespace qrnn::test {
@@ -88,6 +90,14 @@ FdResult finite_difference_check(const GradProblem &problem, const ref::StackGra
         if (!(rel <= result.rel)) result = {rel, grads[i].first};
     }
     return result;
+}
+
+void load_example_plugin() {
+    static const bool loaded = [] {
+        load_plugin((std::filesystem::path(QRNN_CLI).parent_path() / "plugins" / "libqrnn_fo_tanh.so").string());
+        return true;
+    }();
+    (void)loaded;
 }
 
 }  // namespace qrnn::test

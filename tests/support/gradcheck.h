@@ -34,4 +34,7 @@ struct FdResult {
 };
 FdResult finite_difference_check(const GradProblem &p, const ref::StackGrads &analytic, double eps = 1e-5);
 
+// Loads the example plugin (pooling "fo-tanh", with its backward) once per process.
+void load_example_plugin();
+
 }  // namespace qrnn::test
