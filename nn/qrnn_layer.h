@@ -24,8 +24,6 @@ public:
     double forward_flops(int64_t T, int64_t B) const override;
     double backward_flops(int64_t T, int64_t B) const override;
 
-    LayerParams<float> &values() { return params_; }
-
 private:
     ModelConfig cfg_;
     int64_t index_, n_;
