@@ -6,9 +6,14 @@
 namespace qrnn {
 using namespace Halide;
 
-static Expr keep_mask(const Expr &key, const Expr &threshold, const Expr &t_abs, const Expr &b, const Expr &ch) {
+Expr keep_mask(const Expr &key, const Expr &threshold, const Expr &t_abs, const Expr &b, const Expr &ch) {
     Expr hash = hash_at<Expr>(key, cast<uint32_t>(t_abs), cast<uint32_t>(b), cast<uint32_t>(ch));
     return threshold == 0 || hash >= threshold;
+}
+
+Expr apply_dropout(const LayerInputs &in, const Expr &v, const Expr &t_abs, const Expr &b, const Expr &c) {
+    Expr dropped = select(keep_mask(in.dropout_key, in.dropout_threshold, t_abs, b, c), v * in.dropout_scale, 0.0f);
+    return select(in.dropout_threshold == 0, v, dropped);
 }
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant) {
@@ -27,8 +32,7 @@ LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &varian
     Expr hist_row = clamp(t + k - 1, 0, in.history.dim(2).extent() - 1);
     Expr raw = select(t < 0, in.history(cc, bc, hist_row), in.x(cc, bc, clamp(t, 0, T - 1)));
     Expr t_abs = in.time_offset + t;
-    Expr dropped = select(keep_mask(in.dropout_key, in.dropout_threshold, t_abs, b, c), raw * in.dropout_scale, 0.0f);
-    L.input_padded(c, b, t) = select(in.dropout_threshold == 0, raw, dropped);
+    L.input_padded(c, b, t) = apply_dropout(in, raw, t_abs, b, c);
 
     L.weights_clamped(h, c, t, g) = in.weights(clamp(h, 0, m - 1), c, t, g);
 

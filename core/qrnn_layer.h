@@ -20,6 +20,12 @@ struct LayerInputs {
     Halide::Param<float> dropout_scale{"dropout_scale", 1.0f};
     Halide::Param<uint32_t> zoneout_key{"zoneout_key", 0};
     Halide::Param<uint32_t> zoneout_threshold{"zoneout_threshold", 0};
+
+    // The pipeline arguments in order (ahead-of-time compiled functions take them so).
+    std::vector<Halide::Argument> arguments() const {
+        return {x, history, weights, bias, c0, time_offset, dropout_key, dropout_threshold, dropout_scale,
+                zoneout_key, zoneout_threshold};
+    }
 };
 
 // Every stage of the layer, by name, for schedules to reach.
@@ -37,5 +43,13 @@ struct LayerFuncs {
 };
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant);
+
+// The training masks (core/layout.h), shared by the forward and the backward: keep(t_abs, b, channel).
+Halide::Expr keep_mask(const Halide::Expr &key, const Halide::Expr &threshold, const Halide::Expr &t_abs,
+                       const Halide::Expr &b, const Halide::Expr &ch);
+// Inverted dropout of the input (c, b) at absolute time t_abs: v itself when dropout is off. Linear in v, so
+// it also maps a gradient of the dropped input back to the input.
+Halide::Expr apply_dropout(const LayerInputs &in, const Halide::Expr &v, const Halide::Expr &t_abs,
+                           const Halide::Expr &b, const Halide::Expr &c);
 
 }  // namespace qrnn

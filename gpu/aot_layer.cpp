@@ -2,6 +2,9 @@
 // that must not link libHalide (OpenCL on PoCL) and for inspecting device code (CUDA PTX for ptxas).
 //   qrnn_aot layer SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX [static_library|llvm_assembly] [T,B,n,m,k]
 //   qrnn_aot runtime TARGET OUT_PREFIX
+//   qrnn_aot training-forward|training-backward SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX [kind]
+//     the pipelines of a training schedule (schedules/training_schedule.h); backward arguments: the
+//     forward's, then tape gates, tape c, dh, dc_final; outputs: dweights, dbias, dx, dhistory, dc0.
 // Function arguments, in order: x, history, weights, bias, c0 (buffers, layout core/layout.h), time_offset,
 // dropout_key, dropout_threshold, dropout_scale, zoneout_key, zoneout_threshold, then outputs c and h.
 // Per-shape schedules (autoschedulers) use the estimates of the given shape (default: the paper's
@@ -11,6 +14,19 @@
 
 #include "core/error.h"
 #include "schedules/schedule.h"
+#include "schedules/training_schedule.h"
+
+namespace {
+void emit(Halide::Pipeline &p, const std::vector<Halide::Argument> &args, const std::string &function,
+          const std::string &prefix, const std::string &kind, const Halide::Target &target) {
+    if (kind == "static_library")
+        p.compile_to_static_library(prefix, args, function, target);
+    else if (kind == "llvm_assembly")
+        p.compile_to_llvm_assembly(prefix + ".ll", args, function, target);
+    else
+        qrnn::fail("unknown output kind '", kind, "' (static_library, llvm_assembly)");
+}
+}  // namespace
 
 int main(int argc, char **argv) {
     using namespace qrnn;
@@ -30,22 +46,30 @@ int main(int argc, char **argv) {
             Halide::Target target(a[3]);
             Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling(a[2]), target, merge_knobs(s, {}, target),
                                                       shape);
-            std::vector<Halide::Argument> args{in.x,           in.history,          in.weights,
-                                               in.bias,        in.c0,               in.time_offset,
-                                               in.dropout_key, in.dropout_threshold, in.dropout_scale,
-                                               in.zoneout_key, in.zoneout_threshold};
-            std::string kind = a.size() >= 7 ? a[6] : "static_library";
-            if (kind == "static_library")
-                p.compile_to_static_library(a[5], args, a[4], target);
-            else if (kind == "llvm_assembly")
-                p.compile_to_llvm_assembly(a[5] + ".ll", args, a[4], target);
-            else
-                fail("unknown output kind '", kind, "' (static_library, llvm_assembly)");
+            emit(p, in.arguments(), a[4], a[5], a.size() >= 7 ? a[6] : "static_library", target);
+            return 0;
+        }
+        if ((a.size() == 6 || a.size() == 7) && (a[0] == "training-forward" || a[0] == "training-backward")) {
+            const TrainingSchedule &s = find_training_schedule(a[1]);
+            const PoolingVariant &variant = find_pooling(a[2]);
+            Halide::Target target(a[3]);
+            const std::string kind = a.size() == 7 ? a[6] : "static_library";
+            if (a[0] == "training-forward") {
+                LayerInputs in;
+                Halide::Pipeline p = build_training_forward(s, in, variant, target, merge_knobs(s, {}, target));
+                emit(p, in.arguments(), a[4], a[5], kind, target);
+            } else {
+                BackwardInputs in;
+                Halide::Pipeline p = build_training_backward(s, in, variant, target, merge_knobs(s, {}, target));
+                emit(p, in.arguments(), a[4], a[5], kind, target);
+            }
             return 0;
         }
         std::cerr << "usage: qrnn_aot layer SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX [static_library|llvm_assembly] "
                      "[T,B,n,m,k]\n"
-                     "       qrnn_aot runtime TARGET OUT_PREFIX\n";
+                     "       qrnn_aot runtime TARGET OUT_PREFIX\n"
+                     "       qrnn_aot training-forward|training-backward SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX "
+                     "[static_library|llvm_assembly]\n";
         return 2;
     } catch (const std::exception &e) {
         std::cerr << "qrnn_aot: error: " << e.what() << "\n";

@@ -1,7 +1,9 @@
 // Model plugin "qrnn": a stack of QRNN layers (core/qrnn_layer) run through compiled Halide layers with a
 // named schedule, verified against ref::stack_forward.
+#include "nn/qrnn_layer.h"
 #include "plugins/model.h"
-#include "reference/reference.h"
+#include "plugins/training_model.h"
+#include "reference/qrnn_backward.h"
 #include "runtime/experiment.h"
 #include "runtime/hdf5_dump.h"
 #include "runtime/stack.h"
@@ -66,7 +68,41 @@ private:
     StackState<float> state_;
 };
 
+// --pass training --verify: the output and every gradient against ref::stack_backward (loss = sum(dh * h)).
+Comparison verify_training(const TrainingStep &s) {
+    const ModelConfig &cfg = s.cfg;
+    std::vector<LayerParams<double>> params;
+    StackState<double> state;
+    state.time = s.initial.at(0).time;
+    for (size_t l = 0; l < s.stack.size(); l++) {
+        auto p = s.stack.layer(l).params();
+        params.push_back({convert<double>(*p[0].value), convert<double>(*p[1].value)});
+        state.layers.push_back(convert<double>(nn::layer_state(s.initial[l])));
+    }
+    const Tensor<double> x = convert<double>(s.x);
+    StackState<double> forward_state = state;
+    // Each tensor relative to its own scale; the worst one is reported.
+    Comparison cmp = compare(s.y, ref::stack_forward(cfg, params, x, forward_state).h);
+    auto add = [&cmp](const Comparison &c) {
+        bool finite = cmp.finite && c.finite;
+        if (c.rel() > cmp.rel()) cmp = c;
+        cmp.finite = finite;
+    };
+    ref::StackGrads g = ref::stack_backward(cfg, params, x, state, convert<double>(s.dy),
+                                            Tensor<double>({cfg.layers, cfg.batch, cfg.hidden}));
+    add(compare(s.dx, g.dx));
+    for (size_t l = 0; l < s.stack.size(); l++) {
+        auto p = s.stack.layer(l).params();
+        add(compare(*p[0].grad, g.layers[l].dweights));
+        add(compare(*p[1].grad, g.layers[l].dbias));
+        add(compare(s.d_initial[l].at("c"), g.layers[l].dc0));
+        add(compare(s.d_initial[l].at("history"), g.layers[l].dhistory));
+    }
+    return cmp;
+}
+
 const bool registered = [] {
+    register_training_verifier("qrnn", verify_training);
     register_model({"qrnn", "QRNN stack: masked conv + gates + pooling scan (Halide, named schedule)",
                     {"pooling", "window", "layers", "schedule", "knob", "target", "mode", "zoneout", "dropout", "load", "dump"},
                     {"cpu", "gpu"},  // by schedule: target_family of each (`qrnn plugins --kind schedule`)

@@ -4,7 +4,8 @@
 #pragma once
 
 // Bump when a registry struct (PoolingVariant, ModelPlugin, LayerSchedule, ...) changes layout.
-#define QRNN_PLUGIN_ABI_VERSION 1
+// 2: PoolingVariant gained its backward (halide_partials, reference_partials, backward_flops_per_step).
+#define QRNN_PLUGIN_ABI_VERSION 2
 
 extern "C" {
 struct QrnnPluginEntry {

@@ -35,44 +35,53 @@ Tensor<double> masked_conv(const Tensor<double> &x, const Tensor<double> &histor
     return conv;
 }
 
-LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x_raw, const LayerState<double> &state,
-                          const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset) {
-    const int64_t T = x_raw.dim(0), B = x_raw.dim(1), n = x_raw.dim(2);
+Tensor<double> apply_dropout(Tensor<double> v, const LayerMasks &masks, int64_t first_time) {
+    if (masks.dropout_threshold == 0) return v;
+    for (int64_t t = 0; t < v.dim(0); t++)
+        for (int64_t b = 0; b < v.dim(1); b++)
+            for (int64_t c = 0; c < v.dim(2); c++)
+                v(t, b, c) = keep(masks.dropout_key, masks.dropout_threshold, first_time + t, b, c)
+                                 ? v(t, b, c) * masks.dropout_scale
+                                 : 0.0;
+    return v;
+}
+
+LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x_raw, const LayerState<double> &state,
+                       const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset) {
+    const int64_t T = x_raw.dim(0), B = x_raw.dim(1);
     const int64_t G = p.weights.dim(0), m = p.weights.dim(3), H = state.history.dim(0);
     // Dropout on the input, history included, indexed by absolute time.
-    auto drop = [&](Tensor<double> v, int64_t first_time) {
-        for (int64_t t = 0; t < v.dim(0); t++)
-            for (int64_t b = 0; b < B; b++)
-                for (int64_t c = 0; c < n; c++)
-                    if (masks.dropout_threshold != 0)
-                        v(t, b, c) = keep(masks.dropout_key, masks.dropout_threshold, first_time + t, b, c)
-                                         ? v(t, b, c) * masks.dropout_scale
-                                         : 0.0;
-        return v;
-    };
-    Tensor<double> x = drop(x_raw, time_offset);
-    Tensor<double> history = drop(state.history, time_offset - H);
-    Tensor<double> conv = masked_conv(x, history, p);
+    LayerTrace tr;
+    tr.x = apply_dropout(x_raw, masks, time_offset);
+    tr.history = apply_dropout(state.history, masks, time_offset - H);
+    tr.conv = masked_conv(tr.x, tr.history, p);
+    tr.gates = Tensor<double>({T, B, G, m});
 
     const int f = variant.gate_index('f');
-    LayerOutput out{Tensor<double>({T, B, m}), Tensor<double>({T, B, m})};
+    tr.out = LayerOutput{Tensor<double>({T, B, m}), Tensor<double>({T, B, m})};
     std::vector<double> gates(G);
     for (int64_t b = 0; b < B; b++)
         for (int64_t h = 0; h < m; h++) {
             double c = state.c(b, h);
             for (int64_t t = 0; t < T; t++) {
                 for (int64_t g = 0; g < G; g++) {
-                    double pre = conv(t, b, g, h);
+                    double pre = tr.conv(t, b, g, h);
                     gates[g] = g == 0 ? std::tanh(pre) : sigmoid(pre);
                 }
                 if (!keep(masks.zoneout_key, masks.zoneout_threshold, time_offset + t, b, h)) gates[f] = 1.0;
+                for (int64_t g = 0; g < G; g++) tr.gates(t, b, g, h) = gates[g];
                 Recurrence<double> r = variant.reference_recurrence(gates.data());
                 c = r.a * c + r.b;
-                out.c(t, b, h) = c;
-                out.h(t, b, h) = variant.reference_output(gates.data(), c);
+                tr.out.c(t, b, h) = c;
+                tr.out.h(t, b, h) = variant.reference_output(gates.data(), c);
             }
         }
-    return out;
+    return tr;
+}
+
+LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
+                          const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset) {
+    return layer_trace(variant, x, state, p, masks, time_offset).out;
 }
 
 StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params,

@@ -16,6 +16,20 @@ struct LayerOutput {
     Tensor<double> c;  // [T][B][m]
 };
 
+// Dropout of `masks` applied to v [rows][B][n] whose first row is absolute time first_time (inverted dropout:
+// kept values scaled by 1/(1-p)). Linear, so it also maps a gradient of the dropped tensor to the undropped one.
+Tensor<double> apply_dropout(Tensor<double> v, const LayerMasks &masks, int64_t first_time);
+
+// Everything one layer's forward computes (what its backward reads).
+struct LayerTrace {
+    Tensor<double> x, history;  // the input and history after dropout
+    Tensor<double> conv;        // [T][B][G][m] pre-activations
+    Tensor<double> gates;       // [T][B][G][m] activated, zoneout applied to F
+    LayerOutput out;
+};
+LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
+                       const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset);
+
 // One layer: dropout on its input, conv, activations, zoneout, pooling from state c0.
 LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
                           const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset);

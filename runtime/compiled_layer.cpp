@@ -9,12 +9,6 @@
 
 namespace qrnn {
 namespace {
-// Halide view of a row-major tensor: dimensions reversed (innermost first).
-Halide::Buffer<float> view(const Tensor<float> &t) {
-    std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
-    return Halide::Buffer<float>(const_cast<float *>(t.data.data()), dims);
-}
-
 void expect_shape(const char *what, const Tensor<float> &t, std::vector<int64_t> want) {
     if (t.shape != want) {
         Tensor<float> w;
@@ -23,6 +17,11 @@ void expect_shape(const char *what, const Tensor<float> &t, std::vector<int64_t>
     }
 }
 }  // namespace
+
+Halide::Buffer<float> halide_view(const Tensor<float> &t) {
+    std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
+    return Halide::Buffer<float>(const_cast<float *>(t.data.data()), dims);
+}
 
 Halide::Target parse_target(const std::string &target) {
     if (target.empty()) return Halide::get_jit_target_from_environment();
@@ -57,15 +56,15 @@ CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &sche
     pipeline_.compile_jit(target);
 }
 
-void CompiledLayer::run(const LayerCall &call) {
+void check_layer_call(const LayerCall &call, const PoolingVariant &variant) {
     const Tensor<float> &x = *call.x;
     if (x.shape.size() != 3) fail("layer input x must have 3 dimensions [T][B][n], got ", x.shape_str());
     const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2);
     const auto &w = call.params->weights;
     if (w.shape.size() != 4) fail("layer weights must have 4 dimensions [G][k][n][m], got ", w.shape_str());
     const int64_t G = w.dim(0), k = w.dim(1), m = w.dim(3);
-    if (G != variant_->gate_count())
-        fail("layer weights have ", G, " gates, pooling '", variant_->name, "' needs ", variant_->gate_count());
+    if (G != variant.gate_count())
+        fail("layer weights have ", G, " gates, pooling '", variant.name, "' needs ", variant.gate_count());
     if (T < 1 || B < 1 || n < 1 || m < 1 || k < 1) fail("layer sizes must be >= 1, got x ", x.shape_str(), " weights ", w.shape_str());
     expect_shape("weights", w, {G, k, n, m});
     expect_shape("bias", call.params->bias, {G, m});
@@ -73,24 +72,32 @@ void CompiledLayer::run(const LayerCall &call) {
     expect_shape("c0", call.state->c, {B, m});
     expect_shape("h output", *call.h, {T, B, m});
     expect_shape("c output", *call.c, {T, B, m});
+}
 
-    std::lock_guard<std::mutex> lock(mutex_);
-    Halide::Buffer<float> inputs[] = {view(x), view(call.state->history), view(w), view(call.params->bias),
-                                      view(call.state->c)};
-    if (on_device_)
+void bind_layer_inputs(LayerInputs &in, const LayerCall &call, bool on_device) {
+    Halide::Buffer<float> inputs[] = {halide_view(*call.x), halide_view(call.state->history),
+                                      halide_view(call.params->weights), halide_view(call.params->bias),
+                                      halide_view(call.state->c)};
+    if (on_device)
         for (auto &buffer : inputs) buffer.set_host_dirty();  // copied to the device by the pipeline
-    inputs_.x.set(inputs[0]);
-    inputs_.history.set(inputs[1]);
-    inputs_.weights.set(inputs[2]);
-    inputs_.bias.set(inputs[3]);
-    inputs_.c0.set(inputs[4]);
-    inputs_.time_offset.set(static_cast<int>(call.time_offset));
-    inputs_.dropout_key.set(call.masks.dropout_key);
-    inputs_.dropout_threshold.set(call.masks.dropout_threshold);
-    inputs_.dropout_scale.set(static_cast<float>(call.masks.dropout_scale));
-    inputs_.zoneout_key.set(call.masks.zoneout_key);
-    inputs_.zoneout_threshold.set(call.masks.zoneout_threshold);
-    Halide::Buffer<float> c_out = view(*call.c), h_out = view(*call.h);
+    in.x.set(inputs[0]);
+    in.history.set(inputs[1]);
+    in.weights.set(inputs[2]);
+    in.bias.set(inputs[3]);
+    in.c0.set(inputs[4]);
+    in.time_offset.set(static_cast<int>(call.time_offset));
+    in.dropout_key.set(call.masks.dropout_key);
+    in.dropout_threshold.set(call.masks.dropout_threshold);
+    in.dropout_scale.set(static_cast<float>(call.masks.dropout_scale));
+    in.zoneout_key.set(call.masks.zoneout_key);
+    in.zoneout_threshold.set(call.masks.zoneout_threshold);
+}
+
+void CompiledLayer::run(const LayerCall &call) {
+    check_layer_call(call, *variant_);
+    std::lock_guard<std::mutex> lock(mutex_);
+    bind_layer_inputs(inputs_, call, on_device_);
+    Halide::Buffer<float> c_out = halide_view(*call.c), h_out = halide_view(*call.h);
     pipeline_.realize(Halide::Realization({c_out, h_out}));
     if (on_device_) {
         c_out.copy_to_host();

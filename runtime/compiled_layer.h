@@ -21,6 +21,13 @@ struct LayerCall {
     Tensor<float> *c;  // [T][B][m], written
 };
 
+// Checks every shape of a call against the variant; throws qrnn::Error naming a mismatch.
+void check_layer_call(const LayerCall &call, const PoolingVariant &variant);
+// Sets the pipeline inputs (buffers viewing the call's tensors; marked host-dirty for a device pipeline).
+void bind_layer_inputs(LayerInputs &inputs, const LayerCall &call, bool on_device);
+// Halide view of a row-major tensor: dimensions reversed (innermost first).
+Halide::Buffer<float> halide_view(const Tensor<float> &t);
+
 class CompiledLayer {
 public:
     CompiledLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs = {},

@@ -21,6 +21,7 @@ void ModelConfig::validate() const {
     require_positive("layers", layers);
     if (!(zoneout >= 0.0 && zoneout < 1.0)) fail("--zoneout must be in [0, 1) (got ", zoneout, ")");
     if (!(dropout >= 0.0 && dropout < 1.0)) fail("--dropout must be in [0, 1) (got ", dropout, ")");
+    if (pass != "inference" && pass != "training") fail("--pass must be inference or training (got '", pass, "')");
     const ModelPlugin &plugin = find_model(model);  // names the known models
     if (plugin.validate) plugin.validate(*this);
     if (static_cast<double>(seq) * batch * std::max(input, hidden) > 2e9)
@@ -32,6 +33,7 @@ std::string ModelConfig::describe() const {
     os << model << " pooling=" << pooling << " k=" << window << " B=" << batch << " T=" << seq << " n=" << input
        << " m=" << hidden << " L=" << layers << " schedule=" << schedule << " mode=" << (training ? "train" : "eval");
     if (training) os << " zoneout=" << zoneout << " dropout=" << dropout;
+    if (training_pass()) os << " pass=training";
     os << " seed=" << seed;
     return os.str();
 }

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "plugins/model.h"
+#include "plugins/training_model.h"
 
 namespace qrnn {
 namespace {
@@ -23,7 +24,7 @@ Prepared prepare(const ModelConfig &cfg, const RunOptions &opts) {
     auto supports = [&](const char *option) { return std::count(plugin.options.begin(), plugin.options.end(), option) > 0; };
     if (!opts.load_path.empty() && !supports("load")) fail("--load: model '", cfg.model, "' does not read HDF5 dumps");
     if (!opts.dump_path.empty() && !supports("dump")) fail("--dump: model '", cfg.model, "' does not write HDF5 dumps");
-    p.model = plugin.build(cfg, opts);
+    p.model = cfg.training_pass() ? build_training_model(cfg, opts) : plugin.build(cfg, opts);
     return p;
 }
 

@@ -72,6 +72,7 @@ void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &
         write_attr(file, "hidden", cfg.hidden);
         write_attr(file, "layers", cfg.layers);
         write_attr(file, "training", cfg.training ? 1 : 0);
+        write_attr(file, "pass", cfg.pass);
         write_attr(file, "zoneout", cfg.zoneout);
         write_attr(file, "dropout", cfg.dropout);
         write_attr(file, "seed", cfg.seed);
@@ -87,6 +88,18 @@ void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &
         file.createGroup("/output");
         write_tensor(file, "/output/h", data.h);
         write_tensor(file, "/output/c_T", data.c_T);
+        if (!data.grads.empty()) {
+            write_tensor(file, "/output/dh", data.dh);
+            write_tensor(file, "/input/dx", data.dx);
+            for (int64_t l = 0; l < cfg.layers; l++) {
+                const std::string g = layer_group(l) + "/grad";
+                file.createGroup(g);
+                write_tensor(file, g + "/weights", data.grads[l].weights);
+                write_tensor(file, g + "/bias", data.grads[l].bias);
+                write_tensor(file, g + "/c0", data.grads[l].c0);
+                if (cfg.window > 1) write_tensor(file, g + "/history", data.grads[l].history);
+            }
+        }
         file.close();
     } catch (const H5::Exception &e) {
         std::remove(tmp.c_str());

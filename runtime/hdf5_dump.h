@@ -8,6 +8,11 @@
 //   /layer_<l>/history    float32 [k-1][B][n_l]     inputs before x (only when k > 1)
 //   /output/h             float32 [T][B][m]         last layer's output
 //   /output/c_T           float32 [L][B][m]         final cell state of every layer
+// With gradients (qrnn run --pass training; loss = sum(dh * h)):
+//   /output/dh            float32 [T][B][m]         the output gradient used
+//   /input/dx             float32 [T][B][n]         gradient of the input
+//   /layer_<l>/grad/{weights,bias,c0}              gradients, shapes as the values
+//   /layer_<l>/grad/history                        (only when k > 1)
 #pragma once
 #include <string>
 
@@ -15,11 +20,17 @@
 
 namespace qrnn {
 
+struct LayerGradients {
+    Tensor<float> weights, bias, c0, history;
+};
+
 struct RunData {
     Tensor<float> x;
     std::vector<LayerParams<float>> params;
     StackState<float> state;  // initial state (c0, history)
     Tensor<float> h, c_T;     // outputs; empty when loading a file that has none
+    Tensor<float> dh, dx;     // training pass: the output gradient used and the input's (else empty)
+    std::vector<LayerGradients> grads;  // training pass: per layer (else empty)
 };
 
 // Writes atomically (temporary file, then rename): an existing file is replaced only on success.

@@ -3,13 +3,11 @@
 // (docs/schedules.md); correct on OpenCL/PoCL (tests/test_gpu_opencl.cpp).
 #include "core/chunked_scan.h"
 #include "schedules/autoschedule.h"
-#include "schedules/schedule.h"
+#include "schedules/gpu_common.h"
 
 namespace qrnn {
-namespace {
 using namespace Halide;
 
-// Pooling: one thread per (h, b), the serial time loop unrolled by `unroll`.
 void schedule_gpu_scan(Stage scan, const Var &h, const Var &b, const RVar &r, int threads, int unroll) {
     Var hb("hb"), bb("bb"), ht("ht"), bt("bt");
     RVar ro("ro"), ri("ri");
@@ -17,13 +15,14 @@ void schedule_gpu_scan(Stage scan, const Var &h, const Var &b, const RVar &r, in
     if (unroll > 1) scan.split(r, ro, ri, unroll, TailStrategy::GuardWithIf).unroll(ri);
 }
 
-// Padded inputs and clamped weights copied once, 32-wide thread rows, every other dimension a block dim.
 void schedule_gpu_inputs(LayerFuncs &L) {
     Var c = L.c, h = L.h, b = L.b, t = L.t, g = L.g;
     Var co("co"), ci("ci"), bo("bo"), bi("bi"), ho("ho"), hi("hi"), jg("jg");
     L.input_padded.compute_root().gpu_tile(c, b, co, bo, ci, bi, 32, 1, TailStrategy::RoundUp).gpu_blocks(t);
     L.weights_clamped.compute_root().fuse(t, g, jg).gpu_tile(h, c, ho, co, hi, ci, 32, 1, TailStrategy::RoundUp).gpu_blocks(jg);
 }
+
+namespace {
 
 // "cuda-tiled": conv as a tiled GEMM (a (threads x 1) block of h per (tile_t, b, g); each thread
 // accumulates tile_t outputs in registers), then the scan, one thread per (h, b).

@@ -50,6 +50,8 @@ Knobs default_knobs(const LayerSchedule &schedule, const Halide::Target &target 
 // The defaults for `target` with overrides applied; an override naming no knob of the schedule is an error.
 Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides,
                   const Halide::Target &target = Halide::get_jit_target_from_environment());
+// The same for any schedule given its name and defaults.
+Knobs merge_knob_overrides(const std::string &schedule, const Knobs &defaults, const Knobs &overrides);
 
 // The layer pipeline of a schedule: its build hook, or define_qrnn_layer + apply. knobs must be merged.
 Halide::Pipeline build_layer_pipeline(const LayerSchedule &schedule, const LayerInputs &in, const PoolingVariant &variant,

@@ -26,9 +26,13 @@ Knobs default_knobs(const LayerSchedule &schedule, const Halide::Target &target)
 }
 
 Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides, const Halide::Target &target) {
-    Knobs merged = default_knobs(schedule, target);
+    return merge_knob_overrides(schedule.name, default_knobs(schedule, target), overrides);
+}
+
+Knobs merge_knob_overrides(const std::string &schedule, const Knobs &defaults, const Knobs &overrides) {
+    Knobs merged = defaults;
     for (auto &kv : overrides) {
-        if (!merged.count(kv.first)) fail("schedule '", schedule.name, "' has no knob '", kv.first, "'");
+        if (!merged.count(kv.first)) fail("schedule '", schedule, "' has no knob '", kv.first, "'");
         merged[kv.first] = kv.second;
     }
     return merged;

@@ -45,6 +45,13 @@ std::vector<RunField> make_fields() {
              s.config.training = as_str(v) == "train";
          },
          [](const RunSpec &s) { return Value(std::string(s.config.training ? "train" : "eval")); }},
+        {"pass", FieldKind::Str,
+         [](RunSpec &s, const Value &v) {
+             if (as_str(v) != "inference" && as_str(v) != "training")
+                 fail("must be inference or training (got '", as_str(v), "')");
+             s.config.pass = as_str(v);
+         },
+         [](const RunSpec &s) { return Value(s.config.pass); }},
         float_field("zoneout", &ModelConfig::zoneout),
         float_field("dropout", &ModelConfig::dropout),
         {"seed", FieldKind::Int,

@@ -234,6 +234,15 @@ void describe_sweep(ResultTable &table, const Sweep &sweep) {
     table.attrs["updated_utc"] = utc_now_iso();
 }
 
+NextStep next_step(const std::string &status, int64_t attempts, bool retry_failed) {
+    if (status.empty()) return NextStep::Run;
+    if (status == kStatusRunning) {
+        if (attempts < kMaxAttempts || retry_failed) return NextStep::Run;
+        return NextStep::MarkCrashed;
+    }
+    return retry_failed && status != kStatusOk ? NextStep::Run : NextStep::Skip;
+}
+
 SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostream &log) {
     const auto dir = std::filesystem::path(opts.output).parent_path();
     if (!dir.empty()) std::filesystem::create_directories(dir);
@@ -252,7 +261,8 @@ SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostre
         int64_t at = table.index_of(run->id);
         const std::string status = at >= 0 ? table.str(static_cast<size_t>(at), "status") : "";
         const double attempts = at >= 0 ? table.num(static_cast<size_t>(at), "attempts") : 0;
-        if (status == kStatusRunning && attempts >= kMaxAttempts && !opts.retry_failed) {
+        const NextStep step = next_step(status, static_cast<int64_t>(attempts), opts.retry_failed);
+        if (step == NextStep::MarkCrashed) {
             Row row = table.row(static_cast<size_t>(at));
             row["status"] = std::string(kStatusCrashed);
             row["error"] = "the sweep process ended during this run " + value_str(attempts) +
@@ -260,9 +270,7 @@ SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostre
             set_row(table, row);
             log << "run #" << run->index << " " << label(*run) << ": crashed (" << std::get<std::string>(row["error"]) << ")\n";
         }
-        const bool retry = status == kStatusRunning ? attempts < kMaxAttempts || opts.retry_failed
-                                                    : opts.retry_failed && status != kStatusOk;
-        if (at >= 0 && !retry) summary.already_done++;
+        if (step != NextStep::Run) summary.already_done++;
         else todo.push_back(run);
     }
     write_results(opts.output, table);

@@ -32,22 +32,29 @@ class CudaPtxas(unittest.TestCase):
                 for pooling in POOLINGS:
                     with self.subTest(schedule=schedule, pooling=pooling):
                         prefix = os.path.join(tmp, schedule + "_" + pooling)
-                        fn = "qrnn_" + re.sub(r"\W", "_", schedule + "_" + pooling)
-                        aot = subprocess.run([AOT, "layer", schedule, pooling, "host-cuda-cuda_capability_80", fn,
-                                              prefix, "llvm_assembly"], capture_output=True, text=True)
-                        self.assertEqual(aot.returncode, 0, aot.stderr)
-                        ptx = extract_ptx(open(prefix + ".ll", encoding="latin-1").read())
-                        self.assertIsNotNone(ptx, "no PTX in " + prefix + ".ll")
-                        self.assertIn(".target sm_80", ptx)
-                        kernels = re.findall(r"\.entry\s+(\w+)", ptx)
+                        kernels = compile_and_assemble(self, ["layer", schedule, pooling], prefix, schedule, pooling)
                         self.assertGreater(len(kernels), 0)
-                        with open(prefix + ".ptx", "w") as f:
-                            f.write(ptx)
-                        r = subprocess.run([PTXAS, "--gpu-name", "sm_90", "-v", prefix + ".ptx", "-o", prefix + ".cubin"],
-                                           capture_output=True, text=True)
-                        self.assertEqual(r.returncode, 0, r.stderr)
-                        self.assertNotIn("error", r.stderr.lower())
-                        report(schedule, pooling, r.stderr)
+
+
+def compile_and_assemble(test, aot_args, prefix, label, pooling):
+    """qrnn_aot AOT_ARGS... for CUDA capability 80 as LLVM assembly, its PTX assembled by ptxas for sm_90;
+    asserts every step, reports registers and spills, returns the kernel names."""
+    fn = "qrnn_" + re.sub(r"\W", "_", label + "_" + pooling)
+    aot = subprocess.run([AOT] + aot_args[:3] + ["host-cuda-cuda_capability_80", fn, prefix, "llvm_assembly"],
+                         capture_output=True, text=True)
+    test.assertEqual(aot.returncode, 0, aot.stderr)
+    with open(prefix + ".ll", encoding="latin-1") as f:
+        ptx = extract_ptx(f.read())
+    test.assertIsNotNone(ptx, "no PTX in " + prefix + ".ll")
+    test.assertIn(".target sm_80", ptx)
+    with open(prefix + ".ptx", "w") as f:
+        f.write(ptx)
+    r = subprocess.run([PTXAS, "--gpu-name", "sm_90", "-v", prefix + ".ptx", "-o", prefix + ".cubin"],
+                       capture_output=True, text=True)
+    test.assertEqual(r.returncode, 0, r.stderr)
+    test.assertNotIn("error", r.stderr.lower())
+    report(label, pooling, r.stderr)
+    return re.findall(r"\.entry\s+(\w+)", ptx)
 
 
 def report(schedule, pooling, log):

@@ -64,7 +64,7 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Ta
     s.tile_t = knobs.at("tile_t");
     LayerFuncs L = define_qrnn_layer(s.in, v);
     schedule_cpu_inputs(L, s.in, vec);
-    Func conv_out = schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), s.tile_t);
+    Func conv_out = schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), s.tile_t, knobs.at("b_inner"));
     s.pipeline = Pipeline(conv_out);
     use_buffer_cache(s.pipeline);
     s.pipeline.compile_jit(target);

@@ -1,0 +1,81 @@
+#include "core/qrnn_backward.h"
+
+namespace qrnn {
+using namespace Halide;
+
+BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant) {
+    variant.require_backward();
+    BackwardFuncs D;
+    D.variant = &variant;
+    D.fwd = define_qrnn_layer(in.fwd, variant);
+    D.T = D.fwd.T, D.B = D.fwd.B, D.n = D.fwd.n, D.m = D.fwd.m, D.k = D.fwd.k;
+    const int G = variant.gate_count();
+    D.G = G;
+    Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
+    const Expr &T = D.T, &m = D.m, &k = D.k;
+
+    // Tape reads, coordinates clamped so that tiles may overrun (what they compute there is discarded).
+    Expr hc = clamp(h, 0, m - 1), bc = clamp(b, 0, D.B - 1);
+    auto at = [&](const ImageParam &p, const Expr &time) { return p(hc, bc, clamp(time, 0, T - 1)); };
+    auto gates_at = [&](const Expr &time) {
+        std::vector<Expr> gv;
+        for (int i = 0; i < G; i++) gv.push_back(in.gates(hc, bc, clamp(time, 0, T - 1), i));
+        return gv;
+    };
+    auto partials_at = [&](const Expr &time) { return complete_partials(variant, gates_at(time), at(in.cell, time)); };
+    auto a_at = [&](const Expr &time) { return variant.halide_recurrence(gates_at(time)).a; };
+
+    // dcell_t = dcell_{t+1} * a_{t+1} + dh_t * dout/dc_t, from dcell_{T-1} = dc_final + dh_{T-1} * dout/dc.
+    D.dcell(h, b, t) = undef<float>();
+    D.dcell(h, b, T - 1) = in.dc_final(hc, bc) + at(in.dh, T - 1) * partials_at(T - 1).dout_dc;
+    D.dcell_r = RDom(1, T - 1, "dcell_r");
+    Expr tr = T - 1 - D.dcell_r;
+    D.dcell(h, b, tr) = D.dcell(h, b, tr + 1) * a_at(tr + 1) + at(in.dh, tr) * partials_at(tr).dout_dc;
+    D.dc0(h, b) = D.dcell(h, b, 0) * a_at(0);
+
+    // dgate_i = dh * dout/dgate_i + dcell * (da/dgate_i * c_{t-1} + db/dgate_i), then through the activation:
+    // tanh' = 1 - Z^2 (gate 0), sigmoid' = G (1 - G), 0 for F where zoneout forced it to 1.
+    PoolingPartials<Expr> P = partials_at(t);
+    std::vector<Expr> gv = gates_at(t);
+    Expr c_prev = select(t == 0, in.fwd.c0(hc, bc), at(in.cell, t - 1));
+    Expr dh_t = at(in.dh, t), dcell_t = D.dcell(hc, bc, clamp(t, 0, T - 1));
+    const int f_index = variant.gate_index('f');
+    Expr zoneout_keep = keep_mask(in.fwd.zoneout_key, in.fwd.zoneout_threshold, in.fwd.time_offset + t, b, h);
+    auto dpre_of = [&](int i) {
+        Expr dgate = dh_t * P.dout[i] + dcell_t * (P.da[i] * c_prev + P.db[i]);
+        Expr slope = i == 0 ? 1.0f - gv[i] * gv[i] : gv[i] * (1.0f - gv[i]);
+        if (i == f_index) slope = select(zoneout_keep, slope, 0.0f);
+        return dgate * slope;
+    };
+    Expr value = dpre_of(G - 1);
+    for (int i = G - 2; i >= 0; i--) value = select(g == i, dpre_of(i), value);
+    D.dpre(h, b, t, g) = select(t >= 0 && t < T && h < m, value, 0.0f);
+
+    // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j); dbias = sum_{t,b} dpre.
+    D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
+    D.dweights_acc(h, c, j, g) = 0.0f;
+    D.dweights_acc(h, c, j, g) += D.dpre(h, D.dweights_r.y, D.dweights_r.x, g) *
+                                  D.fwd.input_padded(c, D.dweights_r.y, D.dweights_r.x - (k - 1) + j);
+    D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
+    D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
+    D.dbias_acc(h, g) = 0.0f;
+    D.dbias_acc(h, g) += D.dpre(h, D.dbias_r.y, D.dbias_r.x, g);
+    D.dbias(h, g) = D.dbias_acc(h, g);
+
+    // The transposed masked conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s+(k-1)-j, g)
+    // (dpre is 0 outside [0, T), so no bounds test inside the reduction).
+    D.weights_t(c, h, j, g) = in.fwd.weights(clamp(h, 0, m - 1), clamp(c, 0, D.n - 1), j, g);
+    D.dinput_r = RDom(0, m, 0, k, 0, G, "dinput_r");
+    RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
+    D.dinput(c, b, t) = 0.0f;
+    D.dinput(c, b, t) += D.weights_t(c, rh, rj, rg) * D.dpre(rh, b, t + (k - 1) - rj, rg);
+
+    // Through dropout (the forward's masks, by absolute time); history row j is time j-(k-1).
+    Expr t_abs = in.fwd.time_offset + t;
+    D.dx(c, b, t) = apply_dropout(in.fwd, D.dinput(c, b, t), t_abs, b, c);
+    Expr s = j - (k - 1);
+    D.dhistory(c, b, j) = select(k > 1, apply_dropout(in.fwd, D.dinput(c, b, s), in.fwd.time_offset + s, b, c), 0.0f);
+    return D;
+}
+
+}  // namespace qrnn

@@ -1,0 +1,55 @@
+// The QRNN layer's backward pass, written by hand (Halide 14's autodiff is wrong for scans): reverse-time
+// scan of the pooling, gradients of the gate pre-activations (through tanh/sigmoid and the zoneout mask),
+// dweights and dbias as GEMM-shaped reductions over (t, b), the input gradient as the transposed masked
+// conv (a GEMM over (h, j, g)), then through dropout to dx and dhistory; dc0 from the scan. The derivation is
+// the one of reference/qrnn_backward.cpp. Only Funcs here; schedules in schedules/cpu_backward.cpp.
+#pragma once
+#include "core/qrnn_layer.h"
+
+namespace qrnn {
+
+// The backward pipeline's inputs: the forward's (bias unused) and what its forward saved (the tape).
+struct BackwardInputs {
+    LayerInputs fwd;
+    Halide::ImageParam gates{Halide::Float(32), 4, "tape_gates"};  // (h, b, t, g) activated, zoneout applied
+    Halide::ImageParam cell{Halide::Float(32), 3, "tape_c"};       // (h, b, t) c_t of the forward
+    Halide::ImageParam dh{Halide::Float(32), 3, "dh"};             // (h, b, t) dL/dh_t
+    Halide::ImageParam dc_final{Halide::Float(32), 2, "dc_final"}; // (h, b) dL/dc_{T-1} (the carried state)
+
+    // The forward's arguments, then gates, cell, dh, dc_final.
+    std::vector<Halide::Argument> arguments() const {
+        std::vector<Halide::Argument> args = fwd.arguments();
+        args.insert(args.end(), {gates, cell, dh, dc_final});
+        return args;
+    }
+};
+
+struct BackwardFuncs {
+    Halide::Var c{"c"}, h{"h"}, b{"b"}, t{"t"}, g{"g"}, j{"j"};
+    LayerFuncs fwd;                            // the forward's Funcs: input_padded (dropped) is reused
+    Halide::Func dcell{"dcell"};               // (h, b, t) dL/dc_t in total; scan from t = T-1 down
+    Halide::RDom dcell_r;                      // r in [1, T): t = T-1-r of dcell's update(1)
+    Halide::Func dpre{"dpre"};                 // (h, b, t, g) dL/d(pre-activation); 0 outside t in [0, T), h >= m
+    Halide::Func weights_t{"weights_t"};       // (c, h, j, g) = weights(h, c, j, g): c innermost for dinput
+    Halide::Func dweights_acc{"dweights_acc"}; // (h, c, j, g) += dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j)
+    Halide::RDom dweights_r;                   // (t, b)
+    Halide::Func dbias_acc{"dbias_acc"};       // (h, g) += dpre(h, b, t, g)
+    Halide::RDom dbias_r;                      // (t, b)
+    Halide::Func dinput{"dinput"};             // (c, b, s) dL/d input_padded, s in [-(k-1), T)
+    Halide::RDom dinput_r;                     // (h, j, g)
+    // Outputs.
+    Halide::Func dweights{"dweights"};  // (h, c, j, g)
+    Halide::Func dbias{"dbias"};        // (h, g)
+    Halide::Func dx{"dx"};              // (c, b, t) through dropout
+    Halide::Func dhistory{"dhistory"};  // (c, b, j) through dropout; 0 when k = 1
+    Halide::Func dc0{"dc0"};            // (h, b)
+    Halide::Expr T, B, n, m, k, G;
+    const PoolingVariant *variant = nullptr;
+
+    std::vector<Halide::Func> outputs() const { return {dweights, dbias, dx, dhistory, dc0}; }
+};
+
+// Throws qrnn::Error if the variant has no backward.
+BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant);
+
+}  // namespace qrnn

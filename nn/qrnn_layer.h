@@ -1,0 +1,40 @@
+// The QRNN layer as a trainable nn::Layer: forward (with a tape) and backward through the compiled training
+// pipelines of its schedule (runtime/compiled_training.h). Registered as the layer factory of model "qrnn".
+// State: "history" [max(k-1,1)][B][n] and "c" [B][m]. Params: "weights" [G][k][n][m], "bias" [G][m].
+#pragma once
+#include "nn/layer.h"
+#include "runtime/compiled_training.h"
+
+namespace qrnn::nn {
+
+class QrnnLayer : public Layer {
+public:
+    // Layer `index` of the stack cfg describes, parameters initialised as init_params(cfg) does.
+    QrnnLayer(const ModelConfig &cfg, int64_t index, const Knobs &knobs = {});
+    std::string kind() const override { return "qrnn"; }
+    int64_t input_size() const override { return n_; }
+    int64_t output_size() const override { return cfg_.hidden; }
+    State initial_state(int64_t batch) const override;
+    void set_stochastic(bool on) override { cfg_.training = on; }
+    std::unique_ptr<Tape> make_tape() const override;
+    void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
+    void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
+                  State *d_initial) override;
+    std::vector<Param> params() override;
+    double forward_flops(int64_t T, int64_t B) const override;
+    double backward_flops(int64_t T, int64_t B) const override;
+
+private:
+    ModelConfig cfg_;
+    int64_t index_, n_;
+    LayerParams<float> params_, grads_;
+    std::shared_ptr<CompiledTrainingLayer> training_;
+    std::shared_ptr<CompiledLayer> inference_;
+    LayerGradsF scratch_;
+};
+
+// State <-> the runtime's LayerState (copies).
+LayerState<float> layer_state(const State &s);
+State make_state(LayerState<float> s, int64_t time);
+
+}  // namespace qrnn::nn

@@ -1,0 +1,105 @@
+#include "plugins/training_model.h"
+
+#include <map>
+
+#include "core/error.h"
+#include "nn/qrnn_layer.h"
+#include "plugins/seeded_fill.h"
+#include "runtime/experiment.h"
+#include "runtime/hdf5_dump.h"
+
+namespace qrnn {
+namespace {
+std::map<std::string, TrainingVerifier> &verifiers() {
+    static std::map<std::string, TrainingVerifier> all;
+    return all;
+}
+
+constexpr uint32_t kOutputGradStream = 0x1FF00;  // seeded dh (QRNN streams: 0..0x1FFFF, core/layout.h)
+
+// Layers whose parameters and state are QRNN-shaped (weights, bias; history, c): what a dump file holds.
+bool qrnn_shaped(nn::LayerStack &stack, const std::vector<nn::State> &states) {
+    for (size_t l = 0; l < stack.size(); l++) {
+        auto p = stack.layer(l).params();
+        if (p.size() != 2 || p[0].name != "weights" || p[1].name != "bias" ||
+            states[l].names != std::vector<std::string>{"history", "c"})
+            return false;
+    }
+    return true;
+}
+
+class TrainingModel : public Model {
+public:
+    TrainingModel(const ModelConfig &cfg, const RunOptions &opts) : cfg_(cfg), stack_(cfg) {
+        initial_ = stack_.initial_state(cfg.batch);
+        x_ = init_input(cfg);
+        if (!opts.load_path.empty()) load(opts.load_path);
+        dy_ = Tensor<float>({cfg.seq, cfg.batch, stack_.layer(stack_.size() - 1).output_size()});
+        seeded_fill(dy_, cfg.seed, kOutputGradStream, 1.0);
+        tapes_ = stack_.make_tapes();
+    }
+    void forward() override {  // the timed training step
+        std::vector<nn::State> states = initial_;
+        stack_.zero_grads();
+        y_ = stack_.forward(x_, states, &tapes_);
+        stack_.backward(tapes_, dy_, nullptr, &dx_, &d_initial_);
+        final_ = std::move(states);
+    }
+    Comparison verify() override {
+        auto it = verifiers().find(cfg_.model);
+        if (it == verifiers().end()) fail("--verify --pass training: model '", cfg_.model, "' has no reference gradients");
+        forward();
+        return it->second({cfg_, stack_, x_, dy_, y_, dx_, initial_, d_initial_});
+    }
+    double flops() const override {
+        return stack_.forward_flops(cfg_.seq, cfg_.batch) + stack_.backward_flops(cfg_.seq, cfg_.batch);
+    }
+    void dump(const std::string &path) override {
+        if (!qrnn_shaped(stack_, initial_)) fail("--dump --pass training: model '", cfg_.model, "' is not QRNN-shaped");
+        if (y_.size() == 0) forward();
+        RunData d;
+        d.x = x_, d.h = y_, d.dh = dy_, d.dx = dx_;
+        d.state.time = initial_.at(0).time;
+        d.c_T = Tensor<float>({cfg_.layers, cfg_.batch, cfg_.hidden});
+        for (size_t l = 0; l < stack_.size(); l++) {
+            auto p = stack_.layer(l).params();
+            d.params.push_back({*p[0].value, *p[1].value});
+            d.state.layers.push_back(nn::layer_state(initial_[l]));
+            const Tensor<float> &c = final_[l].at("c");
+            std::copy(c.data.begin(), c.data.end(), d.c_T.data.begin() + l * c.size());
+            d.grads.push_back({*p[0].grad, *p[1].grad, d_initial_[l].at("c"), d_initial_[l].at("history")});
+        }
+        write_dump(path, cfg_, d);
+    }
+
+private:
+    void load(const std::string &path) {
+        if (!qrnn_shaped(stack_, initial_)) fail("--load --pass training: model '", cfg_.model, "' is not QRNN-shaped");
+        RunData d = read_dump(path, cfg_);
+        x_ = d.x;
+        for (size_t l = 0; l < stack_.size(); l++) {
+            auto p = stack_.layer(l).params();
+            *p[0].value = d.params[l].weights;
+            *p[1].value = d.params[l].bias;
+            initial_[l] = nn::make_state(d.state.layers[l], 0);
+        }
+    }
+    ModelConfig cfg_;
+    nn::LayerStack stack_;
+    Tensor<float> x_, dy_, y_, dx_;
+    std::vector<nn::State> initial_, final_, d_initial_;
+    nn::Tapes tapes_;
+};
+}  // namespace
+
+void register_training_verifier(const std::string &model, TrainingVerifier verifier) {
+    if (verifiers().count(model)) fail("a training verifier for model '", model, "' is already registered");
+    verifiers()[model] = std::move(verifier);
+}
+
+std::unique_ptr<Model> build_training_model(const ModelConfig &cfg, const RunOptions &opts) {
+    if (!opts.knobs.empty()) fail("--knob is not supported with --pass training (training schedules use their defaults)");
+    return std::make_unique<TrainingModel>(cfg, opts);
+}
+
+}  // namespace qrnn

@@ -1,0 +1,24 @@
+// `qrnn run --pass training` for any model with trainable layers (nn/layer.h factories): the timed step is
+// a forward that records tapes plus the backward of loss = sum(dh * h) with a seeded dh (gradients of every
+// parameter, of the input and of the initial state). --verify compares every gradient with the model's
+// double reference (a TrainingVerifier registered next to the model); --dump writes them too.
+#pragma once
+#include "nn/stack.h"
+#include "plugins/model.h"
+
+namespace qrnn {
+
+// One recorded training step, for a verifier.
+struct TrainingStep {
+    const ModelConfig &cfg;
+    nn::LayerStack &stack;               // parameters and their gradients
+    const Tensor<float> &x, &dy, &y, &dx;  // input, output gradient, output, input gradient
+    const std::vector<nn::State> &initial, &d_initial;
+};
+using TrainingVerifier = std::function<Comparison(const TrainingStep &)>;
+void register_training_verifier(const std::string &model, TrainingVerifier verifier);
+
+// Throws qrnn::Error "model 'X' has no backward pass (trainable: ...)" for a model without trainable layers.
+std::unique_ptr<Model> build_training_model(const ModelConfig &cfg, const RunOptions &opts);
+
+}  // namespace qrnn

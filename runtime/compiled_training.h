@@ -1,0 +1,47 @@
+// The training pipelines of one layer (schedules/training_schedule.h), JIT-compiled once for a target: the
+// forward that saves its tape and the backward. Shape-generic, CPU targets.
+#pragma once
+#include <memory>
+#include <mutex>
+
+#include "runtime/compiled_layer.h"
+#include "schedules/training_schedule.h"
+
+namespace qrnn {
+
+// What the forward saved: the activated gates (zoneout applied), over a padded extent (TapePadding).
+struct LayerTapeData {
+    Tensor<float> gates;  // [G][T_pad][B][m_pad]; the [0, T) x [0, m) part is used
+};
+
+// Float gradients of one layer (shapes of reference/qrnn_backward.h's LayerGrads).
+struct LayerGradsF {
+    Tensor<float> dx, dhistory, dc0, dweights, dbias;
+};
+
+class CompiledTrainingLayer {
+public:
+    CompiledTrainingLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs = {},
+                          const Halide::Target &target = Halide::get_jit_target_from_environment());
+    // The forward of CompiledLayer::run (h and c written) that also fills the tape.
+    void forward(const LayerCall &call, LayerTapeData &tape);
+    // From the call of the forward (its x, state, params, masks, time and the c it wrote), its tape, dh
+    // [T][B][m] and dc_final [B][m]: every gradient of the layer (resized as needed).
+    void backward(const LayerCall &call, const LayerTapeData &tape, const Tensor<float> &dh, const Tensor<float> &dc_final,
+                  LayerGradsF &grads);
+    const PoolingVariant &variant() const { return *variant_; }
+
+private:
+    const PoolingVariant *variant_;
+    TapePadding padding_;
+    LayerInputs forward_inputs_;
+    BackwardInputs backward_inputs_;
+    Halide::Pipeline forward_, backward_;
+    std::mutex mutex_;
+};
+
+// Cached by (pooling, schedule, knobs, target) for the life of the process; empty target: the host JIT target.
+std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const std::string &pooling, const std::string &schedule,
+                                                               const Knobs &knobs = {}, const std::string &target = "");
+
+}  // namespace qrnn

@@ -1,0 +1,91 @@
+// GPU training schedule "cuda-tiled" (schedules/training_schedule.h): the forward is the "cuda-tiled" layer
+// schedule with the activated gates stored as the tape; the backward: the reverse scan one thread per (h, b)
+// (time unrolled), dpre element-wise, dweights and dinput as GEMMs with one output row per thread and
+// `tile` outputs in its registers, dbias one thread per (h, g). Compiled for CUDA capability 80 and assembled
+// with ptxas for sm_90 by tests/test_gpu_ptxas_training.py; no GPU here to time or run it on.
+#include "schedules/gpu_common.h"
+#include "schedules/training_schedule.h"
+
+namespace qrnn {
+namespace {
+using namespace Halide;
+
+void forward_cuda(LayerFuncs &L, const LayerInputs &in, const Target &target, const Knobs &knobs) {
+    const LayerSchedule &tiled = find_layer_schedule("cuda-tiled");
+    Knobs forward_knobs;
+    for (auto &kv : tiled.defaults) forward_knobs[kv.first] = knobs.at(kv.first);
+    tiled.apply(L, in, target, forward_knobs);
+    Var tg("tg"), ho("ho"), hi("hi"), bo("bo"), bi("bi");
+    L.gates.bound(L.g, 0, L.variant->gate_count())
+        .fuse(L.t, L.g, tg)
+        .gpu_tile(L.h, L.b, ho, bo, hi, bi, knobs.at("threads"), 1, TailStrategy::GuardWithIf)
+        .gpu_blocks(tg);
+}
+
+// A GEMM-shaped reduction `acc` (a, tiled, rest): its wrapper gives each thread one a and `tile` consecutive
+// values of `tiled`, accumulated in registers over the whole reduction; blocks of `threads` along a, the
+// tiles of `tiled`, and `rest` fused into one block dimension.
+void schedule_gpu_gemm(Func acc, const Var &a, const Var &tiled, const std::vector<Var> &rest, int threads, int tile,
+                       const std::vector<VarOrRVar> &reduction) {
+    Var ab("ab"), at("at"), to("to"), ti("ti"), rb("rest");
+    Func w = acc.in();
+    w.compute_root();
+    if (rest.size() == 2)
+        w.fuse(rest[0], rest[1], rb);
+    else
+        rb = rest.at(0);
+    w.split(tiled, to, ti, tile, TailStrategy::RoundUp)
+        .split(a, ab, at, threads, TailStrategy::RoundUp)
+        .reorder(ti, at, ab, to, rb)
+        .gpu_threads(at)
+        .gpu_blocks(ab, to, rb)
+        .unroll(ti);
+    acc.compute_at(w, at).unroll(tiled);
+    std::vector<VarOrRVar> update_order{tiled, a};
+    update_order.insert(update_order.end(), reduction.begin(), reduction.end());
+    acc.update().reorder(update_order).unroll(tiled);
+}
+
+void backward_cuda(BackwardFuncs &D, const BackwardInputs &, const Target &, const Knobs &knobs) {
+    const int threads = knobs.at("threads"), tile = knobs.at("tile_t");
+    Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
+    Var ob("ob"), ot("ot"), pb("pb"), pt("pt"), tg("tg"), jg("jg");
+    schedule_gpu_inputs(D.fwd);
+    D.dcell.compute_root();
+    schedule_gpu_scan(D.dcell.update(0), h, b, RVar(), threads, 1);
+    schedule_gpu_scan(D.dcell.update(1), h, b, D.dcell_r.x, threads, knobs.at("unroll"));
+    D.dpre.compute_root()
+        .bound(g, 0, D.variant->gate_count())
+        .fuse(t, g, tg)
+        .gpu_tile(h, b, ob, pb, ot, pt, threads, 1, TailStrategy::RoundUp)
+        .gpu_blocks(tg);
+    D.weights_t.compute_root().fuse(j, g, jg).gpu_tile(c, h, ob, pb, ot, pt, 32, 1, TailStrategy::RoundUp).gpu_blocks(jg);
+
+    schedule_gpu_gemm(D.dweights_acc, h, c, {j, g}, threads, tile, {D.dweights_r.x, D.dweights_r.y});
+    schedule_gpu_gemm(D.dinput, c, t, {b}, threads, tile, {D.dinput_r.x, D.dinput_r.y, D.dinput_r.z});
+
+    RVar rt = D.dbias_r.x, rb = D.dbias_r.y;
+    D.dbias_acc.compute_root().split(h, ob, ot, threads, TailStrategy::RoundUp).gpu_threads(ot).gpu_blocks(ob, g);
+    D.dbias_acc.update().split(h, ob, ot, threads, TailStrategy::RoundUp).reorder(rb, rt, ot, ob, g).gpu_threads(ot).gpu_blocks(ob, g);
+
+    // Outputs: 32-wide thread rows, guarded.
+    D.dweights.fuse(j, g, jg).gpu_tile(h, c, ob, pb, ot, pt, 32, 1, TailStrategy::GuardWithIf).gpu_blocks(jg);
+    D.dbias.gpu_tile(h, g, ob, pb, ot, pt, 32, 1, TailStrategy::GuardWithIf);
+    D.dx.gpu_tile(c, b, ob, pb, ot, pt, 32, 1, TailStrategy::GuardWithIf).gpu_blocks(t);
+    D.dhistory.gpu_tile(c, b, ob, pb, ot, pt, 32, 1, TailStrategy::GuardWithIf).gpu_blocks(j);
+    D.dc0.gpu_tile(h, b, ob, pb, ot, pt, 32, 1, TailStrategy::GuardWithIf);
+}
+
+const bool registered = [] {
+    TrainingSchedule s{"cuda-tiled", "GPU: cuda-tiled forward with tape; reverse scan per thread, GEMMs per thread row",
+                       "gpu", {{"threads", 64}, {"tile_t", 4}, {"unroll", 4}}};
+    s.knob_specs = {{"threads", {"threads per block", {32, 64, 128}}},
+                    {"tile_t", {"GEMM outputs per thread (forward conv along t; dW along c; dx along t)", {2, 4, 8}}},
+                    {"unroll", {"unroll of the serial time loops", {1, 2, 4, 8}}}};
+    s.apply_forward = forward_cuda;
+    s.apply_backward = backward_cuda;
+    register_training_schedule(s);
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn

@@ -1,0 +1,54 @@
+#include "schedules/training_schedule.h"
+
+#include <algorithm>
+
+#include "core/named_registry.h"
+
+namespace qrnn {
+namespace {
+NamedRegistry<TrainingSchedule> &registry() {
+    static NamedRegistry<TrainingSchedule> schedules("training schedule", "training schedule");
+    return schedules;
+}
+}  // namespace
+
+void register_training_schedule(TrainingSchedule s) {
+    if (s.name.empty() || !s.apply_forward || !s.apply_backward)
+        fail("training schedule needs a name, apply_forward and apply_backward");
+    std::string name = s.name;
+    registry().add(name, std::move(s));
+}
+
+const TrainingSchedule &find_training_schedule(const std::string &name) {
+    std::vector<std::string> names = training_schedule_names();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+        std::string have;
+        for (auto &n : names) have += (have.empty() ? "" : ", ") + n;
+        fail("schedule '", name, "' has no training (backward) schedule (have: ", have, ")");
+    }
+    return registry().find(name);
+}
+
+std::vector<std::string> training_schedule_names() { return registry().names(); }
+
+Knobs merge_knobs(const TrainingSchedule &schedule, const Knobs &overrides, const Halide::Target &target) {
+    return merge_knob_overrides(schedule.name, schedule.target_defaults ? schedule.target_defaults(target) : schedule.defaults,
+                                overrides);
+}
+
+Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const LayerInputs &in,
+                                        const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs) {
+    variant.require_backward();
+    LayerFuncs L = define_qrnn_layer(in, variant);
+    schedule.apply_forward(L, in, target, knobs);
+    return Halide::Pipeline({L.cell, L.gates});
+}
+
+Halide::Pipeline build_training_backward(const TrainingSchedule &schedule, const BackwardInputs &in,
+                                         const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs) {
+    BackwardFuncs D = define_qrnn_backward(in, variant);
+    schedule.apply_backward(D, in, target, knobs);
+    return Halide::Pipeline(D.outputs());
+}
+
+}  // namespace qrnn

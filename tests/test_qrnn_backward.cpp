@@ -1,0 +1,159 @@
+// The Halide training pipelines (forward with tape + hand-written backward, core/qrnn_backward.h) of every
+// CPU training schedule, through nn::QrnnLayer and nn::LayerStack, against the double reference backward
+// (itself checked by finite differences in test_reference_backward.cpp): every gradient of the stack, on
+// awkward shapes (T = 1, B = 1, widths not multiples of the vector, k > T, 2-3 layers) with zoneout and
+// dropout on, from a non-zero carried state. Tolerance: 1e-4 relative (max-norm, float vs double).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "core/error.h"
+#include "nn/qrnn_layer.h"
+#include "nn/stack.h"
+#include "runtime/compare.h"
+#include "schedules/cpu_target.h"
+#include "tests/support/gradcheck.h"
+
+namespace qrnn::test {
+namespace {
+constexpr double kTolerance = 1e-4;
+
+struct Shape {
+    int64_t T, B, n, m, k, L;
+};
+const Shape kShapes[] = {{1, 1, 1, 1, 1, 1}, {1, 2, 3, 5, 3, 2}, {4, 1, 5, 3, 2, 3},
+                         {3, 3, 2, 7, 4, 2}, {9, 2, 20, 33, 2, 2}, {13, 3, 17, 40, 1, 1}};
+
+ModelConfig config(const std::string &pooling, const std::string &schedule, const Shape &s) {
+    ModelConfig c;
+    c.pooling = pooling, c.schedule = schedule;
+    c.seq = s.T, c.batch = s.B, c.input = s.n, c.hidden = s.m, c.window = s.k, c.layers = s.L;
+    c.training = true, c.zoneout = 0.3, c.dropout = 0.25, c.seed = 11;
+    return c;
+}
+
+// The stack's float gradients of the problem, named as named_grads does.
+struct FloatGrads {
+    Tensor<float> dx;
+    std::vector<nn::State> d_initial;
+    std::vector<std::vector<nn::Param>> params;
+};
+
+double compare_all(const GradProblem &p, const ref::StackGrads &ref, nn::LayerStack &stack, const FloatGrads &g,
+                   std::string &worst) {
+    double max_rel = 0;
+    auto check = [&](const std::string &name, const Tensor<float> &y, const Tensor<double> &r) {
+        Comparison c = compare(y, r);
+        // An all-zero reference (history when k = 1) is compared absolutely.
+        double rel = c.finite ? c.rel() : 1e30;
+        if (rel > max_rel) max_rel = rel, worst = name;
+    };
+    check("dx", g.dx, ref.dx);
+    for (size_t l = 0; l < stack.size(); l++) {
+        const std::string layer = "layer_" + std::to_string(l) + "/";
+        for (auto &param : stack.layer(l).params())
+            check(layer + param.name, *param.grad, param.name == "weights" ? ref.layers[l].dweights : ref.layers[l].dbias);
+        check(layer + "c0", g.d_initial[l].at("c"), ref.layers[l].dc0);
+        check(layer + "history", g.d_initial[l].at("history"), ref.layers[l].dhistory);
+    }
+    (void)p;
+    return max_rel;
+}
+
+double halide_vs_reference(const ModelConfig &cfg, std::string &worst) {
+    GradProblem p = make_grad_problem(cfg);
+    ref::StackGrads ref = ref::stack_backward(cfg, p.params, p.x, p.state, p.dh, p.dc_T);
+
+    nn::LayerStack stack(cfg);
+    auto params = float_params(p);
+    StackState<float> state0 = float_state(p);
+    std::vector<nn::State> states, d_final;
+    for (size_t l = 0; l < stack.size(); l++) {
+        for (auto &param : stack.layer(l).params()) *param.value = param.name == "weights" ? params[l].weights : params[l].bias;
+        states.push_back(nn::make_state(state0.layers[l], state0.time));
+        nn::State d = stack.layer(l).initial_state(cfg.batch);
+        std::copy(p.dc_T.data.begin() + l * cfg.batch * cfg.hidden, p.dc_T.data.begin() + (l + 1) * cfg.batch * cfg.hidden,
+                  d.at("c").data.begin());
+        d_final.push_back(std::move(d));
+    }
+    stack.zero_grads();
+    nn::Tapes tapes = stack.make_tapes();
+    stack.forward(convert<float>(p.x), states, &tapes);
+    FloatGrads g;
+    stack.backward(tapes, convert<float>(p.dh), &d_final, &g.dx, &g.d_initial);
+    return compare_all(p, ref, stack, g, worst);
+}
+
+}  // namespace
+
+class HalideBackward : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(HalideBackward, MatchesReferenceGradients) {
+    load_example_plugin();
+    auto [schedule, pooling] = GetParam();
+    double max_rel = 0;
+    for (const Shape &s : kShapes) {
+        ModelConfig cfg = config(pooling, schedule, s);
+        std::string worst;
+        double rel = halide_vs_reference(cfg, worst);
+        EXPECT_LE(rel, kTolerance) << cfg.describe() << ": worst " << worst;
+        max_rel = std::max(max_rel, rel);
+    }
+    std::cout << schedule << " " << pooling << ": worst rel err vs reference gradients " << max_rel << "\n";
+}
+
+// Every CPU training schedule; the tuned one with every pooling but f, which the naive one takes (each
+// (schedule, pooling) is a JIT compile of two pipelines: the test's time).
+INSTANTIATE_TEST_SUITE_P(Tuned, HalideBackward,
+                         ::testing::Combine(::testing::Values("tuned"), ::testing::Values("fo", "ifo", "fo-tanh")));
+INSTANTIATE_TEST_SUITE_P(Naive, HalideBackward, ::testing::Combine(::testing::Values("naive"), ::testing::Values("f")));
+
+// The tuned training schedule on every lower target this CPU runs (SSE4.1, and AVX2 on an AVX-512 machine),
+// each with its target-aware register tiles.
+TEST(HalideBackward, LowerTargetsMatchReference) {
+    for (const Halide::Target &target : runnable_cpu_targets()) {
+        if (target_isa(target) == target_isa(Halide::get_host_target())) continue;
+        for (const Shape &s : {kShapes[1], kShapes[4]}) {
+            ModelConfig cfg = config("ifo", "tuned", s);
+            cfg.target = target.to_string();
+            std::string worst;
+            EXPECT_LE(halide_vs_reference(cfg, worst), kTolerance) << cfg.target << " " << cfg.describe() << ": worst " << worst;
+        }
+    }
+}
+
+// A larger shape (several GEMM tiles, vector tails) with the tuned schedule.
+TEST(HalideBackward, PaperLikeShapeMatchesReference) {
+    ModelConfig cfg = config("fo", "tuned", {16, 4, 70, 45, 2, 2});
+    std::string worst;
+    EXPECT_LE(halide_vs_reference(cfg, worst), kTolerance) << worst;
+}
+
+// The check is not vacuous: perturbing one gradient element of the float result fails it.
+TEST(HalideBackward, PerturbedGradientFailsTheComparison) {
+    ModelConfig cfg = config("fo", "tuned", kShapes[3]);
+    GradProblem p = make_grad_problem(cfg);
+    ref::StackGrads ref = ref::stack_backward(cfg, p.params, p.x, p.state, p.dh, p.dc_T);
+    Tensor<float> dw = convert<float>(ref.layers[0].dweights);
+    EXPECT_LE(compare(dw, ref.layers[0].dweights).rel(), 1e-6);
+    dw.data[1] += 1e-2f;
+    EXPECT_GT(compare(dw, ref.layers[0].dweights).rel(), kTolerance);
+}
+
+TEST(HalideBackward, ForwardOnlyScheduleIsRefused) {
+    ModelConfig cfg = config("fo", "fused", kShapes[0]);
+    EXPECT_THROW(
+        {
+            try {
+                nn::LayerStack stack(cfg);
+            } catch (const Error &e) {
+                EXPECT_NE(std::string(e.what()).find("schedule 'fused' has no training (backward) schedule"), std::string::npos)
+                    << e.what();
+                throw;
+            }
+        },
+        Error);
+}
+
+}  // namespace qrnn::test
