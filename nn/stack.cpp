@@ -48,6 +48,8 @@ void LayerStack::backward(const Tapes &tapes, const Tensor<float> &dy, const std
     const Tensor<float> *d_out = &dy;
     for (size_t l = layers_.size(); l-- > 0;) {
         Tensor<float> *d_in = l == 0 ? dx : &input_grads_[l];
+        // Layers write into a state of their own shape (named tensors): give them one the first time.
+        if (d_initial && (*d_initial)[l].names.empty()) (*d_initial)[l] = layers_[l]->initial_state(dy.dim(1));
         layers_[l]->backward(*tapes[l], *d_out, d_final ? &(*d_final)[l] : nullptr, d_in,
                              d_initial ? &(*d_initial)[l] : nullptr);
         d_out = &input_grads_[l];
