@@ -4,7 +4,7 @@
 #pragma once
 
 // Bump when a registry struct (PoolingVariant, ModelPlugin, LayerSchedule, ...) changes layout.
-#define QRNN_PLUGIN_ABI_VERSION 1
+#define QRNN_PLUGIN_ABI_VERSION 2
 
 extern "C" {
 struct QrnnPluginEntry {

@@ -1,3 +1,5 @@
+#include <limits>
+
 #include "core/named_registry.h"
 #include "schedules/schedule.h"
 
@@ -7,12 +9,25 @@ NamedRegistry<LayerSchedule> &registry() {
     static NamedRegistry<LayerSchedule> schedules("schedule", "layer schedule");
     return schedules;
 }
+
+void check_knob(const LayerSchedule &s, const std::string &knob, int64_t value) {
+    const KnobSpec &spec = s.knob_specs.at(knob);
+    if (value < spec.min || value > spec.max)
+        fail("schedule '", s.name, "': knob '", knob, "' = ", value, " is outside [", spec.min, ", ", spec.max, "]");
+}
 }  // namespace
 
 void register_layer_schedule(LayerSchedule s) {
     if (s.name.empty() || (!s.apply && !s.build)) fail("layer schedule needs a name and an apply or build function");
     for (auto &kv : s.knob_specs)
         if (!s.defaults.count(kv.first)) fail("layer schedule '", s.name, "' describes unknown knob '", kv.first, "'");
+    for (auto &[knob, value] : s.defaults) {
+        auto spec = s.knob_specs.find(knob);
+        if (spec == s.knob_specs.end() || spec->second.max < spec->second.min)
+            fail("layer schedule '", s.name, "': knob '", knob, "' needs a spec with a valid range [min, max]");
+        check_knob(s, knob, value);
+        for (int choice : spec->second.choices) check_knob(s, knob, choice);
+    }
     std::string name = s.name;
     registry().add(name, std::move(s));
 }
@@ -24,9 +39,16 @@ Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides) {
     Knobs merged = schedule.defaults;
     for (auto &kv : overrides) {
         if (!merged.count(kv.first)) fail("schedule '", schedule.name, "' has no knob '", kv.first, "'");
+        check_knob(schedule, kv.first, kv.second);
         merged[kv.first] = kv.second;
     }
     return merged;
+}
+
+int knob_value(const std::string &knob, int64_t value) {
+    if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max())
+        fail("knob '", knob, "' = ", value, " is out of range");
+    return static_cast<int>(value);
 }
 
 std::string LayerShape::key() const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -48,12 +49,17 @@ const char *node_kind(const YAML::Node &n) {
 
 class Parser {
 public:
+    static constexpr int64_t kMaxRuns = 100000;  // before exclusions; more is surely a typo (and memory)
+
     Parser(std::string path, LoadOptions opts) : path_(std::move(path)), opts_(opts) {}
 
     Sweep parse(const std::string &text) {
         YAML::Node root;
         try {
-            root = YAML::Load(text);
+            std::vector<YAML::Node> documents = YAML::LoadAll(text);
+            if (documents.size() > 1)
+                fail_at(documents[1].Mark(), "", "a second YAML document: a sweep file holds exactly one (remove the '---')");
+            if (!documents.empty()) root = documents[0];
         } catch (const YAML::ParserException &e) {
             fail_at(e.mark, "", "YAML syntax error: " + e.msg);
         }
@@ -349,6 +355,11 @@ private:
 
     void expand(Sweep &sweep, const YAML::Mark &mark) {
         sweep.varied_keys = varied_order_;
+        double planned = static_cast<double>(sweep.replicates);
+        for (auto &factor : factors_) planned *= static_cast<double>(factor.choices.size());
+        if (planned > kMaxRuns)
+            fail_at(mark, "", "the sweep expands to " + value_str(planned) + " runs (grid x zip x repeats), more than " +
+                                  std::to_string(kMaxRuns) + "; split it into several sweep files");
         std::vector<size_t> pick(factors_.size(), 0);
         std::set<std::string> ids;
         while (true) {
@@ -415,6 +426,7 @@ Sweep parse_sweep(const std::string &yaml_text, const std::string &path, const L
 }
 
 Sweep load_sweep(const std::string &path, const LoadOptions &opts) {
+    if (std::filesystem::is_directory(path)) fail(path, ": is a directory, not a sweep file");
     std::ifstream in(path);
     if (!in) fail(path, ": cannot read sweep file");
     std::stringstream text;
