@@ -42,9 +42,9 @@ const bool registered = [] {
     LayerSchedule s{"fused", "CPU: conv computed per time chunk inside the scan (gates stay in cache)", "cpu",
                     {{"chunk", 32}, {"chains", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
     s.knob_specs = {{"chunk", {"time steps per chunk (conv block computed inside the scan)", {8, 16, 32, 64, 128}, 1, 4096}},
-                    {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 16}},
-                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 8}},
-                    {"tile_t", {"GEMM tile width in time steps", {4, 8, 12}, 1, 32}}};
+                    {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}},
+                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 4}},
+                    {"tile_t", {"GEMM tile width in time steps", {4, 8, 12}, 1, 16}}};
     s.build = build_cpu_fused;
     register_layer_schedule(s);
     return true;

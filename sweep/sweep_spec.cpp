@@ -1,5 +1,6 @@
 #include "sweep/sweep_spec.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -40,6 +42,28 @@ const char *kind_name(FieldKind k) {
     }
 }
 
+// Where a second YAML document starts, if there is one. Parses events only, at most two documents
+// (YAML::LoadAll loops until memory runs out on some inputs, e.g. a leading ',', in yaml-cpp 0.7).
+std::optional<YAML::Mark> second_document(const std::string &text) {
+    struct DocumentStarts : YAML::EventHandler {
+        std::vector<YAML::Mark> marks;
+        void OnDocumentStart(const YAML::Mark &mark) override { marks.push_back(mark); }
+        void OnDocumentEnd() override {}
+        void OnNull(const YAML::Mark &, YAML::anchor_t) override {}
+        void OnAlias(const YAML::Mark &, YAML::anchor_t) override {}
+        void OnScalar(const YAML::Mark &, const std::string &, YAML::anchor_t, const std::string &) override {}
+        void OnSequenceStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnSequenceEnd() override {}
+        void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnMapEnd() override {}
+    } starts;
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    if (parser.HandleNextDocument(starts) && parser.HandleNextDocument(starts) && starts.marks.size() > 1)
+        return starts.marks[1];
+    return std::nullopt;
+}
+
 const char *node_kind(const YAML::Node &n) {
     if (n.IsSequence()) return "a list";
     if (n.IsMap()) return "a map";
@@ -55,15 +79,15 @@ public:
 
     Sweep parse(const std::string &text) {
         YAML::Node root;
+        std::optional<YAML::Mark> second;
         try {
-            std::vector<YAML::Node> documents = YAML::LoadAll(text);
-            if (documents.size() > 1)
-                fail_at(documents[1].Mark(), "", "a second YAML document: a sweep file holds exactly one (remove the '---')");
-            if (!documents.empty()) root = documents[0];
+            root = YAML::Load(text);
+            if (root.IsMap()) second = second_document(text);
         } catch (const YAML::ParserException &e) {
             fail_at(e.mark, "", "YAML syntax error: " + e.msg);
         }
         if (!root.IsMap()) fail_at(root.Mark(), "", "a sweep file is a map (keys: name, description, base, grid, zip, exclude, repeats, seed, interleave)");
+        if (second) fail_at(*second, "", "a second YAML document: a sweep file holds exactly one (remove the '---')");
         Sweep sweep;
         sweep.path = path_;
         sweep.yaml_text = text;

@@ -103,7 +103,8 @@ int run_command(const std::vector<std::string> &args) {
         ("tolerance", po::value<double>()->default_value(1e-4), "max relative error accepted by --verify")
         ("max-memory", po::value<std::string>(), "refuse a run estimated to need more, e.g. 8G (default: 80% of RAM)")
         ("load", po::value<std::string>(), "take inputs and parameters from this HDF5 dump")
-        ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file");
+        ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file")
+        ("dry-run", "validate the configurations (sizes, knobs, memory) and list them; run nothing");
     po::variables_map vm;
     if (!parse_options("usage: qrnn run [options]", desc, args, vm)) return kExitOk;
 
@@ -135,6 +136,12 @@ int run_command(const std::vector<std::string> &args) {
     for (auto &c : configs) {  // every config checked before anything runs
         c.validate();
         check_run_memory(c, opts.verify, opts.max_memory);
+        if (uses(find_model(c.model), "schedule")) merge_knobs(find_layer_schedule(c.schedule), opts.knobs);
+    }
+    if (vm.count("dry-run")) {
+        for (auto &c : configs) std::cout << c.describe() << "\n";
+        std::cout << configs.size() << " configurations valid; nothing run (--dry-run)\n";
+        return kExitOk;
     }
     if (configs.size() > 1 && (!opts.load_path.empty() || !opts.dump_path.empty()))
         fail("--load and --dump take a single configuration, got ", configs.size());
