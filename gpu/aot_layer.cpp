@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
             const LayerSchedule &s = find_layer_schedule(a[1]);
             LayerInputs in;
             Halide::Target target(a[3]);
-            Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling(a[2]), target, merge_knobs(s, {}),
+            Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling(a[2]), target, merge_knobs(s, {}, target),
                                                       shape);
             std::vector<Halide::Argument> args{in.x,           in.history,          in.weights,
                                                in.bias,        in.c0,               in.time_offset,

@@ -4,6 +4,7 @@
 #pragma once
 #include <Halide.h>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -22,11 +23,12 @@ struct Candidate {
     std::string key() const;
 };
 
-// Each schedule's defaults first (in the given order), then random draws over the knob choices, never
-// repeating a configuration; empty when the search space is exhausted.
+// Each schedule's defaults for the target first (in the given order), then random draws over the knob choices,
+// never repeating a configuration; empty when the search space is exhausted. The same seed gives the same order.
 class CandidateGenerator {
 public:
-    CandidateGenerator(std::vector<std::string> schedules, uint32_t seed);
+    CandidateGenerator(std::vector<std::string> schedules, uint32_t seed,
+                       const Halide::Target &target = Halide::get_jit_target_from_environment());
     std::optional<Candidate> next();
 
 private:
@@ -34,13 +36,17 @@ private:
     size_t defaults_given_ = 0;
     std::mt19937 rng_;
     std::set<std::string> seen_;
+    Halide::Target target_;
 };
 
 class TrialRunner {
 public:
     // cfg: one layer (pooling, shape, seed); target: "" for the JIT host.
     TrialRunner(const ModelConfig &cfg, const std::string &target, int warmup, int repeats, double tolerance);
-    TuningRecord run(const Candidate &candidate);  // never throws for a failing candidate: status "failed"
+    // Never throws for a failing candidate: status "failed". Compiled pipelines are reused across runners of the
+    // same target (the layer cache: shape-generic schedules compile once for every shape). A candidate whose first
+    // timed run exceeds prune_ms is not timed further: status "pruned", median_ms that one run.
+    TuningRecord run(const Candidate &candidate, double prune_ms = std::numeric_limits<double>::infinity());
     const std::string &target_name() const { return target_name_; }
     LayerShape shape() const;
 

@@ -52,7 +52,7 @@ CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &sche
     if (gpu_target != (s.target_family == "gpu"))
         fail("schedule '", schedule, "' is for ", s.target_family, " targets, not ", target.to_string());
     on_device_ = gpu_target;
-    pipeline_ = build_layer_pipeline(s, inputs_, *variant_, target, merge_knobs(s, knobs), shape);
+    pipeline_ = build_layer_pipeline(s, inputs_, *variant_, target, merge_knobs(s, knobs, target), shape);
     if (!gpu_target) use_buffer_cache(pipeline_);
     pipeline_.compile_jit(target);
 }

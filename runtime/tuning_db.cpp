@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "schedules/cpu_target.h"
 
 namespace qrnn {
 
@@ -21,6 +22,8 @@ std::string default_tuning_db_path() {
 std::string tuning_target_name(const Halide::Target &target) {
     return target.without_feature(Halide::Target::JIT).to_string();
 }
+
+std::string tuning_cpu_name() { return cpu_info().model + " (" + cpu_info().id + ")"; }
 
 static std::string quoted(const std::string &s) {
     std::string out = "\"";
@@ -40,7 +43,7 @@ static std::string quoted(const std::string &s) {
 std::string to_json_line(const TuningRecord &r) {
     std::ostringstream os;
     os << std::setprecision(6);
-    os << "{\"version\":1,\"time\":" << quoted(r.time) << ",\"pooling\":" << quoted(r.pooling)
+    os << "{\"version\":1,\"time\":" << quoted(r.time) << ",\"cpu\":" << quoted(r.cpu) << ",\"pooling\":" << quoted(r.pooling)
        << ",\"target\":" << quoted(r.target) << ",\"shape\":{\"T\":" << r.shape.T << ",\"B\":" << r.shape.B
        << ",\"n\":" << r.shape.n << ",\"m\":" << r.shape.m << ",\"k\":" << r.shape.k << "},\"schedule\":" << quoted(r.schedule)
        << ",\"knobs\":{";
@@ -69,6 +72,7 @@ TuningRecord parse_tuning_line(const std::string &line) {
         boost::property_tree::read_json(is, tree);
         TuningRecord r;
         r.time = tree.get<std::string>("time", "");
+        r.cpu = tree.get<std::string>("cpu", "");
         r.pooling = tree.get<std::string>("pooling");
         r.target = tree.get<std::string>("target");
         r.schedule = tree.get<std::string>("schedule");
@@ -147,7 +151,8 @@ std::vector<TuningRecord> read_usable_tuning_records(const std::string &path, st
 }
 
 std::optional<TuningRecord> best_tuning_record(const std::vector<TuningRecord> &records, const std::string &pooling,
-                                               const std::string &target, const LayerShape &shape) {
+                                               const std::string &target, const LayerShape &shape,
+                                               const std::string &cpu) {
     auto distance = [&](const LayerShape &s) {
         auto d = [](int64_t a, int64_t b) { return std::abs(std::log(static_cast<double>(a) / static_cast<double>(b))); };
         return d(s.T, shape.T) + d(s.B, shape.B) + d(s.n, shape.n) + d(s.m, shape.m) + d(s.k, shape.k);
@@ -155,7 +160,7 @@ std::optional<TuningRecord> best_tuning_record(const std::vector<TuningRecord> &
     std::optional<TuningRecord> best;
     double best_distance = std::numeric_limits<double>::infinity();
     for (auto &r : records) {
-        if (r.status != "ok" || r.pooling != pooling || r.target != target) continue;
+        if (r.status != "ok" || r.pooling != pooling || r.target != target || r.cpu != cpu) continue;
         if (r.shape.T < 1 || r.shape.B < 1 || r.shape.n < 1 || r.shape.m < 1 || r.shape.k < 1) continue;
         double dist = distance(r.shape);
         if (dist < best_distance - 1e-12 || (dist <= best_distance + 1e-12 && best && r.median_ms < best->median_ms)) {

@@ -1,10 +1,10 @@
 // The tuning database: every autotuning trial, one JSON object per line (JSON lines), appended and flushed
 // as it is measured so nothing is lost on Ctrl-C or a crash. Format (docs/schedules.md):
-//   {"version":1,"time":"2026-11-22T02:10:00Z","pooling":"fo","target":"x86-64-linux-avx512...",
+//   {"version":1,"time":"2026-11-22T02:10:00Z","cpu":"AMD EPYC (AuthenticAMD 26/2/1)","pooling":"fo","target":"x86-64-linux-avx512...",
 //    "shape":{"T":128,"B":16,"n":320,"m":320,"k":2},"schedule":"tuned","knobs":{"tile_t":8,...},
 //    "status":"ok","median_ms":4.21,"min_ms":4.1,"repeats":5,"rel_error":1.3e-06,"error":""}
 // status: "ok" (measured and verified), "wrong" (rel_error above the tolerance), "failed" (compile/run
-// error, message in "error"). Only "ok" records are used.
+// error, message in "error"). Only "ok" records of this CPU model and target are used: a tuning is per machine.
 #pragma once
 #include <iosfwd>
 #include <optional>
@@ -16,7 +16,7 @@
 namespace qrnn {
 
 struct TuningRecord {
-    std::string time, pooling, target, schedule, status, error;
+    std::string time, cpu, pooling, target, schedule, status, error;  // cpu: tuning_cpu_name() of the machine
     LayerShape shape;
     Knobs knobs;
     double median_ms = 0, min_ms = 0, rel_error = 0;
@@ -26,6 +26,7 @@ struct TuningRecord {
 
 std::string default_tuning_db_path();  // $QRNN_TUNING_DB, else ./qrnn_tuning.jsonl
 std::string tuning_target_name(const Halide::Target &target);  // target string without "jit"
+std::string tuning_cpu_name();  // this CPU: model name and vendor family/model/stepping
 
 std::string to_json_line(const TuningRecord &record);
 void append_tuning_record(const std::string &path, const TuningRecord &record);  // throws if not writable
@@ -40,9 +41,10 @@ std::string tuning_record_problem(const TuningRecord &record);
 // ("warning: tuning database F line N skipped: why") on `warnings`.
 std::vector<TuningRecord> read_usable_tuning_records(const std::string &path, std::ostream &warnings);
 
-// The fastest "ok" record for (pooling, target) at the shape nearest to `shape` (log-distance over
+// The fastest "ok" record for (pooling, target, cpu) at the shape nearest to `shape` (log-distance over
 // T, B, n, m, k); none if there is no such record.
 std::optional<TuningRecord> best_tuning_record(const std::vector<TuningRecord> &records, const std::string &pooling,
-                                               const std::string &target, const LayerShape &shape);
+                                               const std::string &target, const LayerShape &shape,
+                                               const std::string &cpu = tuning_cpu_name());
 
 }  // namespace qrnn

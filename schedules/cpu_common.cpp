@@ -4,9 +4,23 @@
 #include <thread>
 
 #include "core/chunked_scan.h"
+#include "schedules/cpu_target.h"
 
 namespace qrnn {
 using namespace Halide;
+
+GemmTile gemm_tile_for(const Target &target) {
+    const int accumulators = cpu_traits(target).vector_registers - 4;
+    return accumulators >= 16 ? GemmTile{2, 8} : GemmTile{2, 6};
+}
+
+Knobs with_gemm_tile(Knobs knobs, const Target &target) {
+    GemmTile tile = gemm_tile_for(target);
+    knobs["b_inner"] = 1;
+    knobs["tile_h_vectors"] = tile.h_vectors;
+    knobs["tile_t"] = tile.t;
+    return knobs;
+}
 
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
     L.input_padded.compute_root().vectorize(L.c, vec, TailStrategy::RoundUp).parallel(L.t);
@@ -14,36 +28,38 @@ void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
     L.weights_clamped.compute_root().vectorize(L.h, vec, TailStrategy::RoundUp).parallel(L.g);
 }
 
-Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t) {
+Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
     Var h = L.h, b = L.b, t = L.t, g = L.g;
     Var ho("ho"), hi("hi"), to("to"), ti("ti");
     Func conv_out = L.conv.in();
     conv_out.compute_root()
         .tile(h, t, ho, to, hi, ti, vec * tile_h_vectors, tile_t, TailStrategy::RoundUp)
-        .reorder(hi, ti, ho, to, g, b)
         .vectorize(hi, vec)
         .parallel(to);
-    L.conv.compute_at(conv_out, ho).vectorize(h, vec).unroll(h).unroll(t);
+    if (b_inner) conv_out.reorder(hi, ti, b, ho, g, to);
+    else conv_out.reorder(hi, ti, ho, to, g, b);
+    L.conv.compute_at(conv_out, b_inner ? b : ho).vectorize(h, vec).unroll(h).unroll(t);
     L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
     return conv_out;
 }
 
-GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t) {
+GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
     GemmTiles v;
     Var h = L.h, t = L.t, g = L.g, b = L.b;
     L.gates.bound(g, 0, L.variant->gate_count())
         .tile(h, t, v.ho, v.to, v.hi, v.ti, vec * tile_h_vectors, tile_t, TailStrategy::RoundUp)
-        .reorder(v.hi, v.ti, g, v.ho, v.to, b)
         .vectorize(v.hi, vec)
         .unroll(v.hi)
         .unroll(g);
-    L.conv.compute_at(L.gates, v.ho).vectorize(h, vec).unroll(h).unroll(t);
+    if (b_inner) L.gates.reorder(v.hi, v.ti, g, b, v.ho, v.to);
+    else L.gates.reorder(v.hi, v.ti, g, v.ho, v.to, b);
+    L.conv.compute_at(L.gates, b_inner ? b : v.ho).vectorize(h, vec).unroll(h).unroll(t);
     L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
     return v;
 }
 
-void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t) {
-    GemmTiles v = schedule_cpu_gates_gemm(L, vec, tile_h_vectors, tile_t);
+void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
+    GemmTiles v = schedule_cpu_gates_gemm(L, vec, tile_h_vectors, tile_t, b_inner);
     L.gates.compute_root().parallel(v.to);
     L.gates.specialize(in.zoneout_threshold == 0);
 }

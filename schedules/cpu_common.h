@@ -6,24 +6,39 @@
 
 namespace qrnn {
 
+// The conv GEMM's register tile for a target: tile_h_vectors x tile_t accumulators, at most the target's vector
+// registers - 4 (room for the tile_h_vectors weight vectors and the broadcast input): 2 x 8 with AVX-512's 32
+// registers, 2 x 6 with AVX2's or SSE's 16 (2 x 8 = 16 accumulators spills there: 0.58 vs 0.78 of OpenBLAS
+// Haswell at k=2 B=16 T=128 n=m=320, AVX2 target on the AMD EPYC AVX-512 VM, loaded machine).
+struct GemmTile {
+    int h_vectors, t;
+};
+GemmTile gemm_tile_for(const Halide::Target &target);
+// `knobs` with tile_h_vectors and tile_t set from gemm_tile_for(target), and b_inner = 1.
+Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target);
+
 // input_padded and weights_clamped computed once, vectorised and parallel (both are read many times).
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec);
 
 // The conv as a register-blocked GEMM into its own buffer (conv.in(), compute_root): each
 // (tile_h_vectors * vec) x tile_t output tile accumulates in registers over (c, j). Returns the wrapper.
-Halide::Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t);
+// b_inner: loops (b inside the h tile, time tiles outermost): one h tile's weight panel serves the whole batch
+// before the next, so the weights stream once per time tile, not once per (time tile, b) — at 640 units
+// (weights 9.8 MB) 0.84-1.00 of the best sgemm instead of 0.55-0.68 (AVX2 target, AMD EPYC VM, loaded).
+Halide::Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner);
 
-// The GEMM with the activations in its epilogue: `gates` tiled like the GEMM (loops b, to, ho, g, ti, hi),
+// The GEMM with the activations in its epilogue: `gates` tiled like the GEMM (loops b, to, ho, g, ti, hi; with
+// b_inner: to, ho, b, g, ti, hi),
 // conv computed per (ho, to) tile for all gates (g outer in conv: one register-blocked GEMM per gate), g
 // bounded to [0, G) and unrolled so the tanh/sigmoid select folds, hi vectorised. The caller places gates
 // (compute_root / compute_at) and parallelises; specialise on zoneout_threshold == 0 last.
 struct GemmTiles {
     Halide::Var ho{"ho"}, to{"to"}, hi{"hi"}, ti{"ti"};
 };
-GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t);
+GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner);
 
 // schedule_cpu_gates_gemm with gates computed at root, parallel over time tiles (tuned, chunked-scan).
-void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t);
+void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t, bool b_inner);
 
 // Splits h of a scan stage into strips of vec * chains lanes: hv vectorised, hu (the chains: independent
 // dependency chains in flight) unrolled, ho outer; guarded, so m need not be a multiple. When m < vec * chains

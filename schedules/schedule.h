@@ -31,7 +31,7 @@ struct LayerSchedule {
     std::string name;
     std::string description;
     std::string target_family;  // "cpu" or "gpu"
-    Knobs defaults;             // tunable parameters and their default values
+    Knobs defaults;             // tunable parameters and their default values (for the host target)
     // Applies the schedule; knobs holds every default, merged with overrides (merge_knobs).
     std::function<void(LayerFuncs &, const LayerInputs &, const Halide::Target &, const Knobs &)> apply;
     std::map<std::string, KnobSpec> knob_specs;  // per knob of defaults: help, autotuning choices, valid range
@@ -40,15 +40,20 @@ struct LayerSchedule {
     std::function<Halide::Pipeline(const LayerInputs &, const PoolingVariant &, const Halide::Target &, const Knobs &,
                                    const LayerShape &)>
         build;
+    // Optional: the defaults for a target (e.g. GEMM tiles sized to its vector registers); else `defaults`.
+    std::function<Knobs(const Halide::Target &)> target_defaults;
 };
 
 void register_layer_schedule(LayerSchedule schedule);
 const LayerSchedule &find_layer_schedule(const std::string &name);  // throws qrnn::Error listing known ones
 std::vector<std::string> layer_schedule_names();
 
-// The schedule's defaults with overrides applied; an override naming no knob of the schedule, or a value
-// outside the knob's range, is an error ("schedule 'fused': knob 'chunk' = 0 is outside [1, 1024]").
-Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides);
+// The schedule's defaults for a target (target_defaults, else defaults).
+Knobs default_knobs(const LayerSchedule &schedule, const Halide::Target &target = Halide::get_jit_target_from_environment());
+// The defaults for `target` with overrides applied; an override naming no knob of the schedule, or any
+// value outside its knob's range, is an error ("schedule 'fused': knob 'chunk' = 0 is outside [1, 4096]").
+Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides,
+                  const Halide::Target &target = Halide::get_jit_target_from_environment());
 
 // A knob value given as a 64-bit integer (CLI, sweep file, tuning database) as an int; fails naming the
 // knob when it does not fit (merge_knobs then checks the knob's own range).

@@ -21,6 +21,7 @@ void register_layer_schedule(LayerSchedule s) {
     if (s.name.empty() || (!s.apply && !s.build)) fail("layer schedule needs a name and an apply or build function");
     for (auto &kv : s.knob_specs)
         if (!s.defaults.count(kv.first)) fail("layer schedule '", s.name, "' describes unknown knob '", kv.first, "'");
+    if (s.target_defaults) s.defaults = s.target_defaults(Halide::get_jit_target_from_environment());
     for (auto &[knob, value] : s.defaults) {
         auto spec = s.knob_specs.find(knob);
         if (spec == s.knob_specs.end() || spec->second.max < spec->second.min)
@@ -35,13 +36,17 @@ void register_layer_schedule(LayerSchedule s) {
 const LayerSchedule &find_layer_schedule(const std::string &name) { return registry().find(name); }
 std::vector<std::string> layer_schedule_names() { return registry().names(); }
 
-Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides) {
-    Knobs merged = schedule.defaults;
+Knobs default_knobs(const LayerSchedule &schedule, const Halide::Target &target) {
+    return schedule.target_defaults ? schedule.target_defaults(target) : schedule.defaults;
+}
+
+Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides, const Halide::Target &target) {
+    Knobs merged = default_knobs(schedule, target);
     for (auto &kv : overrides) {
         if (!merged.count(kv.first)) fail("schedule '", schedule.name, "' has no knob '", kv.first, "'");
-        check_knob(schedule, kv.first, kv.second);
         merged[kv.first] = kv.second;
     }
+    for (auto &[knob, value] : merged) check_knob(schedule, knob, value);  // overrides and target defaults
     return merged;
 }
 

@@ -17,13 +17,13 @@ Pipeline build_from_db(const LayerInputs &in, const PoolingVariant &variant, con
         std::cerr << "note: tuned-db: no verified record for pooling " << variant.name << " on this target in " << path
                   << "; using 'tuned' (run qrnn autotune)\n";
         const LayerSchedule &tuned = find_layer_schedule("tuned");
-        return build_layer_pipeline(tuned, in, variant, target, tuned.defaults, shape);
+        return build_layer_pipeline(tuned, in, variant, target, default_knobs(tuned, target), shape);
     }
     std::cerr << "note: tuned-db: using " << best->schedule;
     for (auto &kv : best->knobs) std::cerr << " " << kv.first << "=" << kv.second;
     std::cerr << " (" << best->median_ms << " ms at " << best->shape.key() << ", " << path << ")\n";
     const LayerSchedule &s = find_layer_schedule(best->schedule);
-    return build_layer_pipeline(s, in, variant, target, merge_knobs(s, best->knobs), shape);
+    return build_layer_pipeline(s, in, variant, target, merge_knobs(s, best->knobs, target), shape);
 }
 
 const bool registered = [] {

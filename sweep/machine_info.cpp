@@ -8,6 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/tuning_db.h"
+#include "schedules/cpu_target.h"
+
 namespace qrnn::sweep {
 namespace {
 
@@ -21,17 +24,6 @@ std::string command_output(const std::string &command) {
     }
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     return out;
-}
-
-std::string cpu_model() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("model name", 0) == 0) {
-            auto colon = line.find(':');
-            return colon == std::string::npos ? line : line.substr(line.find_first_not_of(' ', colon + 1));
-        }
-    return "unknown";
 }
 
 std::string git_commit() {
@@ -61,7 +53,10 @@ MachineInfo machine_info() {
         MachineInfo m;
         char host[256] = {0};
         m.host = gethostname(host, sizeof host - 1) == 0 ? host : "unknown";
-        m.cpu_model = cpu_model();
+        m.cpu_model = cpu_info().model;
+        m.cpu_id = cpu_info().id;
+        m.cpu_isa = cpu_info().isa;
+        m.host_target = tuning_target_name(Halide::get_jit_target_from_environment());
         m.cores = std::thread::hardware_concurrency();
         m.halide_version = QRNN_SWEEP_HALIDE_VERSION;
         m.git_commit = git_commit();

@@ -224,12 +224,24 @@ void describe_sweep(ResultTable &table, const Sweep &sweep) {
     table.attrs["sweep_yaml"] = sweep.yaml_text;
     table.attrs["host"] = m.host;
     table.attrs["cpu_model"] = m.cpu_model;
+    table.attrs["cpu_id"] = m.cpu_id;
+    table.attrs["cpu_isa"] = m.cpu_isa;
+    table.attrs["host_target"] = m.host_target;
     table.attrs["cores"] = m.cores;
     table.attrs["halide_version"] = m.halide_version;
     table.attrs["git_commit"] = m.git_commit;
     table.attrs["environment"] = m.environment;
     if (!table.attrs.count("created_utc")) table.attrs["created_utc"] = utc_now_iso();
     table.attrs["updated_utc"] = utc_now_iso();
+}
+
+NextStep next_step(const std::string &status, int64_t attempts, bool retry_failed) {
+    if (status.empty()) return NextStep::Run;
+    if (status == kStatusRunning) {
+        if (attempts < kMaxAttempts || retry_failed) return NextStep::Run;
+        return NextStep::MarkCrashed;
+    }
+    return retry_failed && status != kStatusOk ? NextStep::Run : NextStep::Skip;
 }
 
 SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostream &log) {
@@ -250,7 +262,8 @@ SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostre
         int64_t at = table.index_of(run->id);
         const std::string status = at >= 0 ? table.str(static_cast<size_t>(at), "status") : "";
         const double attempts = at >= 0 ? table.num(static_cast<size_t>(at), "attempts") : 0;
-        if (status == kStatusRunning && attempts >= kMaxAttempts && !opts.retry_failed) {
+        const NextStep step = next_step(status, static_cast<int64_t>(attempts), opts.retry_failed);
+        if (step == NextStep::MarkCrashed) {
             Row row = table.row(static_cast<size_t>(at));
             row["status"] = std::string(kStatusCrashed);
             row["error"] = "the sweep process ended during this run " + value_str(attempts) +
@@ -258,9 +271,7 @@ SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostre
             set_row(table, row);
             log << "run #" << run->index << " " << label(*run) << ": crashed (" << std::get<std::string>(row["error"]) << ")\n";
         }
-        const bool retry = status == kStatusRunning ? attempts < kMaxAttempts || opts.retry_failed
-                                                    : opts.retry_failed && status != kStatusOk;
-        if (at >= 0 && !retry) summary.already_done++;
+        if (step != NextStep::Run) summary.already_done++;
         else todo.push_back(run);
     }
     write_results(opts.output, table);

@@ -25,6 +25,11 @@ constexpr const char *kStatusOk = "ok", *kStatusCheckFailed = "check_failed", *k
                      *kStatusCrashed = "crashed";  // the process ended during it kMaxAttempts times
 constexpr int kMaxAttempts = 2;
 
+// What the next sweep does with a run recorded with `status` after `attempts` starts ("" and 0: not in the
+// file): skip it (done), run it, or record it as crashed (it was `running` kMaxAttempts times) and skip it.
+enum class NextStep { Skip, Run, MarkCrashed };
+NextStep next_step(const std::string &status, int64_t attempts, bool retry_failed);
+
 struct RunnerOptions {
     std::string output;         // results file (created, or resumed)
     Shard shard;

@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include "runtime/autotuner.h"
 #include "runtime/tuning_db.h"
 #include "tests/support/cli.h"
 
@@ -22,7 +23,7 @@ size_t line_count(const std::string &path) {
 
 TEST(Autotune, TinyBudgetRecordsEveryTrialAndTunedDbUsesTheBest) {
     std::string db = scratch_path("tuning.jsonl");
-    auto r = run_cli("autotune " + kShape + " --trials 4 --repeats 2 --schedules tuned,chunked-scan --db " + db);
+    auto r = run_cli("autotune " + kShape + " --trials 4 --repeats 2 --prune 0 --schedules tuned,chunked-scan --db " + db);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("4 trials appended"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("ETA"), std::string::npos) << r.output;
@@ -46,6 +47,37 @@ TEST(Autotune, TinyBudgetRecordsEveryTrialAndTunedDbUsesTheBest) {
     EXPECT_EQ(run.exit_code, 0) << run.output;  // nearest shape: T=19
     EXPECT_NE(run.output.find("tuned-db: using"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("T=19,B=2,n=9,m=21,k=3"), std::string::npos) << run.output;
+}
+
+TEST(Autotune, SweepTunesEveryQrnnShapeWithCandidatesCompiledOnce) {
+    std::string db = scratch_path("sweep_tuning.jsonl"), yaml = scratch_path("tune.yaml");
+    std::ofstream(yaml) << "name: t\nbase: {pooling: fo, window: 2, input: 9, hidden: 21, batch: 2}\n"
+                           "grid: {seq: [7, 19], model: [qrnn, lstm-onednn]}\n";
+    auto r = run_cli("autotune --sweep " + yaml + " --trials 2 --repeats 1 --prune 0 --schedules tuned --db " + db);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("4 trials over 2 shapes"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("shape 2/2"), std::string::npos) << r.output;
+    auto records = read_tuning_records(db);
+    ASSERT_EQ(records.size(), 4u);
+    EXPECT_EQ(records[0].shape.key(), "T=7,B=2,n=9,m=21,k=2");
+    EXPECT_EQ(records[2].shape.key(), "T=19,B=2,n=9,m=21,k=2");
+    EXPECT_EQ(records[0].knobs, records[2].knobs);  // same candidates in the same order for every shape
+    EXPECT_EQ(records[0].cpu, tuning_cpu_name());
+    r = run_cli("autotune --sweep " + scratch_path("missing.yaml") + " --trials 1");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+TEST(Autotune, PrunedTrialIsTimedOnceAndNeverUsed) {
+    ModelConfig cfg = layer_config("fo", {9, 2, 5, 7, 2});
+    TrialRunner runner(cfg, "", 0, 5, 1e-4);
+    CandidateGenerator generator({"tuned"}, 1);
+    TuningRecord r = runner.run(*generator.next(), 0.0);
+    EXPECT_EQ(r.status, "pruned") << r.error;
+    EXPECT_EQ(r.repeats, 1);
+    EXPECT_FALSE(best_tuning_record({r}, "fo", r.target, r.shape));
+    r = runner.run(*generator.next());
+    EXPECT_EQ(r.status, "ok") << r.error;
+    EXPECT_EQ(r.repeats, 5);
 }
 
 TEST(Autotune, SigintKeepsWhatWasMeasured) {
@@ -80,6 +112,7 @@ TEST(TuningDb, NearestShapeThenFastest) {
         TuningRecord r;
         r.pooling = "fo";
         r.target = "x";
+        r.cpu = "c";
         r.schedule = schedule;
         r.status = status;
         r.shape = {T, B, 320, 320, 2};
@@ -88,9 +121,14 @@ TEST(TuningDb, NearestShapeThenFastest) {
     };
     std::vector<TuningRecord> records{rec(128, 16, "tuned", 5), rec(128, 16, "fused", 4), rec(128, 16, "naive", 1, "wrong"),
                                       rec(4096, 1, "chunked-scan", 9)};
-    EXPECT_EQ(best_tuning_record(records, "fo", "x", {100, 20, 320, 320, 2})->schedule, "fused");
-    EXPECT_EQ(best_tuning_record(records, "fo", "x", {8192, 1, 320, 320, 2})->schedule, "chunked-scan");
-    EXPECT_FALSE(best_tuning_record(records, "ifo", "x", {128, 16, 320, 320, 2}));
+    EXPECT_EQ(best_tuning_record(records, "fo", "x", {100, 20, 320, 320, 2}, "c")->schedule, "fused");
+    EXPECT_EQ(best_tuning_record(records, "fo", "x", {8192, 1, 320, 320, 2}, "c")->schedule, "chunked-scan");
+    EXPECT_FALSE(best_tuning_record(records, "ifo", "x", {128, 16, 320, 320, 2}, "c"));
+    // Another CPU model's tuning is not this machine's, even with the same target string.
+    records.push_back(rec(100, 20, "naive", 0.5));
+    records.back().cpu = "other";
+    EXPECT_EQ(best_tuning_record(records, "fo", "x", {100, 20, 320, 320, 2}, "c")->schedule, "fused");
+    EXPECT_FALSE(best_tuning_record(records, "fo", "x", {100, 20, 320, 320, 2}, "nobody"));
     // Round trip through a JSON line.
     std::string path = scratch_path("roundtrip.jsonl");
     TuningRecord r = rec(7, 3, "tuned", 1.5);
@@ -102,6 +140,7 @@ TEST(TuningDb, NearestShapeThenFastest) {
     EXPECT_EQ(back[0].knobs, r.knobs);
     EXPECT_EQ(back[0].error, r.error);
     EXPECT_EQ(back[0].shape.key(), r.shape.key());
+    EXPECT_EQ(back[0].cpu, r.cpu);
 }
 
 TEST(SchedulesCli, ListsEveryScheduleWithKnobs) {
@@ -136,8 +175,14 @@ TEST(BenchCli, RunsAndChecksItsKernelsAgainstEachOther) {
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("\"benchmarks\":["), std::string::npos) << text;
     EXPECT_NE(text.find("\"ratio\":"), std::string::npos) << text;
-    EXPECT_NE(r.output.find("OPENBLAS_CORETYPE=SkylakeX"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("conv GEMM vs OpenBLAS sgemm"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("conv GEMM vs best sgemm"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("dnnl_sgemm"), std::string::npos) << r.output;
+    EXPECT_NE(text.find("\"cpu_isa\":"), std::string::npos) << text;
+    // The AVX2 path on any newer CPU, references held to AVX2 (never an ISA the CPU lacks).
+    r = test::run_cli("bench --quick --repeats 1 --what gemm --target x86-64-linux-avx-avx2-fma-f16c");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("avx2"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("SkylakeX"), std::string::npos) << r.output;
     r = test::run_cli("bench --what nope");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("unknown section 'nope'"), std::string::npos) << r.output;

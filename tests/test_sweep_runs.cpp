@@ -178,8 +178,9 @@ TEST(SweepRuns, FailedRunsAreRecordedAndTheSweepGoesOn) {
     r = test::run_cli("sweep " + yaml + " --skip-model-check -o " + out);
     unsetenv("DNNL_VERBOSE");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find("2/2  elapsed 0:0"), std::string::npos) << r.output;  // progress with ETA on stderr
-    EXPECT_NE(r.output.find("ETA 0:00  #1 model=qrnn: ok"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("2/2  elapsed "), std::string::npos) << r.output;  // progress with ETA on stderr (any duration)
+    EXPECT_NE(r.output.find("  #1 model=qrnn: ok"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("ETA "), std::string::npos) << r.output;
     ResultTable t = read_results(out);
     EXPECT_NE(value_str(t.attrs["environment"]).find("DNNL_VERBOSE=0"), std::string::npos);
     EXPECT_NE(value_str(t.attrs["git_commit"]), "");

@@ -1,7 +1,5 @@
 #include "tools/bench_kernels.h"
 
-#include <openblas-pthread/cblas.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +8,7 @@
 #include "core/hash_rng.h"
 #include "runtime/buffer_cache.h"
 #include "schedules/cpu_common.h"
+#include "tools/sgemm_references.h"
 
 namespace qrnn::bench {
 using namespace Halide;
@@ -44,28 +43,31 @@ std::pair<Timing, Timing> time_side_by_side(const std::function<void()> &a, cons
 
 struct ConvGemm::State {
     LayerShape shape;
+    Target target;
     int G = 0, tile_t = 8, tile_h = 32;
     LayerInputs in;
     Pipeline pipeline;
     Buffer<float> x, history, weights, bias, c0, out;  // out: (h, b, t, g), rounded up to the tiles
-    std::vector<float> a, bmat, c;                     // BLAS: c[N][M] = a[N][K] * bmat[K][M]
+    std::vector<float> a, bmat, c;                     // BLAS: c[T*B][G*m] = a[T*B][n*k] * bmat[n*k][G*m]
 };
 
-ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape) : s_(std::make_shared<State>()) {
+ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Target &target)
+    : s_(std::make_shared<State>()) {
     State &s = *s_;
     s.shape = shape;
+    s.target = target;
     const PoolingVariant &v = find_pooling(pooling);
     s.G = v.gate_count();
-    const int vec = get_jit_target_from_environment().natural_vector_size<float>();
-    const Knobs &knobs = find_layer_schedule("tuned").defaults;
+    const int vec = target.natural_vector_size<float>();
+    const Knobs knobs = default_knobs(find_layer_schedule("tuned"), target);
     s.tile_h = vec * knobs.at("tile_h_vectors");
     s.tile_t = knobs.at("tile_t");
     LayerFuncs L = define_qrnn_layer(s.in, v);
     schedule_cpu_inputs(L, s.in, vec);
-    Func conv_out = schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), s.tile_t);
+    Func conv_out = schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), s.tile_t, knobs.at("b_inner"));
     s.pipeline = Pipeline(conv_out);
     use_buffer_cache(s.pipeline);
-    s.pipeline.compile_jit();
+    s.pipeline.compile_jit(target);
 
     const int64_t T = shape.T, B = shape.B, n = shape.n, m = shape.m, k = shape.k;
     s.x = Buffer<float>(I(n), I(B), I(T));
@@ -105,19 +107,19 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape) : s_(std
 
 void ConvGemm::run_halide() { s_->pipeline.realize(s_->out); }
 
-void ConvGemm::run_openblas() {
+void ConvGemm::run_reference(size_t i) {
     State &s = *s_;
-    const int N = I(s.shape.T * s.shape.B), K = I(s.shape.n * s.shape.k), M = I(s.G * s.shape.m);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, M, K, 1.0f, s.a.data(), K, s.bmat.data(), M, 0.0f,
-                s.c.data(), M);
+    sgemm_references(s.target).at(i).run(I(s.shape.T * s.shape.B), I(s.G * s.shape.m), I(s.shape.n * s.shape.k), s.a.data(),
+                                         s.bmat.data(), s.c.data());
 }
 
 double ConvGemm::flops() const { return 2.0 * s_->shape.T * s_->shape.B * s_->G * s_->shape.m * s_->shape.n * s_->shape.k; }
 
-double ConvGemm::max_rel_diff() {
+double ConvGemm::max_rel_diff(size_t i) {
     State &s = *s_;
     run_halide();
-    run_openblas();
+    std::fill(s.c.begin(), s.c.end(), 0.0f);
+    run_reference(i);
     double diff = 0, ref = 0;
     const int64_t M = s.G * s.shape.m;
     for (int64_t t = 0; t < s.shape.T; t++)
@@ -140,13 +142,13 @@ struct PoolingScan::State {
     Buffer<float> gates_buf, c0_buf, c_out, h_out;
 };
 
-PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bool chunked, int chunk)
+PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, const Target &target, bool chunked, int chunk)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
     s.shape = shape;
     const PoolingVariant &v = find_pooling(pooling);
     s.G = v.gate_count();
-    const int vec = get_jit_target_from_environment().natural_vector_size<float>();
+    const int vec = target.natural_vector_size<float>();
     ScanSource src;
     src.variant = &v;
     src.T = s.gates.dim(2).extent();
@@ -157,19 +159,19 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, bo
         // As in "tuned": time serial inside each block of b (one per core) or (chains vectors of h) strip.
         SingleScan S = single_scan(src);
         RVar r = S.r.x;
-        schedule_scan_strips(S.cell.update(0), h, s.gates.dim(0).extent(), vec, find_layer_schedule("tuned").defaults.at("chains"),
+        schedule_scan_strips(S.cell.update(0), h, s.gates.dim(0).extent(), vec, default_knobs(find_layer_schedule("tuned"), target).at("chains"),
                              [&](Stage &st, const Var &so, const Var &su, const Var &sv) {
                                  schedule_scan_rows(st, b, s.gates.dim(1).extent(), s.gates.dim(0).extent(), r, so, su, sv);
                              });
         s.pipeline = Pipeline(S.cell);
     } else {
         ChunkedScan S = chunked_scan(src, chunk);
-        const Knobs &knobs = find_layer_schedule("chunked-scan").defaults;
+        const Knobs knobs = default_knobs(find_layer_schedule("chunked-scan"), target);
         schedule_cpu_chunked_scan(S, h, b, t, s.gates.dim(0).extent(), vec, knobs.at("chains"), knobs.at("interleave"));
         s.pipeline = Pipeline(S.cell);
     }
     use_buffer_cache(s.pipeline);
-    s.pipeline.compile_jit();
+    s.pipeline.compile_jit(target);
     s.gates_buf = Buffer<float>(I(shape.m), I(shape.B), I(shape.T), s.G);
     s.c0_buf = Buffer<float>(I(shape.m), I(shape.B));
     fill(s.gates_buf, 5, 1.0f);
@@ -205,7 +207,7 @@ struct Triad::State {
     Pipeline pipeline;
 };
 
-Triad::Triad(int64_t elements) : s_(std::make_shared<State>()) {
+Triad::Triad(int64_t elements, const Target &target) : s_(std::make_shared<State>()) {
     State &s = *s_;
     s.n = elements;
     s.b = Buffer<float>(I(elements));
@@ -216,9 +218,9 @@ Triad::Triad(int64_t elements) : s_(std::make_shared<State>()) {
     Var x("x"), xo("xo"), xi("xi");
     Func triad("triad");
     triad(x) = s.b(x) + 3.0f * s.c(x);
-    triad.split(x, xo, xi, 1 << 16, TailStrategy::GuardWithIf).vectorize(xi, 16).parallel(xo);
+    triad.split(x, xo, xi, 1 << 16, TailStrategy::GuardWithIf).vectorize(xi, target.natural_vector_size<float>()).parallel(xo);
     s.pipeline = Pipeline(triad);
-    s.pipeline.compile_jit();
+    s.pipeline.compile_jit(target);
 }
 
 void Triad::run() { s_->pipeline.realize(s_->a); }

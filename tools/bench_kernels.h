@@ -13,15 +13,16 @@
 
 namespace qrnn::bench {
 
-// Conv GEMM of one layer shape, run by Halide (the tuned schedule's GEMM) or by OpenBLAS sgemm on the same
-// M = G*m, N = T*B, K = n*k problem (im2col built once, outside the timing).
+// Conv GEMM of one layer shape, run by Halide (the tuned schedule's GEMM, compiled for `target` with its
+// target-aware defaults) or by a reference sgemm (tools/sgemm_references.h) on the same M = T*B, N = G*m,
+// K = n*k problem (im2col built once, outside the timing).
 class ConvGemm {
 public:
-    ConvGemm(const std::string &pooling, const LayerShape &shape);
+    ConvGemm(const std::string &pooling, const LayerShape &shape, const Halide::Target &target);
     void run_halide();
-    void run_openblas();
+    void run_reference(size_t i);  // sgemm_references(target)[i]
     double flops() const;
-    double max_rel_diff();  // |halide - openblas| / max|openblas|, to show both compute the same GEMM
+    double max_rel_diff(size_t i);  // |halide - reference i| / max|reference i|: both compute the same GEMM
 
 private:
     struct State;
@@ -33,7 +34,8 @@ private:
 // (h-vector, b) strip) or chunked (core/chunked_scan.h).
 class PoolingScan {
 public:
-    PoolingScan(const std::string &pooling, const LayerShape &shape, bool chunked, int chunk = 64);
+    PoolingScan(const std::string &pooling, const LayerShape &shape, const Halide::Target &target, bool chunked,
+                int chunk = 64);
     void run();
     double bytes() const;  // minimal traffic: read G activated gates, write c and h
     double max_rel_diff(PoolingScan &other);
@@ -46,7 +48,7 @@ private:
 // a = b + s * c over `elements` floats per array, vectorised and parallel; bytes() counts 3 arrays (STREAM).
 class Triad {
 public:
-    explicit Triad(int64_t elements);
+    Triad(int64_t elements, const Halide::Target &target);
     void run();
     double bytes() const;
 

@@ -1,12 +1,17 @@
-// `qrnn autotune`: searches schedules and knobs for one layer shape; every trial is appended to the tuning
-// database, so Ctrl-C (or a crash) keeps all that was measured. `qrnn run --schedule tuned-db` uses it.
+// `qrnn autotune`: searches schedules and knobs for one layer shape, or for every QRNN layer shape of a sweep
+// (--sweep); every trial is appended to the tuning database, so Ctrl-C (or a crash) keeps all that was measured.
+// `qrnn run --schedule tuned-db` uses it. A trial's pipeline is compiled once for all shapes (shape-generic
+// schedules) and a trial whose first run is --prune times slower than the best so far is not timed further.
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <set>
 
 #include "core/error.h"
 #include "runtime/autotuner.h"
+#include "runtime/compiled_layer.h"
+#include "sweep/sweep_spec.h"
 #include "tools/command.h"
 #include "tools/options.h"
 #include "tools/table.h"
@@ -27,12 +32,13 @@ std::string seconds_text(double s) {
     return v >= 60 ? std::to_string(v / 60) + "m" + std::to_string(v % 60) + "s" : std::to_string(v) + "s";
 }
 
-void progress(int done, int total_trials, double elapsed, double budget_s, const std::optional<TuningRecord> &best) {
+void progress(const std::string &prefix, int done, int total_trials, double elapsed, double budget_s,
+              const std::optional<TuningRecord> &best) {
     double fraction = total_trials > 0 ? static_cast<double>(done) / total_trials : std::min(1.0, elapsed / budget_s);
     double eta = total_trials > 0 ? (done ? elapsed / done * (total_trials - done) : 0) : std::max(0.0, budget_s - elapsed);
     const int width = 24;
     int filled = static_cast<int>(fraction * width);
-    std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done << " trials"
+    std::cerr << "\r" << prefix << "[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done << " trials"
               << (total_trials > 0 ? "/" + std::to_string(total_trials) : "") << "  elapsed " << seconds_text(elapsed)
               << "  ETA " << seconds_text(eta);
     if (best) std::cerr << "  best " << fixed(best->median_ms, 3) << " ms " << best->schedule;
@@ -57,6 +63,11 @@ int autotune_command(const std::vector<std::string> &args) {
         ("warmup", po::value<int>()->default_value(1), "untimed runs per trial")
         ("repeats", po::value<int>()->default_value(5), "timed runs per trial (median kept)")
         ("tolerance", po::value<double>()->default_value(1e-4), "max relative error of a valid trial")
+        ("prune", po::value<double>()->default_value(1.5),
+         "stop timing a trial whose first run is this many times the best median so far (0: never)")
+        ("sweep", po::value<std::string>(),
+         "tune every QRNN layer shape (pooling, T, B, n, m, k) of this sweep file; --trials and --seconds are then "
+         "per shape and for all shapes")
         ("db", po::value<std::string>()->default_value(default_tuning_db_path()), "tuning database (JSON lines, appended)")
         ("seed", po::value<uint32_t>()->default_value(1), "seed of the data and of the random search");
     po::variables_map vm;
@@ -73,17 +84,35 @@ int autotune_command(const std::vector<std::string> &args) {
     cfg.seed = vm["seed"].as<uint32_t>();
     cfg.validate();
     const int trials = vm["trials"].as<int>(), warmup = vm["warmup"].as<int>(), repeats = vm["repeats"].as<int>();
-    const double seconds = vm["seconds"].as<double>();
+    const double seconds = vm["seconds"].as<double>(), prune = vm["prune"].as<double>();
     if (trials < 0) fail("--trials must be >= 0 (got ", trials, ")");
     if (seconds < 0) fail("--seconds must be >= 0 (got ", seconds, ")");
     if (trials == 0 && seconds == 0) fail("give a budget: --trials N and/or --seconds S");
     if (warmup < 0 || repeats < 1) fail("--warmup must be >= 0 and --repeats >= 1");
-    const std::string db = vm["db"].as<std::string>();
+    if (!(prune == 0 || prune >= 1)) fail("--prune must be 0 (off) or >= 1 (got ", prune, ")");
+    const std::string db = vm["db"].as<std::string>(), target = vm["target"].as<std::string>();
     read_tuning_records(db);  // a malformed database fails now, not after the search
 
-    CandidateGenerator generator(split_list("schedules", vm["schedules"].as<std::string>()), cfg.seed);
-    std::cerr << "autotune: " << cfg.describe() << "\nautotune: computing the reference...\n";
-    TrialRunner runner(cfg, vm["target"].as<std::string>(), warmup, repeats, vm["tolerance"].as<double>());
+    // The shapes: this one, or every distinct QRNN layer of the sweep (each layer of a stack is its own shape).
+    std::vector<ModelConfig> shapes;
+    if (vm.count("sweep")) {
+        std::set<std::string> seen;
+        for (auto &run : sweep::load_sweep(vm["sweep"].as<std::string>()).runs) {
+            const ModelConfig &c = run.spec.config;
+            if (c.model != "qrnn") continue;
+            for (int64_t l = 0; l < c.layers; l++) {
+                ModelConfig one = cfg;
+                one.pooling = c.pooling, one.window = c.window, one.batch = c.batch, one.seq = c.seq;
+                one.input = c.layer_input(l), one.hidden = c.hidden;
+                if (seen.insert(one.describe()).second) shapes.push_back(one);
+            }
+        }
+        if (shapes.empty()) fail("--sweep ", vm["sweep"].as<std::string>(), ": no qrnn runs to tune");
+    } else {
+        shapes.push_back(cfg);
+    }
+    const std::vector<std::string> schedules = split_list("schedules", vm["schedules"].as<std::string>());
+    const Halide::Target halide_target = parse_target(target);
 
     interrupted = false;
     auto previous = std::signal(SIGINT, on_sigint);
@@ -91,20 +120,56 @@ int autotune_command(const std::vector<std::string> &args) {
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     std::vector<TuningRecord> done;
     std::optional<TuningRecord> best, tuned_default;
-    while (!interrupted && (trials == 0 || static_cast<int>(done.size()) < trials) && (seconds == 0 || elapsed() < seconds)) {
-        progress(static_cast<int>(done.size()), trials, elapsed(), seconds, best);
-        auto candidate = generator.next();
-        if (!candidate) break;
-        TuningRecord r = runner.run(*candidate);
-        append_tuning_record(db, r);
-        if (r.status == "ok" && (!best || r.median_ms < best->median_ms)) best = r;
-        if (r.schedule == "tuned" && r.knobs == find_layer_schedule("tuned").defaults) tuned_default = r;
-        done.push_back(std::move(r));
+    for (size_t si = 0; si < shapes.size() && !interrupted; si++) {
+        const ModelConfig &shape_cfg = shapes[si];
+        const std::string prefix = shapes.size() > 1 ? "shape " + std::to_string(si + 1) + "/" + std::to_string(shapes.size()) + " " : "";
+        // Each shape gets an equal share of what is left of the time budget.
+        const double shape_start = elapsed();
+        const double shape_budget = seconds > 0 ? (seconds - shape_start) / static_cast<double>(shapes.size() - si) : 0;
+        CandidateGenerator generator(schedules, cfg.seed, halide_target);  // same seed: same candidates, compiled once
+        std::cerr << "autotune: " << prefix << shape_cfg.describe() << "\nautotune: computing the reference...\n";
+        TrialRunner runner(shape_cfg, target, warmup, repeats, vm["tolerance"].as<double>());
+        int shape_trials = 0;
+        best.reset();
+        tuned_default.reset();
+        auto shape_elapsed = [&] { return elapsed() - shape_start; };
+        while (!interrupted && (trials == 0 || shape_trials < trials) && (seconds == 0 || shape_elapsed() < shape_budget)) {
+            progress(prefix, shape_trials, trials, shape_elapsed(), shape_budget, best);
+            auto candidate = generator.next();
+            if (!candidate) break;
+            double prune_ms = prune > 0 && best ? prune * best->median_ms : std::numeric_limits<double>::infinity();
+            TuningRecord r = runner.run(*candidate, prune_ms);
+            append_tuning_record(db, r);
+            if (r.status == "ok" && (!best || r.median_ms < best->median_ms)) best = r;
+            if (r.schedule == "tuned" && r.knobs == default_knobs(find_layer_schedule("tuned"), halide_target)) tuned_default = r;
+            done.push_back(std::move(r));
+            shape_trials++;
+        }
+        progress(prefix, shape_trials, trials, shape_elapsed(), shape_budget, best);
+        std::cerr << "\n";
     }
-    progress(static_cast<int>(done.size()), trials, elapsed(), seconds, best);
-    std::cerr << "\n";
     std::signal(SIGINT, previous);
     if (interrupted) std::cerr << "autotune: interrupted; the " << done.size() << " measured trials are kept in " << db << "\n";
+    if (shapes.size() > 1) {
+        Table table({"shape", "trials", "best schedule", "best_ms", "tuned_ms", "speed-up"});
+        for (auto &shape_cfg : shapes) {
+            LayerShape s{shape_cfg.seq, shape_cfg.batch, shape_cfg.input, shape_cfg.hidden, shape_cfg.window};
+            std::optional<TuningRecord> b, d;
+            int n = 0;
+            for (auto &r : done) {
+                if (r.shape.key() != s.key() || r.pooling != shape_cfg.pooling) continue;
+                n++;
+                if (r.status == "ok" && (!b || r.median_ms < b->median_ms)) b = r;
+                if (r.schedule == "tuned" && r.knobs == default_knobs(find_layer_schedule("tuned"), halide_target)) d = r;
+            }
+            table.add({shape_cfg.pooling + " " + s.key(), std::to_string(n), b ? b->schedule : "-", b ? fixed(b->median_ms, 3) : "-",
+                       d ? fixed(d->median_ms, 3) : "-", b && d ? fixed(d->median_ms / b->median_ms, 2) + "x" : "-"});
+        }
+        table.print(std::cout);
+        std::cout << "autotune: " << done.size() << " trials over " << shapes.size() << " shapes appended to " << db
+                  << "\nautotune: use them with: qrnn run --schedule tuned-db (QRNN_TUNING_DB=" << db << ")\n";
+        return kExitOk;
+    }
 
     Table table({"schedule", "knobs", "status", "median_ms", "rel_err", "error"});
     for (auto &r : done) {

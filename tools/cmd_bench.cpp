@@ -1,9 +1,7 @@
 // `qrnn bench`: how close the schedules come to this machine's limits, each figure a ratio of medians
 // measured side by side (alternating runs) in one process. Not a test: timing never decides pass/fail.
-// OpenBLAS misdetects this CPU; the command re-executes itself with OPENBLAS_CORETYPE=SkylakeX unless the
-// variable is already set.
-#include <unistd.h>
-
+// References are the best this machine offers for the target (tools/sgemm_references.h), never an ISA it lacks;
+// `--target x86-64-linux-avx-avx2-fma-f16c` measures the AVX2 path on any newer CPU, references held to AVX2.
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -13,6 +11,8 @@
 #include "runtime/timing.h"
 #include "runtime/compiled_layer.h"
 #include "runtime/tuning_db.h"
+#include "schedules/cpu_target.h"
+#include "tools/sgemm_references.h"
 #include "tools/bench_kernels.h"
 #include "tools/command.h"
 #include "tools/options.h"
@@ -24,6 +24,7 @@ namespace qrnn::cli {
 namespace {
 using bench::time_interleaved;
 using bench::time_side_by_side;
+using bench::sgemm_references;
 
 struct LayerRun {  // one layer on seeded data, for timing
     ModelConfig cfg;
@@ -31,13 +32,13 @@ struct LayerRun {  // one layer on seeded data, for timing
     LayerParams<float> params;
     LayerState<float> state;
     std::shared_ptr<CompiledLayer> layer;
-    LayerRun(const std::string &pooling, const LayerShape &s, const std::string &schedule) {
+    LayerRun(const std::string &pooling, const LayerShape &s, const std::string &schedule, const std::string &target) {
         cfg = layer_config(pooling, s);
         x = init_input(cfg);
         params = init_params(cfg)[0];
         state = initial_state<float>(cfg).layers[0];
         h = c = Tensor<float>({s.T, s.B, s.m});
-        layer = compiled_layer(pooling, schedule, {}, s);
+        layer = compiled_layer(pooling, schedule, {}, s, target);
     }
     void run() { layer->run({&x, &state, &params, {}, 0, &h, &c}); }
 };
@@ -53,6 +54,19 @@ std::string shape_text(const LayerShape &s) {
            std::to_string(s.n) + " m=" + std::to_string(s.m);
 }
 
+// The paper grid's 320-unit k=2 shapes (a subset of B x T), k = 1..4, and the wider layers of the language
+// model (640: the paper's 2 x 640 PTB model at B=20 T=105) and 1024; --quick: two.
+std::vector<LayerShape> bench_gemm_shapes(bool quick) {
+    if (quick) return {{128, 16, 320, 320, 2}, {105, 20, 640, 640, 2}};
+    std::vector<LayerShape> shapes;
+    for (int64_t B : {8, 32, 256})
+        for (int64_t T : {32, 512}) shapes.push_back({T, B, 320, 320, 2});
+    for (int64_t k : {1, 2, 3, 4}) shapes.push_back({128, 32, 320, 320, k});
+    for (int64_t w : {640, 1024}) shapes.push_back({105, 20, w, w, 2});
+    shapes.push_back({128, 32, 1024, 1024, 1});
+    return shapes;
+}
+
 int bench_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn bench options");
     desc.add_options()("help,h", "show this help")
@@ -60,21 +74,13 @@ int bench_command(const std::vector<std::string> &args) {
          "sections: gemm (conv vs OpenBLAS sgemm), pooling (vs triad), layer (vs its floor; fused vs unfused), "
          "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape)")
         ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
+        ("target", po::value<std::string>()->default_value("host"),
+         "Halide CPU target of our kernels, e.g. x86-64-linux-avx-avx2-fma-f16c; references are held to its ISA")
         ("repeats", po::value<int>()->default_value(11), "timed runs of each side (medians reported)")
         ("quick", "fewer and smaller shapes")
         ("json", po::value<std::string>(), "also write the results to this JSON file (context + one row per ratio)");
     po::variables_map vm;
     if (!parse_options("usage: qrnn bench [options]", desc, args, vm)) return kExitOk;
-    if (!std::getenv("OPENBLAS_CORETYPE")) {
-        setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);  // must be set before OpenBLAS loads: start again
-        std::vector<std::string> argv_s{"/proc/self/exe", "bench"};
-        argv_s.insert(argv_s.end(), args.begin(), args.end());
-        std::vector<char *> argv;
-        for (auto &a : argv_s) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execv("/proc/self/exe", argv.data());
-        fail("could not re-execute with OPENBLAS_CORETYPE=SkylakeX");
-    }
     const std::string pooling = vm["pooling"].as<std::string>();
     const int repeats = vm["repeats"].as<int>(), warmup = 2;
     const bool quick = vm.count("quick") > 0;
@@ -84,8 +90,16 @@ int bench_command(const std::vector<std::string> &args) {
     for (auto &s : sections)
         if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked" && s != "autotuned")
             fail("--what: unknown section '", s, "'");
-    std::cout << "qrnn bench: pooling=" << pooling << ", medians of " << repeats << " alternating runs, OPENBLAS_CORETYPE="
-              << std::getenv("OPENBLAS_CORETYPE") << "\n";
+    const std::string target_text = vm["target"].as<std::string>() == "host" ? "" : vm["target"].as<std::string>();
+    const Halide::Target target = parse_target(target_text);
+    if (target.has_gpu_feature() || !cpu_runs(target))
+        fail("--target ", target.to_string(), ": not a CPU target this machine can run (CPU: ", cpu_info().isa, ")");
+    const std::string target_name = tuning_target_name(target);
+    const auto &refs = sgemm_references(target);
+    std::string ref_names;
+    for (auto &r : refs) ref_names += (ref_names.empty() ? "" : ", ") + r.name;
+    std::cout << "qrnn bench: CPU " << cpu_info().describe() << "\n  target " << target_name << "; pooling=" << pooling
+              << ", medians of " << repeats << " alternating runs; sgemm references: " << ref_names << "\n";
 
     Table table({"benchmark", "shape", "ours", "reference", "ratio", "target", "met"});
     std::vector<std::string> json_rows;
@@ -100,7 +114,7 @@ int bench_command(const std::vector<std::string> &args) {
     };
 
     // Triad bandwidth, used by pooling and layer floors: 3 arrays of 32 Mi floats (384 MiB, far beyond L3).
-    bench::Triad triad(quick ? (8 << 20) : (32 << 20));
+    bench::Triad triad(quick ? (8 << 20) : (32 << 20), target);
     double triad_gbs = 0;
     {
         Timing t = time_side_by_side([&] { triad.run(); }, [] {}, warmup, repeats).first;
@@ -110,25 +124,30 @@ int bench_command(const std::vector<std::string> &args) {
     }
 
     if (wants("gemm")) {
-        // The paper grid's k=2, 320-unit shapes (a subset of B x T; --quick: one).
-        for (int64_t B : quick ? std::vector<int64_t>{16} : std::vector<int64_t>{8, 32, 256})
-            for (int64_t T : quick ? std::vector<int64_t>{128} : std::vector<int64_t>{32, 128, 512}) {
-                LayerShape s{T, B, 320, 320, 2};
-                bench::ConvGemm gemm(pooling, s);
-                double diff = gemm.max_rel_diff();
-                if (diff > 1e-4) fail("conv GEMM and OpenBLAS disagree at ", shape_text(s), " (rel ", diff, ")");
-                auto [ours, blas] = time_side_by_side([&] { gemm.run_halide(); }, [&] { gemm.run_openblas(); }, warmup, repeats);
-                double g_ours = gemm.flops() / (ours.median() * 1e6), g_blas = gemm.flops() / (blas.median() * 1e6);
-                row("conv GEMM vs OpenBLAS sgemm", shape_text(s), fixed(g_ours, 1) + " GFLOP/s",
-                    fixed(g_blas, 1) + " GFLOP/s", g_ours / g_blas, 0.90);
+        // Against the best of the references, each timed in the same rounds; the winner is named.
+        for (const LayerShape &s : bench_gemm_shapes(quick)) {
+            bench::ConvGemm gemm(pooling, s, target);
+            std::vector<std::function<void()>> runs{[&] { gemm.run_halide(); }};
+            for (size_t i = 0; i < refs.size(); i++) {
+                double diff = gemm.max_rel_diff(i);
+                if (diff > 1e-4) fail("conv GEMM and ", refs[i].name, " disagree at ", shape_text(s), " (rel ", diff, ")");
+                runs.push_back([&gemm, i] { gemm.run_reference(i); });
             }
+            auto t = time_interleaved(runs, warmup, repeats);
+            size_t best = 1;
+            for (size_t i = 2; i < t.size(); i++)
+                if (t[i].median() < t[best].median()) best = i;
+            double g_ours = gemm.flops() / (t[0].median() * 1e6), g_best = gemm.flops() / (t[best].median() * 1e6);
+            row("conv GEMM vs best sgemm", shape_text(s), fixed(g_ours, 1) + " GFLOP/s",
+                fixed(g_best, 1) + " GFLOP/s " + refs[best - 1].name, g_ours / g_best, 0.90);
+        }
     }
     const LayerShape layer_shape = quick ? LayerShape{128, 16, 320, 320, 2} : LayerShape{256, 64, 320, 320, 2};
 
     if (wants("pooling")) {
         LayerShape s = quick ? LayerShape{256, 32, 320, 320, 2} : LayerShape{512, 64, 320, 320, 2};
-        bench::PoolingScan scan(pooling, s, false);
-        bench::Triad same_size(static_cast<int64_t>(scan.bytes() / 12));
+        bench::PoolingScan scan(pooling, s, target, false);
+        bench::Triad same_size(static_cast<int64_t>(scan.bytes() / 12), target);
         auto [p, t] = time_side_by_side([&] { scan.run(); }, [&] { same_size.run(); }, warmup, repeats);
         double p_gbs = scan.bytes() / (p.median() * 1e6), t_gbs = same_size.bytes() / (t.median() * 1e6);
         row("pooling scan vs triad (GB/s)", "B=" + std::to_string(s.B) + " T=" + std::to_string(s.T) + " m=" + std::to_string(s.m),
@@ -142,14 +161,16 @@ int bench_command(const std::vector<std::string> &args) {
         // Floors: the GEMM (faster of ours and OpenBLAS, timed in the same rounds as the layers) plus the
         // unavoidable traffic at triad bandwidth (also in the rounds). Unfused: gates written and read back,
         // c and h written; fused: only c and h written. x is read once in both.
-        LayerRun tuned(pooling, s, "tuned"), fused(pooling, s, "fused");
-        bench::ConvGemm gemm(pooling, s);
-        auto timings = time_interleaved({[&] { tuned.run(); }, [&] { fused.run(); }, [&] { gemm.run_halide(); },
-                                         [&] { gemm.run_openblas(); }, [&] { triad.run(); }},
-                                        warmup, repeats);
+        LayerRun tuned(pooling, s, "tuned", target_text), fused(pooling, s, "fused", target_text);
+        bench::ConvGemm gemm(pooling, s, target);
+        std::vector<std::function<void()>> runs{[&] { tuned.run(); }, [&] { fused.run(); }, [&] { triad.run(); },
+                                                [&] { gemm.run_halide(); }};
+        for (size_t i = 0; i < refs.size(); i++) runs.push_back([&gemm, i] { gemm.run_reference(i); });
+        auto timings = time_interleaved(runs, warmup, repeats);
         const Timing &tt = timings[0], &ft = timings[1];
-        double gemm_ms = std::min(timings[2].median(), timings[3].median());
-        double bw = triad.bytes() / (timings[4].median() * 1e6);
+        double gemm_ms = timings[3].median();
+        for (size_t i = 4; i < timings.size(); i++) gemm_ms = std::min(gemm_ms, timings[i].median());
+        double bw = triad.bytes() / (timings[2].median() * 1e6);
         double floor_unfused = gemm_ms + (x_bytes + 4.0 * elems * (2 * G + 2)) / (bw * 1e6);
         double floor_fused = gemm_ms + (x_bytes + 4.0 * elems * 2) / (bw * 1e6);
         row("layer tuned: floor/time", shape_text(s), fixed(tt.median(), 2) + " ms", fixed(floor_unfused, 2) + " ms (unfused floor)",
@@ -167,7 +188,7 @@ int bench_command(const std::vector<std::string> &args) {
         for (int64_t m : {320, 64, 16})
             for (int64_t T : lengths) {
                 LayerShape s{T, 1, 320, m, 2};
-                bench::PoolingScan serial(pooling, s, false), chunked(pooling, s, true, 64);
+                bench::PoolingScan serial(pooling, s, target, false), chunked(pooling, s, target, true, 64);
                 double diff = chunked.max_rel_diff(serial);
                 if (diff > 1e-3) fail("chunked and serial scans disagree at T=", T, " (rel ", diff, ")");
                 auto [st, ct] = time_side_by_side([&] { serial.run(); }, [&] { chunked.run(); }, warmup, repeats);
@@ -175,7 +196,7 @@ int bench_command(const std::vector<std::string> &args) {
                     fixed(ct.median(), 3) + " ms", fixed(st.median(), 3) + " ms", st.median() / ct.median(), 1.5);
             }
         LayerShape s{4096, 1, 320, 320, 2};
-        LayerRun tuned(pooling, s, "tuned"), chunked(pooling, s, "chunked-scan");
+        LayerRun tuned(pooling, s, "tuned", target_text), chunked(pooling, s, "chunked-scan", target_text);
         auto [tt, ct] = time_side_by_side([&] { tuned.run(); }, [&] { chunked.run(); }, warmup, repeats);
         row("layer: chunked-scan vs tuned (tuned/chunked)", shape_text(s), fixed(ct.median(), 2) + " ms",
             fixed(tt.median(), 2) + " ms", tt.median() / ct.median(), 1.5);
@@ -183,13 +204,13 @@ int bench_command(const std::vector<std::string> &args) {
     if (wants("autotuned")) {
         // The newest verified record of this pooling and target names the shape that was tuned.
         const std::string db = default_tuning_db_path();
-        const std::string target = tuning_target_name(Halide::get_jit_target_from_environment());
         std::optional<TuningRecord> newest;
         for (auto &r : read_tuning_records(db))
-            if (r.status == "ok" && r.pooling == pooling && r.target == target) newest = r;
+            if (r.status == "ok" && r.pooling == pooling && r.target == target_name && r.cpu == tuning_cpu_name())
+                newest = r;
         if (!newest) fail("--what autotuned: no verified ", pooling, " record for this target in ", db, " (run qrnn autotune)");
         LayerShape s = newest->shape;
-        LayerRun tuned(pooling, s, "tuned"), tuned_db(pooling, s, "tuned-db");
+        LayerRun tuned(pooling, s, "tuned", target_text), tuned_db(pooling, s, "tuned-db", target_text);
         auto [tt, dt] = time_side_by_side([&] { tuned.run(); }, [&] { tuned_db.run(); }, warmup, repeats);
         row("autotuned (tuned-db) vs tuned (tuned/tuned-db)", shape_text(s), fixed(dt.median(), 3) + " ms",
             fixed(tt.median(), 3) + " ms", tt.median() / dt.median(), 1.0);
@@ -198,10 +219,11 @@ int bench_command(const std::vector<std::string> &args) {
     if (vm.count("json")) {
         const std::string path = vm["json"].as<std::string>();
         std::ofstream f(path);
-        f << "{\"context\":{\"date\":" << json_quote(utc_now_iso()) << ",\"target\":"
-          << json_quote(tuning_target_name(Halide::get_jit_target_from_environment())) << ",\"pooling\":" << json_quote(pooling)
-          << ",\"repeats\":" << repeats << ",\"statistic\":\"median of alternating runs\",\"OPENBLAS_CORETYPE\":"
-          << json_quote(std::getenv("OPENBLAS_CORETYPE")) << "},\n \"benchmarks\":[";
+        f << "{\"context\":{\"date\":" << json_quote(utc_now_iso()) << ",\"cpu\":" << json_quote(cpu_info().describe())
+          << ",\"cpu_isa\":" << json_quote(cpu_info().isa) << ",\"target\":" << json_quote(target_name)
+          << ",\"target_isa\":" << json_quote(target_isa(target)) << ",\"pooling\":" << json_quote(pooling)
+          << ",\"repeats\":" << repeats << ",\"statistic\":\"median of alternating runs\",\"sgemm_references\":"
+          << json_quote(ref_names) << "},\n \"benchmarks\":[";
         for (size_t i = 0; i < json_rows.size(); i++) f << (i ? ",\n  " : "\n  ") << json_rows[i];
         f << "]}\n";
         if (!f) fail("--json: cannot write ", path);

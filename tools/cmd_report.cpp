@@ -29,8 +29,8 @@ void print_header(const ResultTable &t, const std::string &path) {
         return it == t.attrs.end() ? std::string("?") : sweep::value_str(it->second);
     };
     std::cout << path << ": sweep " << attr("sweep_name") << " (" << attr("sweep_file") << "), " << t.rows() << " runs\n"
-              << "machine: " << attr("host") << ", " << attr("cpu_model") << ", " << attr("cores") << " cores; Halide "
-              << attr("halide_version") << "; commit " << attr("git_commit") << "; updated " << attr("updated_utc") << "\n";
+              << "machine: " << attr("host") << ", " << attr("cpu_model") << " (" << attr("cpu_id") << ", " << attr("cpu_isa")
+              << "), " << attr("cores") << " cores; host target " << attr("host_target") << "; Halide " << attr("halide_version") << "; commit " << attr("git_commit") << "; updated " << attr("updated_utc") << "\n";
     if (attr("environment") != "?" && !attr("environment").empty()) std::cout << "environment: " << attr("environment") << "\n";
 }
 

@@ -8,6 +8,7 @@
 #include "sweep/runner.h"
 #include "tools/command.h"
 #include "tools/options.h"
+#include "tools/sweep_slurm.h"
 #include "tools/table.h"
 
 namespace po = boost::program_options;
@@ -50,6 +51,7 @@ int sweep_command(const std::vector<std::string> &args) {
         ("shard", po::value<std::string>()->default_value("0/1"), "run only slice i of N: runs whose index % N == i")
         ("retry-failed", "re-run runs recorded with a status other than ok")
         ("skip-model-check", "accept model names this build does not know (their runs are recorded as failed)");
+    desc.add(slurm_sweep_options());
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
@@ -58,6 +60,7 @@ int sweep_command(const std::vector<std::string> &args) {
     sweep::LoadOptions load;
     load.check_models = !vm.count("skip-model-check");
     sweep::Sweep s = sweep::load_sweep(vm["file"].as<std::string>(), load);
+    if (wants_slurm(vm)) return submit_sweep_to_slurm(s, vm);
     sweep::RunnerOptions opts;
     opts.shard = sweep::parse_shard(vm["shard"].as<std::string>());
     if (vm.count("output")) opts.output = vm["output"].as<std::string>();

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "plugins/loader.h"
+#include "schedules/cpu_target.h"
 #include "tools/command.h"
 
 namespace qrnn::cli {
@@ -62,6 +63,8 @@ static void default_openmp_wait_policy(char **argv) {
 int main(int argc, char **argv) {
     using namespace qrnn::cli;
     default_openmp_wait_policy(argv);
+    // HL_JIT_TARGET below AVX-512 (the AVX2 path on a newer CPU) holds oneDNN's LSTM to the same ISA.
+    qrnn::hold_references_to(Halide::get_jit_target_from_environment());
     std::vector<std::string> args;
     try {
         args = load_plugins(std::vector<std::string>(argv + 1, argv + argc));

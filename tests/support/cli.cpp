@@ -11,8 +11,9 @@
 
 namespace qrnn::test {
 
-CliResult run_cli(const std::string &args) {
-    std::string command = std::string(QRNN_CLI) + " " + args + " 2>&1";
+CliResult run_cli(const std::string &args) { return run_shell(std::string(QRNN_CLI) + " " + args + " 2>&1"); }
+
+CliResult run_shell(const std::string &command) {
     FILE *pipe = popen(command.c_str(), "r");
     CliResult r{-1, ""};
     if (!pipe) return r;

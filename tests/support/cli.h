@@ -10,6 +10,7 @@ struct CliResult {
 };
 
 CliResult run_cli(const std::string &args);  // runs "$QRNN_CLI <args>"
+CliResult run_shell(const std::string &command);  // runs a /bin/sh command line; its stdout only (add 2>&1)
 std::string scratch_path(const std::string &name);  // a fresh path in a per-process temporary directory
 std::string write_scratch(const std::string &name, const std::string &text);  // scratch_path with text in it
 

@@ -1,0 +1,79 @@
+#include "tools/sgemm_references.h"
+
+#include <dlfcn.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "schedules/cpu_target.h"
+
+namespace qrnn::bench {
+namespace {
+const char *kOpenBlas = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0";
+
+using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
+using CoreName = char *(*)();
+constexpr int kRowMajor = 101, kNoTrans = 111;
+
+// Loads a private copy of OpenBLAS (its CPU detection runs when it loads, reading OPENBLAS_CORETYPE then).
+bool load_openblas(const std::string &coretype, std::vector<SgemmReference> &out) {
+    if (!std::filesystem::exists(kOpenBlas)) return false;
+    std::string copy = std::filesystem::temp_directory_path() / ("qrnn-openblas-" + std::to_string(getpid()) + "-" +
+                                                                 (coretype.empty() ? "auto" : coretype) + ".so");
+    std::filesystem::copy_file(kOpenBlas, copy, std::filesystem::copy_options::overwrite_existing);
+    const char *old = std::getenv("OPENBLAS_CORETYPE");
+    std::string saved = old ? old : "";
+    if (coretype.empty()) unsetenv("OPENBLAS_CORETYPE");
+    else setenv("OPENBLAS_CORETYPE", coretype.c_str(), 1);
+    void *lib = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (old) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
+    else unsetenv("OPENBLAS_CORETYPE");
+    std::filesystem::remove(copy);  // the mapping stays valid
+    if (!lib) return false;
+    auto sgemm = reinterpret_cast<CblasSgemm>(dlsym(lib, "cblas_sgemm"));
+    auto corename = reinterpret_cast<CoreName>(dlsym(lib, "openblas_get_corename"));
+    if (!sgemm) return false;
+    std::string detected = corename ? corename() : "?";
+    out.push_back({"openblas(" + (coretype.empty() ? "auto:" + detected : detected) + ")",
+                   [sgemm](int M, int N, int K, const float *A, const float *B, float *C) {
+                       sgemm(kRowMajor, kNoTrans, kNoTrans, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+                   }});
+    return true;
+}
+}  // namespace
+
+std::string openblas_coretype_for(const Halide::Target &target) {
+    const std::string isa = target_isa(target);
+    if (!cpu_runs(target)) return "";
+    if (isa == "avx512") return "SkylakeX";
+    if (isa == "avx2") return "Haswell";
+    if (isa == "avx") return "Sandybridge";
+    return "";
+}
+
+const std::vector<SgemmReference> &sgemm_references(const Halide::Target &target) {
+    static std::vector<SgemmReference> refs;
+    static std::string loaded_for;
+    const std::string key = target.to_string();
+    if (!refs.empty()) {
+        if (loaded_for != key) fail("sgemm references were loaded for ", loaded_for, ", not ", key);
+        return refs;
+    }
+    loaded_for = key;
+    hold_references_to(target);
+    // OpenBLAS's own detection may pick a wider ISA than the target's: only when the target is the CPU's widest.
+    if (target_isa(target) == cpu_info().isa) load_openblas("", refs);
+    std::string coretype = openblas_coretype_for(target);
+    if (!coretype.empty()) load_openblas(coretype, refs);
+    refs.push_back({"dnnl_sgemm", [](int M, int N, int K, const float *A, const float *B, float *C) {
+                        if (dnnl_sgemm('N', 'N', M, N, K, 1.0f, A, K, B, N, 0.0f, C, N) != dnnl_success)
+                            fail("dnnl_sgemm failed (M=", M, " N=", N, " K=", K, ")");
+                    }});
+    return refs;
+}
+
+}  // namespace qrnn::bench
