@@ -76,6 +76,8 @@ void load_plugin(const std::string &path) {
     } catch (const std::exception &e) {
         // The library stays loaded: part of it may already be registered and reference its code.
         fail("plugin '", path, "': ", e.what());
+    } catch (...) {
+        fail("plugin '", path, "': its register function threw a non-standard exception");
     }
     loaded_files().insert(real);
     for (auto &[kind, names] : snapshot()) {

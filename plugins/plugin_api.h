@@ -5,7 +5,8 @@
 
 // Bump when a registry struct (PoolingVariant, ModelPlugin, LayerSchedule, ...) changes layout.
 // 2: PoolingVariant gained its backward (halide_partials, reference_partials, backward_flops_per_step).
-#define QRNN_PLUGIN_ABI_VERSION 2
+// 3: KnobSpec gained its valid range (min, max).
+#define QRNN_PLUGIN_ABI_VERSION 3
 
 extern "C" {
 struct QrnnPluginEntry {

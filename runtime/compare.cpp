@@ -12,6 +12,8 @@ void Comparison::merge(const Comparison &o) {
     finite = finite && o.finite;
 }
 
+bool valid_tolerance(double tolerance) { return std::isfinite(tolerance) && tolerance > 0; }
+
 Comparison compare(const Tensor<float> &y, const Tensor<double> &ref) {
     if (y.shape != ref.shape) fail("result shape ", y.shape_str(), " differs from reference shape ", ref.shape_str());
     Comparison c;

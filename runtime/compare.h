@@ -14,6 +14,9 @@ struct Comparison {
     void merge(const Comparison &o);
 };
 
+// A usable --verify tolerance: finite and > 0 (NaN, negative or infinite would pass or fail everything).
+bool valid_tolerance(double tolerance);
+
 Comparison compare(const Tensor<float> &y, const Tensor<double> &ref);  // throws qrnn::Error on shape mismatch
 
 // Throws qrnn::Error "<what> contains NaN at [i][j]..." for the first non-finite element.

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "plugins/model.h"
 #include "plugins/training_model.h"
+#include "runtime/memory_guard.h"
 
 namespace qrnn {
 namespace {
@@ -17,6 +18,7 @@ struct Prepared {
 
 Prepared prepare(const ModelConfig &cfg, const RunOptions &opts) {
     cfg.validate();
+    check_run_memory(cfg, opts.verify, opts.max_memory);
     const ModelPlugin &plugin = find_model(cfg.model);
     Prepared p{{cfg, {}, 0, std::nullopt}, nullptr};
     std::string why = model_unavailable(plugin);

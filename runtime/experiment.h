@@ -19,6 +19,7 @@ struct RunOptions {
     std::string load_path;  // HDF5 dump to take inputs and parameters from (else seeded init)
     std::string dump_path;  // HDF5 file to write inputs, parameters and outputs to
     Knobs knobs;            // schedule knob overrides
+    int64_t max_memory = 0; // refuse a run estimated above this many bytes (0: 80% of RAM; memory_guard.h)
 };
 
 struct RunReport {

@@ -2,11 +2,10 @@
 
 #include <H5Cpp.h>
 
-#include <cstdio>
-#include <filesystem>
 
 #include "core/error.h"
 #include "core/pooling.h"
+#include "runtime/atomic_file.h"
 
 namespace qrnn {
 namespace {
@@ -52,15 +51,48 @@ Tensor<float> read_tensor(H5::H5File &file, const std::string &path, const std::
 
 std::string layer_group(int64_t l) { return "/layer_" + std::to_string(l); }
 
+constexpr const char *kDumpFormat = "qrnn-dump";
+constexpr int64_t kDumpFormatVersion = 1;
+
+// A root attribute as text (string or integer), or "" if absent or of another type.
+std::string attr_text(H5::H5File &file, const std::string &name) {
+    if (!file.attrExists(name)) return "";
+    H5::Attribute a = file.openAttribute(name);
+    if (a.getSpace().getSimpleExtentNpoints() != 1) return "";
+    if (a.getTypeClass() == H5T_STRING) {
+        H5::StrType type = a.getStrType();
+        if (type.isVariableStr()) return "";
+        std::string value(type.getSize(), '\0');
+        a.read(type, value.data());
+        return value.substr(0, value.find('\0'));
+    }
+    if (a.getTypeClass() == H5T_INTEGER) {
+        int64_t v = 0;
+        a.read(H5::PredType::NATIVE_INT64, &v);
+        return std::to_string(v);
+    }
+    return "";
+}
+
+// format, format_version and gates (the gate order of the weights) must be what this qrnn writes for cfg.
+void check_dump_attributes(H5::H5File &file, const std::string &path, const ModelConfig &cfg) {
+    const std::pair<std::string, std::string> want[] = {{"format", kDumpFormat},
+                                                        {"format_version", std::to_string(kDumpFormatVersion)},
+                                                        {"gates", find_pooling(cfg.pooling).gates}};
+    for (auto &[name, value] : want) {
+        std::string got = attr_text(file, name);
+        if (got != value)
+            fail(path, ": attribute ", name, " is ", got.empty() ? "missing or not a string/integer" : "'" + got + "'",
+                 ", expected '", value, "'", name == "gates" ? " (the gate order of --pooling " + cfg.pooling + ")" : "");
+    }
+}
+
 }  // namespace
 
 void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &data) {
-    const std::string tmp = path + ".tmp";
-    try {
-        H5::Exception::dontPrint();
-        H5::H5File file(tmp, H5F_ACC_TRUNC);
-        write_attr(file, "format", std::string("qrnn-dump"));
-        write_attr(file, "format_version", 1);
+    write_hdf5_atomically(path, "HDF5 dump", [&](H5::H5File &file) {
+        write_attr(file, "format", std::string(kDumpFormat));
+        write_attr(file, "format_version", kDumpFormatVersion);
         write_attr(file, "model", cfg.model);
         write_attr(file, "pooling", cfg.pooling);
         write_attr(file, "gates", find_pooling(cfg.pooling).gates);
@@ -100,23 +132,13 @@ void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &
                 if (cfg.window > 1) write_tensor(file, g + "/history", data.grads[l].history);
             }
         }
-        file.close();
-    } catch (const H5::Exception &e) {
-        std::remove(tmp.c_str());
-        fail(path, ": cannot write HDF5 dump: ", e.getDetailMsg());
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        fail(path, ": cannot write HDF5 dump (rename failed)");
-    }
+    });
 }
 
 RunData read_dump(const std::string &path, const ModelConfig &cfg) {
-    H5::Exception::dontPrint();
-    if (!std::filesystem::is_regular_file(path)) fail(path, ": no such file");
+    H5::H5File file = open_hdf5_for_reading(path, "a qrnn dump");
     try {
-        if (!H5::H5File::isHdf5(path.c_str())) fail(path, ": not an HDF5 file");
-        H5::H5File file(path, H5F_ACC_RDONLY);
+        check_dump_attributes(file, path, cfg);
         RunData d;
         const int64_t G = find_pooling(cfg.pooling).gate_count(), B = cfg.batch, m = cfg.hidden, k = cfg.window;
         d.x = read_tensor(file, path, "/input/x", {cfg.seq, B, cfg.input});

@@ -65,37 +65,88 @@ void append_tuning_record(const std::string &path, const TuningRecord &record) {
     if (!f) fail("tuning database ", path, ": write failed");
 }
 
-std::vector<TuningRecord> read_tuning_records(const std::string &path) {
-    std::vector<TuningRecord> records;
+TuningRecord parse_tuning_line(const std::string &line) {
+    try {
+        boost::property_tree::ptree tree;
+        std::istringstream is(line);
+        boost::property_tree::read_json(is, tree);
+        TuningRecord r;
+        r.time = tree.get<std::string>("time", "");
+        r.cpu = tree.get<std::string>("cpu", "");
+        r.pooling = tree.get<std::string>("pooling");
+        r.target = tree.get<std::string>("target");
+        r.schedule = tree.get<std::string>("schedule");
+        r.status = tree.get<std::string>("status");
+        r.error = tree.get<std::string>("error", "");
+        r.shape = {tree.get<int64_t>("shape.T"), tree.get<int64_t>("shape.B"), tree.get<int64_t>("shape.n"),
+                   tree.get<int64_t>("shape.m"), tree.get<int64_t>("shape.k")};
+        for (auto &kv : tree.get_child("knobs")) r.knobs[kv.first] = knob_value(kv.first, kv.second.get_value<int64_t>());
+        r.median_ms = tree.get<double>("median_ms");
+        r.min_ms = tree.get<double>("min_ms", 0);
+        r.repeats = tree.get<int>("repeats", 0);
+        r.rel_error = tree.get<double>("rel_error", 0);
+        return r;
+    } catch (const Error &) {
+        throw;
+    } catch (const std::exception &e) {
+        fail("malformed record (", e.what(), ")");
+    }
+}
+
+namespace {
+// Calls use(record) for every non-blank line; a malformed one goes to bad(line number, message).
+template <class Use, class Bad>
+void for_each_tuning_line(const std::string &path, Use use, Bad bad) {
     std::ifstream f(path);
-    if (!f) return records;
     std::string line;
-    for (int number = 1; std::getline(f, line); number++) {
+    for (int number = 1; f && std::getline(f, line); number++) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         try {
-            boost::property_tree::ptree tree;
-            std::istringstream is(line);
-            boost::property_tree::read_json(is, tree);
-            TuningRecord r;
-            r.time = tree.get<std::string>("time", "");
-            r.cpu = tree.get<std::string>("cpu", "");
-            r.pooling = tree.get<std::string>("pooling");
-            r.target = tree.get<std::string>("target");
-            r.schedule = tree.get<std::string>("schedule");
-            r.status = tree.get<std::string>("status");
-            r.error = tree.get<std::string>("error", "");
-            r.shape = {tree.get<int64_t>("shape.T"), tree.get<int64_t>("shape.B"), tree.get<int64_t>("shape.n"),
-                       tree.get<int64_t>("shape.m"), tree.get<int64_t>("shape.k")};
-            for (auto &kv : tree.get_child("knobs")) r.knobs[kv.first] = kv.second.get_value<int>();
-            r.median_ms = tree.get<double>("median_ms");
-            r.min_ms = tree.get<double>("min_ms", 0);
-            r.repeats = tree.get<int>("repeats", 0);
-            r.rel_error = tree.get<double>("rel_error", 0);
-            records.push_back(std::move(r));
-        } catch (const std::exception &e) {
-            fail("tuning database ", path, " line ", number, ": malformed record (", e.what(), ")");
+            TuningRecord r = parse_tuning_line(line);
+            r.line = number;
+            use(std::move(r));
+        } catch (const Error &e) {
+            bad(number, e.what());
         }
     }
+}
+}  // namespace
+
+std::vector<TuningRecord> read_tuning_records(const std::string &path) {
+    std::vector<TuningRecord> records;
+    for_each_tuning_line(
+        path, [&](TuningRecord r) { records.push_back(std::move(r)); },
+        [&](int number, const std::string &why) { fail("tuning database ", path, " line ", number, ": ", why); });
+    return records;
+}
+
+std::string tuning_record_problem(const TuningRecord &r) {
+    if (r.shape.T < 1 || r.shape.B < 1 || r.shape.n < 1 || r.shape.m < 1 || r.shape.k < 1)
+        return "shape " + r.shape.key() + " has a dimension < 1";
+    if (!(r.median_ms >= 0) || !std::isfinite(r.median_ms)) return "median_ms is not a finite time";
+    try {
+        const LayerSchedule &s = find_layer_schedule(r.schedule);
+        if (s.name == "tuned-db") return "schedule 'tuned-db' would use the database recursively";
+        merge_knobs(s, r.knobs);
+    } catch (const Error &e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::vector<TuningRecord> read_usable_tuning_records(const std::string &path, std::ostream &warnings) {
+    std::vector<TuningRecord> records;
+    auto skip = [&](int number, const std::string &why) {
+        warnings << "warning: tuning database " << path << " line " << number << " skipped: " << why << "\n";
+    };
+    for_each_tuning_line(
+        path,
+        [&](TuningRecord r) {
+            std::string why = r.status == "ok" ? tuning_record_problem(r) : "";
+            if (why.empty()) records.push_back(std::move(r));
+            else skip(r.line, why);
+        },
+        skip);
     return records;
 }
 

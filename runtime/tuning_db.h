@@ -6,6 +6,7 @@
 // status: "ok" (measured and verified), "wrong" (rel_error above the tolerance), "failed" (compile/run
 // error, message in "error"). Only "ok" records of this CPU model and target are used: a tuning is per machine.
 #pragma once
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct TuningRecord {
     Knobs knobs;
     double median_ms = 0, min_ms = 0, rel_error = 0;
     int repeats = 0;
+    int line = 0;  // line in the file it was read from
 };
 
 std::string default_tuning_db_path();  // $QRNN_TUNING_DB, else ./qrnn_tuning.jsonl
@@ -28,8 +30,16 @@ std::string tuning_cpu_name();  // this CPU: model name and vendor family/model/
 
 std::string to_json_line(const TuningRecord &record);
 void append_tuning_record(const std::string &path, const TuningRecord &record);  // throws if not writable
+// One JSON line as a record; throws qrnn::Error (without file and line) if malformed.
+TuningRecord parse_tuning_line(const std::string &line);
 // All records of a file (none if it does not exist); a malformed line is an error naming file and line.
 std::vector<TuningRecord> read_tuning_records(const std::string &path);
+// Why tuned-db cannot use a record ("" if it can): an unknown schedule, tuned-db itself (recursion), a
+// knob the schedule lacks or outside its range, a shape dimension < 1.
+std::string tuning_record_problem(const TuningRecord &record);
+// The records tuned-db may use: malformed and unusable lines are skipped with a one-line warning each
+// ("warning: tuning database F line N skipped: why") on `warnings`.
+std::vector<TuningRecord> read_usable_tuning_records(const std::string &path, std::ostream &warnings);
 
 // The fastest "ok" record for (pooling, target, cpu) at the shape nearest to `shape` (log-distance over
 // T, B, n, m, k); none if there is no such record.

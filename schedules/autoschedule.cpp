@@ -68,8 +68,8 @@ LayerSchedule auto_layer_schedule(const std::string &name, const std::string &fa
     s.description = "Halide 14 autoscheduler " + name + " (" + family + "), estimates from the shape";
     s.target_family = family;
     s.defaults = {{"parallelism", family == "gpu" ? 128 : cores}, {"balance", 40}};
-    s.knob_specs = {{"parallelism", {"MachineParams parallelism (cores, or GPU SMs x blocks)", {cores, 2 * cores, 8, 16}}},
-                    {"balance", {"MachineParams load/arithmetic cost balance", {10, 20, 40, 80}}}};
+    s.knob_specs = {{"parallelism", {"MachineParams parallelism (cores, or GPU SMs x blocks)", {cores, 2 * cores, 8, 16}, 1, 4096}},
+                    {"balance", {"MachineParams load/arithmetic cost balance", {10, 20, 40, 80}, 1, 1000}}};
     s.per_shape = true;
     s.build = [name](const LayerInputs &in, const PoolingVariant &v, const Target &t, const Knobs &knobs,
                      const LayerShape &shape) { return build_auto_scheduled(name, in, v, t, knobs, shape); };

@@ -117,11 +117,11 @@ const bool registered = [] {
                                 forward_naive, backward_naive, nullptr});
     TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + register-blocked GEMMs for dW, dx",
                            "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"tile_c", 6}, {"chains", 4}, {"b_inner", 1}}};
-    tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors (h for conv/dW, c for dx)", {1, 2, 3}}},
-                        {"tile_t", {"GEMM tile width in time steps (conv, dx)", {4, 6, 8, 12}}},
-                        {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}}},
-                        {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}}},
-                        {"b_inner", {"forward GEMM: batch loop inside the h tile", {0, 1}}}};
+    tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors (h for conv/dW, c for dx)", {1, 2, 3}, 1, 4}},
+                        {"tile_t", {"GEMM tile width in time steps (conv, dx)", {4, 6, 8, 12}, 1, 16}},
+                        {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
+                        {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}},
+                        {"b_inner", {"forward GEMM: batch loop inside the h tile", {0, 1}, 0, 1}}};
     // Register tiles from the target's vector registers (cpu_common.h): tile_c follows tile_t.
     tuned.target_defaults = [base = tuned.defaults](const Target &t) {
         Knobs k = with_gemm_tile(base, t);

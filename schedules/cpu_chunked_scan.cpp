@@ -25,12 +25,12 @@ Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant,
 const bool registered = [] {
     LayerSchedule s{"chunked-scan", "CPU: GEMM conv + two-level scan (local scans, carry, fix-up) parallel in time",
                     "cpu", {{"chunk", 64}, {"chains", 4}, {"interleave", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}, {"b_inner", 1}}, nullptr};
-    s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}}},
-                    {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}}},
-                    {"interleave", {"chunks scanned together in the local scans (independent chains)", {1, 2, 4, 8}}},
-                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
-                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12}}},
-                    {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}}}};
+    s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}, 2, 4096}},
+                    {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}, 1, 8}},
+                    {"interleave", {"chunks scanned together in the local scans (independent chains)", {1, 2, 4, 8}, 1, 16}},
+                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 4}},
+                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12}, 1, 16}},
+                    {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}, 0, 1}}};
     s.build = build_cpu_chunked;
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     register_layer_schedule(s);

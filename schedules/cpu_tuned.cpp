@@ -29,10 +29,10 @@ void apply_cpu_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target,
 const bool registered = [] {
     LayerSchedule s{"tuned", "hand-written CPU: register-blocked GEMM conv + vectorised serial-time scan",
                     "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"chains", 4}, {"b_inner", 1}}, apply_cpu_tuned};
-    s.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}}},
-                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12, 16}}},
-                    {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}}},
-                    {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}}}};
+    s.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 4}},
+                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12, 16}, 1, 16}},
+                    {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}, 0, 1}},
+                    {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}}};
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     register_layer_schedule(s);
     return true;

@@ -68,14 +68,14 @@ Pipeline build_gpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
 const bool registered = [] {
     LayerSchedule tiled{"cuda-tiled", "GPU: tiled GEMM conv, scan one thread per (batch, channel), time unrolled",
                         "gpu", {{"threads", 64}, {"tile_t", 4}, {"unroll", 4}}, apply_gpu_tiled};
-    tiled.knob_specs = {{"threads", {"threads per block along h", {32, 64, 128}}},
-                        {"tile_t", {"GEMM outputs per thread along t", {2, 4, 8}}},
-                        {"unroll", {"unroll of the serial time loop", {1, 2, 4, 8}}}};
+    tiled.knob_specs = {{"threads", {"threads per block along h", {32, 64, 128}, 1, 1024}},
+                        {"tile_t", {"GEMM outputs per thread along t", {2, 4, 8}, 1, 16}},
+                        {"unroll", {"unroll of the serial time loop", {1, 2, 4, 8}, 1, 16}}};
     register_layer_schedule(tiled);
     LayerSchedule fused{"cuda-fused", "GPU: conv per time chunk inside the per-thread scan", "gpu",
                         {{"threads", 64}, {"chunk", 4}}, nullptr};
-    fused.knob_specs = {{"threads", {"threads per block along h", {32, 64, 128}}},
-                        {"chunk", {"time steps of conv computed per chunk, unrolled", {2, 4, 8}}}};
+    fused.knob_specs = {{"threads", {"threads per block along h", {32, 64, 128}, 1, 1024}},
+                        {"chunk", {"time steps of conv computed per chunk, unrolled", {2, 4, 8}, 1, 16}}};
     fused.build = build_gpu_fused;
     register_layer_schedule(fused);
     register_layer_schedule(auto_layer_schedule("Li2018", "gpu"));

@@ -33,7 +33,7 @@ std::vector<std::string> training_schedule_names() { return registry().names(); 
 
 Knobs merge_knobs(const TrainingSchedule &schedule, const Knobs &overrides, const Halide::Target &target) {
     return merge_knob_overrides(schedule.name, schedule.target_defaults ? schedule.target_defaults(target) : schedule.defaults,
-                                overrides);
+                                schedule.knob_specs, overrides);
 }
 
 Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const LayerInputs &in,

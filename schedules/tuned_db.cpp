@@ -12,7 +12,7 @@ using namespace Halide;
 Pipeline build_from_db(const LayerInputs &in, const PoolingVariant &variant, const Target &target, const Knobs &,
                        const LayerShape &shape) {
     const std::string path = default_tuning_db_path(), target_name = tuning_target_name(target);
-    auto best = best_tuning_record(read_tuning_records(path), variant.name, target_name, shape);
+    auto best = best_tuning_record(read_usable_tuning_records(path, std::cerr), variant.name, target_name, shape);
     if (!best) {
         std::cerr << "note: tuned-db: no verified record for pooling " << variant.name << " on this target in " << path
                   << "; using 'tuned' (run qrnn autotune)\n";

@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
 
 #include "core/error.h"
+#include "runtime/atomic_file.h"
 
 namespace qrnn::sweep {
 namespace {
@@ -132,14 +132,6 @@ ColumnKind kind_of(const Value &v) {
     return ColumnKind::Str;
 }
 
-void fsync_path(const std::string &path) {
-    int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
-}
-
 }  // namespace
 
 size_t Column::size() const {
@@ -224,11 +216,8 @@ std::vector<std::pair<std::string, ColumnKind>> result_schema() {
 }
 
 ResultTable read_results(const std::string &path) {
-    H5::Exception::dontPrint();
-    if (!std::filesystem::exists(path)) fail(path, ": no such file");
-    if (!H5::H5File::isHdf5(path.c_str())) fail(path, ": not an HDF5 file");
+    H5::H5File file = open_hdf5_for_reading(path, "a sweep results file");
     try {
-        H5::H5File file(path, H5F_ACC_RDONLY);
         ResultTable t;
         for (int i = 0; i < file.getNumAttrs(); i++) {
             H5::Attribute a = file.openAttribute(static_cast<unsigned>(i));
@@ -275,36 +264,21 @@ ResultTable read_results(const std::string &path) {
 }
 
 void write_results(const std::string &path, const ResultTable &table) {
-    const std::string tmp = path + ".tmp";
-    try {
-        H5::Exception::dontPrint();
-        {
-            H5::H5File file(tmp, H5F_ACC_TRUNC);
-            for (auto &[name, value] : table.attrs) write_attr(file, name, value);
-            H5::Group runs = file.createGroup("/runs");
-            std::string names;
-            for (auto &c : table.columns()) {
-                write_column(runs, c);
-                names += (names.empty() ? "" : ",") + c.name;
-            }
-            write_attr(runs, "columns", names);
-            write_attr(runs, "rows", static_cast<int64_t>(table.rows()));
+    write_hdf5_atomically(path, "results", [&](H5::H5File &file) {
+        for (auto &[name, value] : table.attrs) write_attr(file, name, value);
+        H5::Group runs = file.createGroup("/runs");
+        std::string names;
+        for (auto &c : table.columns()) {
+            write_column(runs, c);
+            names += (names.empty() ? "" : ",") + c.name;
         }
-        fsync_path(tmp);
-    } catch (const H5::Exception &e) {
-        std::remove(tmp.c_str());
-        fail(path, ": cannot write results: ", e.getDetailMsg());
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::string why = std::strerror(errno);
-        std::remove(tmp.c_str());
-        fail(path, ": cannot replace results file: ", why);
-    }
-    std::string dir = std::filesystem::path(path).parent_path().string();
-    fsync_path(dir.empty() ? "." : dir);
+        write_attr(runs, "columns", names);
+        write_attr(runs, "rows", static_cast<int64_t>(table.rows()));
+    });
 }
 
 WriterLock::WriterLock(const std::string &results_path) {
+    if (std::filesystem::is_directory(results_path)) fail(results_path, ": is a directory, not a results file");
     const std::string lock_path = results_path + ".lock";
     fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) fail(lock_path, ": cannot create lock file: ", std::strerror(errno));

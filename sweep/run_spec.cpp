@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "runtime/compare.h"
 
 namespace qrnn::sweep {
 namespace {
@@ -76,7 +77,7 @@ std::vector<RunField> make_fields() {
          [](const RunSpec &s) { return Value(int64_t(s.measure.verify)); }},
         {"tolerance", FieldKind::Float,
          [](RunSpec &s, const Value &v) {
-             if (!(as_float(v) > 0)) fail("must be > 0 (got ", as_float(v), ")");
+             if (!valid_tolerance(as_float(v))) fail("must be a finite number > 0 (got ", as_float(v), ")");
              s.measure.tolerance = as_float(v);
          },
          [](const RunSpec &s) { return Value(s.measure.tolerance); }},
@@ -120,7 +121,8 @@ bool is_measurement_key(const std::string &key) {
 
 void set_key(RunSpec &spec, const std::string &key, const Value &value) {
     if (is_knob_key(key)) {
-        spec.knobs[key.substr(std::string(kKnobPrefix).size())] = static_cast<int>(std::get<int64_t>(value));
+        const std::string knob = key.substr(std::string(kKnobPrefix).size());
+        spec.knobs[knob] = knob_value(knob, std::get<int64_t>(value));
         return;
     }
     const RunField *f = find_run_field(key);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "runtime/atomic_file.h"
 #include "runtime/experiment.h"
 #include "sweep/machine_info.h"
 
@@ -247,7 +248,7 @@ SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostre
     const auto dir = std::filesystem::path(opts.output).parent_path();
     if (!dir.empty()) std::filesystem::create_directories(dir);
     WriterLock lock(opts.output);
-    std::filesystem::remove(opts.output + ".tmp");  // left by a writer killed mid-write; we hold the lock
+    remove_stale_temp_files(opts.output);  // left by a writer killed mid-write; we hold the lock
     ResultTable table;
     if (std::filesystem::exists(opts.output)) table = read_results(opts.output);
     for (auto &[name, kind] : result_schema()) table.add_column(name, kind);

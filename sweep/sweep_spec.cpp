@@ -1,12 +1,15 @@
 #include "sweep/sweep_spec.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -39,6 +42,28 @@ const char *kind_name(FieldKind k) {
     }
 }
 
+// Where a second YAML document starts, if there is one. Parses events only, at most two documents
+// (YAML::LoadAll loops until memory runs out on some inputs, e.g. a leading ',', in yaml-cpp 0.7).
+std::optional<YAML::Mark> second_document(const std::string &text) {
+    struct DocumentStarts : YAML::EventHandler {
+        std::vector<YAML::Mark> marks;
+        void OnDocumentStart(const YAML::Mark &mark) override { marks.push_back(mark); }
+        void OnDocumentEnd() override {}
+        void OnNull(const YAML::Mark &, YAML::anchor_t) override {}
+        void OnAlias(const YAML::Mark &, YAML::anchor_t) override {}
+        void OnScalar(const YAML::Mark &, const std::string &, YAML::anchor_t, const std::string &) override {}
+        void OnSequenceStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnSequenceEnd() override {}
+        void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnMapEnd() override {}
+    } starts;
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    if (parser.HandleNextDocument(starts) && parser.HandleNextDocument(starts) && starts.marks.size() > 1)
+        return starts.marks[1];
+    return std::nullopt;
+}
+
 const char *node_kind(const YAML::Node &n) {
     if (n.IsSequence()) return "a list";
     if (n.IsMap()) return "a map";
@@ -48,16 +73,21 @@ const char *node_kind(const YAML::Node &n) {
 
 class Parser {
 public:
+    static constexpr int64_t kMaxRuns = 100000;  // before exclusions; more is surely a typo (and memory)
+
     Parser(std::string path, LoadOptions opts) : path_(std::move(path)), opts_(opts) {}
 
     Sweep parse(const std::string &text) {
         YAML::Node root;
+        std::optional<YAML::Mark> second;
         try {
             root = YAML::Load(text);
+            if (root.IsMap()) second = second_document(text);
         } catch (const YAML::ParserException &e) {
             fail_at(e.mark, "", "YAML syntax error: " + e.msg);
         }
         if (!root.IsMap()) fail_at(root.Mark(), "", "a sweep file is a map (keys: name, description, base, grid, zip, exclude, repeats, seed, interleave)");
+        if (second) fail_at(*second, "", "a second YAML document: a sweep file holds exactly one (remove the '---')");
         Sweep sweep;
         sweep.path = path_;
         sweep.yaml_text = text;
@@ -349,6 +379,11 @@ private:
 
     void expand(Sweep &sweep, const YAML::Mark &mark) {
         sweep.varied_keys = varied_order_;
+        double planned = static_cast<double>(sweep.replicates);
+        for (auto &factor : factors_) planned *= static_cast<double>(factor.choices.size());
+        if (planned > kMaxRuns)
+            fail_at(mark, "", "the sweep expands to " + value_str(planned) + " runs (grid x zip x repeats), more than " +
+                                  std::to_string(kMaxRuns) + "; split it into several sweep files");
         std::vector<size_t> pick(factors_.size(), 0);
         std::set<std::string> ids;
         while (true) {
@@ -415,6 +450,7 @@ Sweep parse_sweep(const std::string &yaml_text, const std::string &path, const L
 }
 
 Sweep load_sweep(const std::string &path, const LoadOptions &opts) {
+    if (std::filesystem::is_directory(path)) fail(path, ": is a directory, not a sweep file");
     std::ifstream in(path);
     if (!in) fail(path, ": cannot read sweep file");
     std::stringstream text;

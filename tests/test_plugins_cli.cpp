@@ -119,7 +119,7 @@ TEST(PluginErrors, EntryPointMissing) {
 }
 
 TEST(PluginErrors, AbiVersionMismatch) {
-    expect_error("run --plugin " + plugin("qrnn_test_bad_abi"), "ABI version 999, this qrnn needs 2");
+    expect_error("run --plugin " + plugin("qrnn_test_bad_abi"), "ABI version 999, this qrnn needs 3");
 }
 
 TEST(PluginErrors, DuplicateName) {

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "plugins/model.h"
 #include "runtime/experiment.h"
+#include "runtime/memory_guard.h"
 #include "tools/command.h"
 #include "tools/options.h"
 #include "tools/table.h"
@@ -69,7 +70,10 @@ Knobs parse_knobs(const std::vector<std::string> &items) {
     for (auto &item : items) {
         auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0) fail("--knob: '", item, "' is not NAME=VALUE");
-        knobs[item.substr(0, eq)] = static_cast<int>(parse_int_list("knob", item.substr(eq + 1)).at(0));
+        const std::string knob = item.substr(0, eq);
+        std::vector<int64_t> values = parse_int_list("knob", item.substr(eq + 1));
+        if (values.size() != 1) fail("--knob: '", item, "' gives more than one value");
+        knobs[knob] = knob_value(knob, values[0]);
     }
     return knobs;
 }
@@ -99,8 +103,10 @@ int run_command(const std::vector<std::string> &args) {
         ("interleave", "time the configurations side by side: build all, then each repeat runs each once in turn")
         ("verify", "compare with the double-precision reference; exit 1 if rel error > tolerance")
         ("tolerance", po::value<double>()->default_value(1e-4), "max relative error accepted by --verify")
+        ("max-memory", po::value<std::string>(), "refuse a run estimated to need more, e.g. 8G (default: 80% of RAM)")
         ("load", po::value<std::string>(), "take inputs and parameters from this HDF5 dump")
-        ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file");
+        ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file")
+        ("dry-run", "validate the configurations (sizes, knobs, memory) and list them; run nothing");
     po::variables_map vm;
     if (!parse_options("usage: qrnn run [options]", desc, args, vm)) return kExitOk;
 
@@ -124,11 +130,22 @@ int run_command(const std::vector<std::string> &args) {
     opts.verify = vm.count("verify") > 0;
     if (vm.count("load")) opts.load_path = vm["load"].as<std::string>();
     if (vm.count("dump")) opts.dump_path = vm["dump"].as<std::string>();
+    if (vm.count("max-memory")) opts.max_memory = parse_memory_size("max-memory", vm["max-memory"].as<std::string>());
     if (vm.count("knob")) opts.knobs = parse_knobs(vm["knob"].as<std::vector<std::string>>());
     const double tolerance = vm["tolerance"].as<double>();
+    if (!valid_tolerance(tolerance)) fail("--tolerance must be a finite number > 0 (got ", tolerance, ")");
 
     std::vector<ModelConfig> configs = expand(vm, base);
-    for (auto &c : configs) c.validate();  // every config checked before anything runs
+    for (auto &c : configs) {  // every config checked before anything runs
+        c.validate();
+        check_run_memory(c, opts.verify, opts.max_memory);
+        if (uses(find_model(c.model), "schedule")) merge_knobs(find_layer_schedule(c.schedule), opts.knobs);
+    }
+    if (vm.count("dry-run")) {
+        for (auto &c : configs) std::cout << c.describe() << "\n";
+        std::cout << configs.size() << " configurations valid; nothing run (--dry-run)\n";
+        return kExitOk;
+    }
     if (configs.size() > 1 && (!opts.load_path.empty() || !opts.dump_path.empty()))
         fail("--load and --dump take a single configuration, got ", configs.size());
     if (!base.training && (base.zoneout > 0 || base.dropout > 0))
@@ -179,7 +196,9 @@ int run_command(const std::vector<std::string> &args) {
                   << scientific(tolerance)
                   << (training_pass ? " (max|y-ref| / max|ref| of the worst of h and every gradient, float vs double)\n"
                                     : " (max|y-ref| / max|ref| over every output, float vs double)\n");
-    if (!opts.dump_path.empty()) std::cout << "dump: wrote " << opts.dump_path << "\n";
+    if (!opts.dump_path.empty())
+        std::cout << "dump: wrote " << opts.dump_path
+                  << (all_ok ? "" : " (verify FAILED: its outputs are this run's, above the tolerance)") << "\n";
     return all_ok ? kExitOk : kExitCheckFailed;
 }
 

@@ -23,18 +23,21 @@ int schedules_command(const std::vector<std::string> &args) {
     po::variables_map vm;
     if (!parse_options("usage: qrnn schedules   (use one with qrnn run --schedule NAME --knob K=V)", desc, args, vm))
         return kExitOk;
-    Table table({"schedule", "target", "per_shape", "knob", "default", "tuning_choices", "knob_meaning"});
+    Table table({"schedule", "target", "per_shape", "knob", "default", "range", "tuning_choices", "knob_meaning"});
     for (auto &name : layer_schedule_names()) {
         const LayerSchedule &s = find_layer_schedule(name);
         std::string per_shape = s.per_shape ? "yes" : "no";
-        if (s.defaults.empty()) table.add({name, s.target_family, per_shape, "-", "-", "-", "-"});
+        if (s.defaults.empty()) table.add({name, s.target_family, per_shape, "-", "-", "-", "-", "-"});
         bool first = true;
         for (auto &[knob, value] : s.defaults) {
             auto spec = s.knob_specs.find(knob);
             std::string choices = spec == s.knob_specs.end() ? "-" : join_choices(spec->second.choices);
             std::string help = spec == s.knob_specs.end() ? "-" : spec->second.help;
+            std::string range = spec == s.knob_specs.end()
+                                    ? "-"
+                                    : std::to_string(spec->second.min) + ".." + std::to_string(spec->second.max);
             table.add({first ? name : "", first ? s.target_family : "", first ? per_shape : "", knob,
-                       std::to_string(value), choices, help});
+                       std::to_string(value), range, choices, help});
             first = false;
         }
     }

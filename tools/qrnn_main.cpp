@@ -1,4 +1,6 @@
 // `qrnn <command> [options]`: the framework's command line.
+#include <H5Cpp.h>
+
 #include <cstdlib>
 #include <iostream>
 
@@ -59,6 +61,9 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
         std::cerr << "qrnn: error: " << e.what() << "\n";
         return kExitBadInput;
+    } catch (...) {
+        std::cerr << "qrnn: error: loading plugins failed with a non-standard exception\n";
+        return kExitBadInput;
     }
     if (args.empty()) {
         usage(std::cerr);
@@ -75,6 +80,12 @@ int main(int argc, char **argv) {
             return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
         } catch (const std::exception &e) {
             std::cerr << "qrnn " << name << ": error: " << e.what() << "\n";
+            return kExitBadInput;
+        } catch (const H5::Exception &e) {  // a safety net: HDF5 errors are meant to become qrnn::Error where they occur
+            std::cerr << "qrnn " << name << ": error: HDF5: " << e.getFuncName() << ": " << e.getDetailMsg() << "\n";
+            return kExitBadInput;
+        } catch (...) {
+            std::cerr << "qrnn " << name << ": error: unexpected non-standard exception\n";
             return kExitBadInput;
         }
     }

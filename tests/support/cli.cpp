@@ -3,8 +3,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 namespace qrnn::test {
 
@@ -32,6 +35,18 @@ std::string scratch_path(const std::string &name) {
     auto p = dir / name;
     std::filesystem::remove(p);
     return p.string();
+}
+
+std::string write_scratch(const std::string &name, const std::string &text) {
+    std::string path = scratch_path(name);
+    std::ofstream(path) << text;
+    return path;
+}
+
+void expect_cli(const std::string &args, int exit_code, const std::string &message) {
+    CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, exit_code) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\nwant: " << message << "\ngot: " << r.output;
 }
 
 }  // namespace qrnn::test
