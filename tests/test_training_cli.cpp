@@ -23,6 +23,17 @@ TEST(TrainingCli, VerifiesEveryGradient) {
     EXPECT_NE(r.output.find("training"), std::string::npos) << r.output;  // the pass column
 }
 
+TEST(TrainingCli, BaselinesVerifyEveryGradient) {
+    // Two layers (the LSTM's carried h, c per layer; the CNN's window > T), against reference/baselines_backward.
+    CliResult r = run_cli("run --pass training --verify --model lstm-onednn,lstm-halide,cnn --layers 2 --seq 1,6 --batch 3 "
+                          "--input 5 --hidden 17 --window 3 --repeats 1 --warmup 0");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("verify: all within"), std::string::npos) << r.output;
+    r = run_cli("run --pass training --verify --tolerance 1e-12 --model lstm-onednn,cnn --seq 5 --batch 2 --input 4 "
+                "--hidden 9 --repeats 1 --warmup 0");
+    EXPECT_EQ(r.exit_code, 1) << r.output;  // the comparison is not vacuous
+}
+
 TEST(TrainingCli, TightToleranceFails) {
     CliResult r = run_cli("run --pass training --verify --tolerance 1e-12 --seq 9 --batch 2 --input 16 --hidden 16 "
                           "--repeats 1 --warmup 0");
