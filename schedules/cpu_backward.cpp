@@ -23,18 +23,6 @@ void backward_naive(BackwardFuncs &D, const BackwardInputs &, const Target &, co
     for (Func f : {D.dcell, D.dpre, D.weights_t, D.dweights_acc, D.dbias_acc, D.dinput}) f.compute_root();
 }
 
-// A scan Func with update(0) at one end and update(1) over `r` (forward cell, backward dcell): update(0)
-// vectorised over h, parallel over b; update(1) in strips of (chains x vec) h, serial in r inside rows of b.
-void schedule_serial_scan(Func scan, const Var &h, const Var &b, const RVar &r, const Expr &B, const Expr &m, int vec,
-                          int chains, const Expr &zoneout_threshold) {
-    Var ho("ho"), hv("hv");
-    scan.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(b);
-    schedule_scan_strips(scan.update(1), h, m, vec, chains, [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
-        schedule_scan_rows(s, b, B, m, r, so, su, sv);
-    });
-    scan.update(0).specialize(zoneout_threshold == 0);
-    scan.update(1).specialize(zoneout_threshold == 0);
-}
 
 void forward_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();

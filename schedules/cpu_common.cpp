@@ -86,6 +86,19 @@ void schedule_scan_rows(Stage &s, const Var &b, const Expr &B, const Expr &m, co
     s.fuse(so, b, strip).reorder(strips).parallel(strip);
 }
 
+// A scan Func with update(0) at one end and update(1) over `r` (forward cell, backward dcell): update(0)
+// vectorised over h, parallel over b; update(1) in strips of (chains x vec) h, serial in r inside rows of b.
+void schedule_serial_scan(Func scan, const Var &h, const Var &b, const RVar &r, const Expr &B, const Expr &m, int vec,
+                          int chains, const Expr &zoneout_threshold) {
+    Var ho("ho"), hv("hv");
+    scan.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(b);
+    schedule_scan_strips(scan.update(1), h, m, vec, chains, [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
+        schedule_scan_rows(s, b, B, m, r, so, su, sv);
+    });
+    scan.update(0).specialize(zoneout_threshold == 0);
+    scan.update(1).specialize(zoneout_threshold == 0);
+}
+
 void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const Var &t, const Expr &m, int vec,
                                int chains, int interleave) {
     Var j = S.j, ho("ho"), hv("hv");

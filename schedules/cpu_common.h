@@ -57,6 +57,12 @@ void schedule_scan_rows(Halide::Stage &s, const Halide::Var &b, const Halide::Ex
                         const Halide::RVar &r, const Halide::Var &so, const Halide::Var &su, const Halide::Var &sv,
                         const std::vector<Halide::VarOrRVar> &outer = {});
 
+// A scan Func with update(0) at one end and update(1) over `r` (forward cell, backward dcell): update(0)
+// vectorised over h, parallel over b; update(1) in strips of (chains x vec) h (schedule_scan_strips), serial in r
+// inside rows of b (schedule_scan_rows); both specialised on zoneout_threshold == 0.
+void schedule_serial_scan(Halide::Func scan, const Halide::Var &h, const Halide::Var &b, const Halide::RVar &r,
+                          const Halide::Expr &B, const Halide::Expr &m, int vec, int chains, const Halide::Expr &zoneout_threshold);
+
 // The two-level scan of core/chunked_scan.h: local scans parallel over (b, groups of `interleave` chunks,
 // scanned together for independent chains), carry serial over chunks, fix-up parallel over chunks.
 struct ChunkedScan;

@@ -11,19 +11,10 @@ using namespace Halide;
 
 void apply_cpu_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
-    Var h = L.h, b = L.b;
     schedule_cpu_inputs(L, in, vec);
     schedule_cpu_gates_root(L, in, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"), knobs.at("b_inner"));
-
     // Scan: time innermost-serial, vectorised over h.
-    Var ho("ho"), hv("hv");
-    L.cell.update(0).split(h, ho, hv, vec, TailStrategy::GuardWithIf).vectorize(hv).parallel(b);
-    RVar r = L.scan_r.x;
-    schedule_scan_strips(L.cell.update(1), h, L.m, vec, knobs.at("chains"), [&](Stage &s, const Var &so, const Var &su, const Var &sv) {
-        schedule_scan_rows(s, b, L.B, L.m, r, so, su, sv);
-    });
-    L.cell.update(0).specialize(in.zoneout_threshold == 0);
-    L.cell.update(1).specialize(in.zoneout_threshold == 0);
+    schedule_serial_scan(L.cell, L.h, L.b, L.scan_r.x, L.B, L.m, vec, knobs.at("chains"), in.zoneout_threshold);
 }
 
 const bool registered = [] {
