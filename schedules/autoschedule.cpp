@@ -5,9 +5,9 @@
 #include <iostream>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include "core/error.h"
+#include "schedules/cpu_target.h"
 
 namespace qrnn {
 using namespace Halide;
@@ -62,7 +62,7 @@ Pipeline build_auto_scheduled(const std::string &name, const LayerInputs &in, co
 }
 
 LayerSchedule auto_layer_schedule(const std::string &name, const std::string &family) {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = cpu_info().cores;
     LayerSchedule s;
     s.name = (family == "gpu" ? "cuda-auto-" : "auto-") + name;
     s.description = "Halide 14 autoscheduler " + name + " (" + family + "), estimates from the shape";

@@ -1,7 +1,6 @@
 #include "schedules/cpu_common.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "core/chunked_scan.h"
 #include "schedules/cpu_target.h"
@@ -76,7 +75,7 @@ void schedule_scan_strips(Stage stage, const Var &h, const Expr &m, int vec, int
 
 void schedule_scan_rows(Stage &s, const Var &b, const Expr &B, const Expr &m, const RVar &r, const Var &so, const Var &su,
                         const Var &sv, const std::vector<VarOrRVar> &outer) {
-    const int cores = std::max(1u, std::thread::hardware_concurrency());
+    const int cores = cpu_info().cores;
     Var bo("bo"), bi("bi"), strip("strip");
     std::vector<VarOrRVar> rows{sv, su, so, bi, r, bo}, strips{sv, su, r, strip};
     rows.insert(rows.end(), outer.begin(), outer.end());
