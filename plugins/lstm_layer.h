@@ -1,5 +1,5 @@
 // Trainable LSTM layers (nn::Layer) of the LSTM baselines: what every backend shares (parameters in the
-// layouts of plugins/lstm_params.h and their gradients, state {"h", "c"} [B][m], shape checks, FLOP counts).
+// layouts of runtime/lstm_params.h and their gradients, state {"h", "c"} [B][m], shape checks, FLOP counts).
 // A backend (lstm-onednn, lstm-halide, lstm-cudnn) adds forward and backward.
 #pragma once
 #include "nn/layer.h"

@@ -17,7 +17,9 @@ struct ModelConfig {
     double dropout = 0.0;       // dropout on the input of layers >= 1
     uint32_t seed = 1;
 
-    void validate() const;  // throws qrnn::Error naming the bad option and value
+    // The model-independent checks (sizes, probabilities, pass); throws qrnn::Error naming the bad option and
+    // value. validate_model_config (plugins/model.h) adds the model's own checks.
+    void validate() const;
     int64_t layer_input(int64_t layer) const { return layer == 0 ? input : hidden; }
     int64_t history_rows() const { return window - 1; }
     bool training_pass() const { return pass == "training"; }

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "reference/reference.h"
-#include "runtime/experiment.h"
+#include "harness/experiment.h"
 #include "runtime/stack.h"
 
 using namespace qrnn;

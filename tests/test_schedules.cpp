@@ -1,8 +1,8 @@
 // Every CPU schedule x pooling x awkward shape against the double reference (runtime/experiment verify).
 #include <gtest/gtest.h>
 
-#include "runtime/autotuner.h"
-#include "runtime/experiment.h"
+#include "harness/autotuner.h"
+#include "harness/experiment.h"
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
 #include "schedules/schedule.h"

@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "plugins/model.h"
-#include "runtime/experiment.h"
+#include "harness/experiment.h"
 #include "runtime/memory_guard.h"
 #include "tools/command.h"
 #include "tools/options.h"
@@ -137,7 +137,7 @@ int run_command(const std::vector<std::string> &args) {
 
     std::vector<ModelConfig> configs = expand(vm, base);
     for (auto &c : configs) {  // every config checked before anything runs
-        c.validate();
+        validate_model_config(c);
         check_run_memory(c, opts.verify, opts.max_memory);
         if (uses(find_model(c.model), "schedule")) merge_knobs(find_layer_schedule(c.schedule), opts.knobs);
     }
