@@ -15,7 +15,7 @@ public:
     int64_t input_size() const override { return n_; }
     int64_t output_size() const override { return cfg_.hidden; }
     State initial_state(int64_t batch) const override;
-    void set_stochastic(bool on) override { cfg_.training = on; }
+    void set_stochastic(bool on) override { cfg_.stochastic = on; }
     std::unique_ptr<Tape> make_tape() const override;
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,

@@ -28,7 +28,7 @@ void validate_model_config(const ModelConfig &cfg) {
 }
 
 void require_eval(const ModelConfig &cfg) {
-    if (cfg.training) fail("model '", cfg.model, "' supports --mode eval only (no zoneout/dropout)");
+    if (cfg.stochastic) fail("model '", cfg.model, "' supports --mode eval only (no zoneout/dropout)");
 }
 
 }  // namespace qrnn

@@ -28,8 +28,8 @@ void ModelConfig::validate() const {
 std::string ModelConfig::describe() const {
     std::ostringstream os;
     os << model << " pooling=" << pooling << " k=" << window << " B=" << batch << " T=" << seq << " n=" << input
-       << " m=" << hidden << " L=" << layers << " schedule=" << schedule << " mode=" << (training ? "train" : "eval");
-    if (training) os << " zoneout=" << zoneout << " dropout=" << dropout;
+       << " m=" << hidden << " L=" << layers << " schedule=" << schedule << " mode=" << (stochastic ? "train" : "eval");
+    if (stochastic) os << " zoneout=" << zoneout << " dropout=" << dropout;
     if (training_pass()) os << " pass=training";
     os << " seed=" << seed;
     return os.str();

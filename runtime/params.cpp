@@ -48,7 +48,7 @@ template StackState<double> initial_state<double>(const ModelConfig &);
 
 LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer) {
     LayerMasks m;
-    if (!cfg.training) return m;
+    if (!cfg.stochastic) return m;
     uint32_t l = static_cast<uint32_t>(layer);
     if (layer > 0 && cfg.dropout > 0) {
         m.dropout_key = stream_key(cfg.seed, 2 * l);

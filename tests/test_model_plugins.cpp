@@ -109,7 +109,7 @@ TEST(ModelRegistry, ValidateNamesKnownModels) {
     EXPECT_NO_THROW(validate_model_config(cfg));
     cfg.layers = 2;
     EXPECT_NO_THROW(validate_model_config(cfg));
-    cfg.training = true;  // the baselines have no zoneout/dropout
+    cfg.stochastic = true;  // the baselines have no zoneout/dropout
     EXPECT_THROW(validate_model_config(cfg), Error);
 }
 

@@ -22,7 +22,7 @@ double verified_error(const std::string &schedule, const std::string &pooling, c
     cfg.schedule = schedule;
     cfg.target = target;
     if (training) {
-        cfg.training = true;
+        cfg.stochastic = true;
         cfg.layers = 2;
         cfg.zoneout = 0.3;
         cfg.dropout = 0.2;
