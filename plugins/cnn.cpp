@@ -106,7 +106,7 @@ CnnPipelines &pipelines() {
 class CnnModel : public Model {
 public:
     CnnModel(const ModelConfig &cfg, bool pooled) : cfg_(cfg), pooled_(pooled), p_(pipelines()), x_(init_input(cfg)) {
-        for (int64_t l = 0; l < cfg.layers; l++) layers_.push_back(init_cnn_params(cfg, l));
+        for (int64_t l = 0; l < cfg.layers; l++) layers_.push_back(init_cnn_params(cnn_options(cfg), l));
         y_ = pooled ? Tensor<float>({cfg.batch, cfg.hidden}) : Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
         if (cfg.layers > 1) between_[0] = between_[1] = Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
     }
@@ -150,12 +150,12 @@ void register_cnn(const std::string &name, const std::string &description, bool 
 }  // namespace
 
 // Layer l: weights [1][k][n_l][m], bias [1][m] uniform in [-1/sqrt(n_l*k), 1/sqrt(n_l*k)], as a QRNN layer's.
-LayerParams<float> init_cnn_params(const ModelConfig &cfg, int64_t l) {
-    const int64_t n = cfg.layer_input(l);
-    LayerParams<float> p{Tensor<float>({1, cfg.window, n, cfg.hidden}), Tensor<float>({1, cfg.hidden})};
-    const double bound = 1.0 / std::sqrt(static_cast<double>(n * cfg.window));
-    seeded_fill(p.weights, cfg.seed, 0x20010u + 2 * static_cast<uint32_t>(l), bound);
-    seeded_fill(p.bias, cfg.seed, 0x20011u + 2 * static_cast<uint32_t>(l), bound);
+LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t l) {
+    const int64_t n = opt.layer_input(l);
+    LayerParams<float> p{Tensor<float>({1, opt.window, n, opt.hidden}), Tensor<float>({1, opt.hidden})};
+    const double bound = 1.0 / std::sqrt(static_cast<double>(n * opt.window));
+    seeded_fill(p.weights, opt.seed, 0x20010u + 2 * static_cast<uint32_t>(l), bound);
+    seeded_fill(p.bias, opt.seed, 0x20011u + 2 * static_cast<uint32_t>(l), bound);
     return p;
 }
 

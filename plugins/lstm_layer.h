@@ -9,8 +9,8 @@ namespace qrnn {
 
 class LstmLayer : public nn::Layer {
 public:
-    // Layer `index` of the stack cfg describes, parameters seeded as the model plugin's (init_lstm_params).
-    LstmLayer(std::string kind, const ModelConfig &cfg, int64_t index);
+    // Layer `index` of the stack the options describe, parameters seeded as the model plugin's (init_lstm_params).
+    LstmLayer(std::string kind, const LstmOptions &opt, int64_t index);
     std::string kind() const override { return kind_; }
     int64_t input_size() const override { return n_; }
     int64_t output_size() const override { return m_; }

@@ -6,6 +6,7 @@
 
 #include "runtime/config.h"
 #include "runtime/lstm_params.h"
+#include "runtime/model_options.h"
 
 namespace qrnn {
 
@@ -16,7 +17,8 @@ struct LstmData {
 };
 
 LstmData init_lstm_data(const ModelConfig &cfg);
-LstmParams<float> init_lstm_params(const ModelConfig &cfg, int64_t layer);  // layer `layer` of init_lstm_data
+LstmParams<float> init_lstm_params(const LstmOptions &opt, int64_t layer);  // layer `layer` of init_lstm_data
+LstmParams<float> init_lstm_params(const ModelConfig &cfg, int64_t layer);  // of lstm_options(cfg)
 // 2 multiply/adds per weight per step (input and recurrent GEMMs) + 8 per unit per step (4 bias adds,
 // 3 for c_t, 1 for h_t); activations not counted. The same count for every LSTM implementation.
 double lstm_layer_flops(int64_t n, int64_t m);  // per step and batch row, layer of width n -> m
