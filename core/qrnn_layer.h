@@ -21,11 +21,15 @@ struct LayerInputs {
     Halide::Param<uint32_t> zoneout_key{"zoneout_key", 0};
     Halide::Param<uint32_t> zoneout_threshold{"zoneout_threshold", 0};
 
-    // The pipeline arguments in order (ahead-of-time compiled functions take them so).
+    // The pipeline arguments in order (ahead-of-time compiled functions take them so). Every input is listed
+    // here and in set_estimates, nowhere else.
     std::vector<Halide::Argument> arguments() const {
         return {x, history, weights, bias, c0, time_offset, dropout_key, dropout_threshold, dropout_scale,
                 zoneout_key, zoneout_threshold};
     }
+    // Estimates of every input for a shape (autoschedulers): extents of the buffers, masks off. Parameters are
+    // handles, so this sets the estimates of the pipeline's own.
+    void set_estimates(int T, int B, int n, int m, int k, int G) const;
 };
 
 // Every stage of the layer, by name, for schedules to reach.
