@@ -44,6 +44,13 @@ struct LayerFuncs {
     Halide::RDom scan_r;                          // t in [1, T) of cell's update(1)
     Halide::Expr T, B, n, m, k;                   // extents, from the inputs
     const PoolingVariant *variant = nullptr;
+
+    // The pipeline's outputs, in order: cell's (c_t, h_t); with the tape (a training forward) also gates, what
+    // the backward reads. Every layer pipeline returns these (schedules/schedule.h).
+    std::vector<Halide::Func> outputs(bool with_tape = false) const {
+        if (with_tape) return {cell, gates};
+        return {cell};
+    }
 };
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant);

@@ -42,7 +42,7 @@ Pipeline build_auto_scheduled(const std::string &name, const LayerInputs &in, co
               m = static_cast<int>(s.m), k = static_cast<int>(s.k);
     in.set_estimates(T, B, n, m, k, G);
     L.cell.set_estimates({{0, m}, {0, B}, {0, T}});
-    Pipeline p(L.cell);
+    Pipeline p(L.outputs());
     MachineParams machine(knobs.at("parallelism"), 32u << 20, static_cast<float>(knobs.at("balance")));
     AutoSchedulerResults result = p.auto_schedule(name, target, machine);
     if (std::getenv("QRNN_PRINT_SCHEDULE")) std::cerr << result.schedule_source << "\n";
