@@ -50,13 +50,7 @@ LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &varian
     Expr t_abs = in.time_offset + t;
     L.input_padded(c, b, t) = apply_dropout(in, raw, t_abs, b, c);
 
-    L.weights_clamped(h, c, t, g) = in.weights(clamp(h, 0, m - 1), c, t, g);
-
-    // Masked convolution as one GEMM over (c, j).
-    L.conv_r = RDom(0, n, 0, k, "conv_r");
-    RVar rc = L.conv_r.x, rj = L.conv_r.y;
-    L.conv(h, b, t, g) = in.bias(clamp(h, 0, m - 1), g);
-    L.conv(h, b, t, g) += L.weights_clamped(h, rc, rj, g) * L.input_padded(rc, b, t - (k - 1) + rj);
+    define_masked_conv(L, in.weights, in.bias, n, m, k);  // one GEMM over (c, j)
 
     const int f_index = variant.gate_index('f');
     Expr pre = L.conv(h, b, t, g);

@@ -3,6 +3,7 @@
 #pragma once
 #include <Halide.h>
 
+#include "core/masked_conv.h"
 #include "core/pooling.h"
 
 namespace qrnn {
@@ -32,13 +33,9 @@ struct LayerInputs {
     void set_estimates(int T, int B, int n, int m, int k, int G) const;
 };
 
-// Every stage of the layer, by name, for schedules to reach.
-struct LayerFuncs {
-    Halide::Var c{"c"}, h{"h"}, b{"b"}, t{"t"}, g{"g"};
-    Halide::Func input_padded{"input_padded"};    // (c, b, t), t in [-(k-1), T): history ++ x, dropout applied
-    Halide::Func weights_clamped{"weights_clamped"};  // (h, c, j, g), h clamped: tiles may overrun m
-    Halide::Func conv{"conv"};                    // (h, b, t, g) gate pre-activations, bias included
-    Halide::RDom conv_r;                          // (c, j) reduction of conv
+// Every stage of the layer, by name, for schedules to reach. The masked conv's (ConvFuncs: c, h, b, t, g,
+// input_padded = history ++ x with dropout applied, weights_clamped, conv, conv_r) come first.
+struct LayerFuncs : ConvFuncs {
     Halide::Func gates{"gates"};                  // (h, b, t, g) activated gates, zoneout applied to F
     Halide::Func cell{"cell"};                    // (h, b, t) -> {c_t, h_t}: the output; scan over t
     Halide::RDom scan_r;                          // t in [1, T) of cell's update(1)
