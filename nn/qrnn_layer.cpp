@@ -1,6 +1,7 @@
 #include "nn/qrnn_layer.h"
 
 #include "core/error.h"
+#include "runtime/stack_state.h"
 
 namespace qrnn::nn {
 namespace {
@@ -62,8 +63,9 @@ void QrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &y, 
         }
         inference_->run(call);
     }
-    state.at("history") = next_history(s.history, x, opt_.history_rows());
-    std::copy(c.data.end() - B * m, c.data.end(), state.at("c").data.begin());
+    advance_layer_state(s, x, c, opt_.history_rows());
+    state.at("history") = std::move(s.history);
+    state.at("c") = std::move(s.c);
     state.time += T;
 }
 
