@@ -19,8 +19,8 @@
 // Gates: Z = tanh(conv_z), F = sigmoid(conv_f), O = sigmoid(conv_o), I = sigmoid(conv_i), where
 //   conv_g[t][b][h] = bias[g][h] + sum_{j<k, c<n} weights[g][j][c][h] * x[t-(k-1)+j][b][c].
 //
-// Zoneout (training only): F' = F where keep(t, b, h) else 1, i.e. F' = 1 - mask * (1 - F) with no rescaling.
-// Dropout between layers (training only, input of layer l >= 1): x' = x * keep / (1 - p).
+// Zoneout (stochastic mode only: --mode train): F' = F where keep(t, b, h) else 1, i.e. F' = 1 - mask * (1 - F) with no rescaling.
+// Dropout between layers (stochastic mode only, input of layer l >= 1): x' = x * keep / (1 - p).
 // keep(...) = hash(key, t_abs, b, ch) >= p * 2^32 with the counter hash of core/hash_rng.h, where t_abs is
 // the absolute time step (so a sequence fed in pieces draws the same masks as whole) and
 // key = stream_key(seed, stream) with stream 2*l for dropout of layer l's input and 2*l+1 for its zoneout.

@@ -1,5 +1,7 @@
 #include "core/qrnn_layer.h"
 
+#include <algorithm>
+
 #include "core/activations.h"
 #include "core/halide_hash.h"
 
@@ -14,6 +16,20 @@ Expr keep_mask(const Expr &key, const Expr &threshold, const Expr &t_abs, const 
 Expr apply_dropout(const LayerInputs &in, const Expr &v, const Expr &t_abs, const Expr &b, const Expr &c) {
     Expr dropped = select(keep_mask(in.dropout_key, in.dropout_threshold, t_abs, b, c), v * in.dropout_scale, 0.0f);
     return select(in.dropout_threshold == 0, v, dropped);
+}
+
+void LayerInputs::set_estimates(int T, int B, int n, int m, int k, int G) const {
+    ImageParam x_ = x, history_ = history, weights_ = weights, bias_ = bias, c0_ = c0;
+    x_.set_estimates({{0, n}, {0, B}, {0, T}});
+    history_.set_estimates({{0, n}, {0, B}, {0, std::max(k - 1, 1)}});
+    weights_.set_estimates({{0, m}, {0, n}, {0, k}, {0, G}});
+    bias_.set_estimates({{0, m}, {0, G}});
+    c0_.set_estimates({{0, m}, {0, B}});
+    Param<int> time = time_offset;
+    time.set_estimate(0);
+    for (Param<uint32_t> key : {dropout_key, dropout_threshold, zoneout_key, zoneout_threshold}) key.set_estimate(0u);
+    Param<float> scale = dropout_scale;
+    scale.set_estimate(1.0f);
 }
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant) {
@@ -34,13 +50,7 @@ LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &varian
     Expr t_abs = in.time_offset + t;
     L.input_padded(c, b, t) = apply_dropout(in, raw, t_abs, b, c);
 
-    L.weights_clamped(h, c, t, g) = in.weights(clamp(h, 0, m - 1), c, t, g);
-
-    // Masked convolution as one GEMM over (c, j).
-    L.conv_r = RDom(0, n, 0, k, "conv_r");
-    RVar rc = L.conv_r.x, rj = L.conv_r.y;
-    L.conv(h, b, t, g) = in.bias(clamp(h, 0, m - 1), g);
-    L.conv(h, b, t, g) += L.weights_clamped(h, rc, rj, g) * L.input_padded(rc, b, t - (k - 1) + rj);
+    define_masked_conv(L, in.weights, in.bias, n, m, k);  // one GEMM over (c, j)
 
     const int f_index = variant.gate_index('f');
     Expr pre = L.conv(h, b, t, g);

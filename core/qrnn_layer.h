@@ -3,6 +3,7 @@
 #pragma once
 #include <Halide.h>
 
+#include "core/masked_conv.h"
 #include "core/pooling.h"
 
 namespace qrnn {
@@ -21,25 +22,32 @@ struct LayerInputs {
     Halide::Param<uint32_t> zoneout_key{"zoneout_key", 0};
     Halide::Param<uint32_t> zoneout_threshold{"zoneout_threshold", 0};
 
-    // The pipeline arguments in order (ahead-of-time compiled functions take them so).
+    // The pipeline arguments in order (ahead-of-time compiled functions take them so). Every input is listed
+    // here and in set_estimates, nowhere else.
     std::vector<Halide::Argument> arguments() const {
         return {x, history, weights, bias, c0, time_offset, dropout_key, dropout_threshold, dropout_scale,
                 zoneout_key, zoneout_threshold};
     }
+    // Estimates of every input for a shape (autoschedulers): extents of the buffers, masks off. Parameters are
+    // handles, so this sets the estimates of the pipeline's own.
+    void set_estimates(int T, int B, int n, int m, int k, int G) const;
 };
 
-// Every stage of the layer, by name, for schedules to reach.
-struct LayerFuncs {
-    Halide::Var c{"c"}, h{"h"}, b{"b"}, t{"t"}, g{"g"};
-    Halide::Func input_padded{"input_padded"};    // (c, b, t), t in [-(k-1), T): history ++ x, dropout applied
-    Halide::Func weights_clamped{"weights_clamped"};  // (h, c, j, g), h clamped: tiles may overrun m
-    Halide::Func conv{"conv"};                    // (h, b, t, g) gate pre-activations, bias included
-    Halide::RDom conv_r;                          // (c, j) reduction of conv
+// Every stage of the layer, by name, for schedules to reach. The masked conv's (ConvFuncs: c, h, b, t, g,
+// input_padded = history ++ x with dropout applied, weights_clamped, conv, conv_r) come first.
+struct LayerFuncs : ConvFuncs {
     Halide::Func gates{"gates"};                  // (h, b, t, g) activated gates, zoneout applied to F
     Halide::Func cell{"cell"};                    // (h, b, t) -> {c_t, h_t}: the output; scan over t
     Halide::RDom scan_r;                          // t in [1, T) of cell's update(1)
     Halide::Expr T, B, n, m, k;                   // extents, from the inputs
     const PoolingVariant *variant = nullptr;
+
+    // The pipeline's outputs, in order: cell's (c_t, h_t); with the tape (a training forward) also gates, what
+    // the backward reads. Every layer pipeline returns these (schedules/schedule.h).
+    std::vector<Halide::Func> outputs(bool with_tape = false) const {
+        if (with_tape) return {cell, gates};
+        return {cell};
+    }
 };
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant);

@@ -5,8 +5,8 @@
 //   qrnn_aot training-forward|training-backward SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX [kind]
 //     the pipelines of a training schedule (schedules/training_schedule.h); backward arguments: the
 //     forward's, then tape gates, tape c, dh, dc_final; outputs: dweights, dbias, dx, dhistory, dc0.
-// Function arguments, in order: x, history, weights, bias, c0 (buffers, layout core/layout.h), time_offset,
-// dropout_key, dropout_threshold, dropout_scale, zoneout_key, zoneout_threshold, then outputs c and h.
+// Function arguments: LayerInputs::arguments() (core/qrnn_layer.h: x, history, weights, bias, c0, then the
+// time offset and mask parameters), then the outputs c and h.
 // Per-shape schedules (autoschedulers) use the estimates of the given shape (default: the paper's
 // T=128 B=16 n=m=320 k=2); their pipelines may reject much smaller shapes (tiles shifted inwards).
 #include <cstdio>

@@ -1,6 +1,7 @@
 #include "nn/qrnn_layer.h"
 
 #include "core/error.h"
+#include "runtime/stack_state.h"
 
 namespace qrnn::nn {
 namespace {
@@ -29,26 +30,26 @@ State make_state(LayerState<float> s, int64_t time) {
     return out;
 }
 
-QrnnLayer::QrnnLayer(const ModelConfig &cfg, int64_t index, const Knobs &knobs)
-    : cfg_(cfg), index_(index), n_(cfg.layer_input(index)) {
-    if (index < 0 || index >= cfg.layers) fail("QRNN layer index ", index, " out of range (", cfg.layers, " layers)");
-    params_ = init_params(cfg)[index];
+QrnnLayer::QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs)
+    : opt_(opt), index_(index), n_(opt.layer_input(index)) {
+    if (index < 0 || index >= opt.layers) fail("QRNN layer index ", index, " out of range (", opt.layers, " layers)");
+    params_ = init_layer_params(opt, index);
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
-    training_ = compiled_training_layer(cfg.pooling, cfg.schedule, knobs, cfg.target);
+    training_ = compiled_training_layer(opt.pooling, opt.schedule, knobs, opt.target);
 }
 
 State QrnnLayer::initial_state(int64_t batch) const {
-    return make_state({Tensor<float>({std::max<int64_t>(cfg_.history_rows(), 1), batch, n_}), Tensor<float>({batch, cfg_.hidden})}, 0);
+    return make_state({Tensor<float>({std::max<int64_t>(opt_.history_rows(), 1), batch, n_}), Tensor<float>({batch, opt_.hidden})}, 0);
 }
 
 std::unique_ptr<Tape> QrnnLayer::make_tape() const { return std::make_unique<QrnnTape>(); }
 
 void QrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) {
-    const int64_t T = x.dim(0), B = x.dim(1), m = cfg_.hidden;
+    const int64_t T = x.dim(0), B = x.dim(1), m = opt_.hidden;
     LayerState<float> s = layer_state(state);
     if (y.shape != std::vector<int64_t>{T, B, m}) y = Tensor<float>({T, B, m});
     Tensor<float> c({T, B, m});
-    LayerCall call{&x, &s, &params_, layer_masks(cfg_, index_), state.time, &y, &c};
+    LayerCall call{&x, &s, &params_, layer_masks(opt_, index_), state.time, &y, &c};
     if (tape) {
         auto *t = dynamic_cast<QrnnTape *>(tape);
         if (!t) fail("QRNN layer forward: the tape is not a QRNN tape (make it with make_tape)");
@@ -56,14 +57,15 @@ void QrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &y, 
         t->x = x, t->state = s, t->masks = call.masks, t->time = state.time, t->recorded = true;
         t->c = c;
     } else {
-        if (!inference_) {
-            LayerShape shape{cfg_.seq, cfg_.batch, n_, m, cfg_.window};
-            inference_ = compiled_layer(cfg_.pooling, cfg_.schedule, {}, shape, cfg_.target);
+        if (!inference_) {  // the training schedules are shape-generic: so is their forward
+            LayerShape shape{T, B, n_, m, opt_.window};
+            inference_ = compiled_layer(opt_.pooling, opt_.schedule, {}, shape, opt_.target);
         }
         inference_->run(call);
     }
-    state.at("history") = next_history(s.history, x, cfg_.history_rows());
-    std::copy(c.data.end() - B * m, c.data.end(), state.at("c").data.begin());
+    advance_layer_state(s, x, c, opt_.history_rows());
+    state.at("history") = std::move(s.history);
+    state.at("c") = std::move(s.c);
     state.time += T;
 }
 
@@ -71,7 +73,7 @@ void QrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const State 
                          State *d_initial) {
     auto *t = dynamic_cast<const QrnnTape *>(&tape);
     if (!t || !t->recorded) fail("QRNN layer backward: no tape of a forward of this layer");
-    const int64_t T = t->x.dim(0), B = t->x.dim(1), m = cfg_.hidden;
+    const int64_t T = t->x.dim(0), B = t->x.dim(1), m = opt_.hidden;
     Tensor<float> dc_final({B, m});
     if (d_final) dc_final = d_final->at("c");
     Tensor<float> y({T, B, m});
@@ -83,7 +85,7 @@ void QrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const State 
     // The final history is a copy of the last k-1 inputs (of x, or of the old history when T < k-1).
     if (d_final) {
         const Tensor<float> &dh_final = d_final->at("history");
-        const int64_t rows = cfg_.history_rows(), H = scratch_.dhistory.dim(0), row = B * n_;
+        const int64_t rows = opt_.history_rows(), H = scratch_.dhistory.dim(0), row = B * n_;
         for (int64_t r = 0; r < rows; r++) {
             const int64_t time = T - rows + r;
             float *dst = time >= 0 ? &scratch_.dx.data[time * row] : &scratch_.dhistory.data[(H + time) * row];
@@ -100,14 +102,14 @@ std::vector<Param> QrnnLayer::params() {
 
 double QrnnLayer::forward_flops(int64_t T, int64_t B) const {
     const PoolingVariant &v = training_->variant();
-    return 2.0 * T * B * v.gate_count() * cfg_.hidden * n_ * cfg_.window + 1.0 * T * B * cfg_.hidden * v.flops_per_step;
+    return 2.0 * T * B * v.gate_count() * opt_.hidden * n_ * opt_.window + 1.0 * T * B * opt_.hidden * v.flops_per_step;
 }
 
 // Two GEMMs of the forward's size (dweights, dinput) and the backward scan.
 double QrnnLayer::backward_flops(int64_t T, int64_t B) const {
     const PoolingVariant &v = training_->variant();
-    return 4.0 * T * B * v.gate_count() * cfg_.hidden * n_ * cfg_.window +
-           1.0 * T * B * cfg_.hidden * v.backward_flops_per_step;
+    return 4.0 * T * B * v.gate_count() * opt_.hidden * n_ * opt_.window +
+           1.0 * T * B * opt_.hidden * v.backward_flops_per_step;
 }
 
 namespace {

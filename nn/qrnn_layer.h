@@ -9,13 +9,15 @@ namespace qrnn::nn {
 
 class QrnnLayer : public Layer {
 public:
-    // Layer `index` of the stack cfg describes, parameters initialised as init_params(cfg) does.
-    QrnnLayer(const ModelConfig &cfg, int64_t index, const Knobs &knobs = {});
+    // Layer `index` of the stack the options describe, parameters initialised as init_params(cfg) does.
+    QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs = {});
+    QrnnLayer(const ModelConfig &cfg, int64_t index, const Knobs &knobs = {})
+        : QrnnLayer(qrnn_options(cfg), index, knobs) {}
     std::string kind() const override { return "qrnn"; }
     int64_t input_size() const override { return n_; }
-    int64_t output_size() const override { return cfg_.hidden; }
+    int64_t output_size() const override { return opt_.hidden; }
     State initial_state(int64_t batch) const override;
-    void set_stochastic(bool on) override { cfg_.training = on; }
+    void set_stochastic(bool on) override { opt_.stochastic = on; }
     std::unique_ptr<Tape> make_tape() const override;
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
@@ -25,7 +27,7 @@ public:
     double backward_flops(int64_t T, int64_t B) const override;
 
 private:
-    ModelConfig cfg_;
+    QrnnOptions opt_;
     int64_t index_, n_;
     LayerParams<float> params_, grads_;
     std::shared_ptr<CompiledTrainingLayer> training_;

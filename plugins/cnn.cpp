@@ -8,63 +8,48 @@
 
 #include "core/activations.h"
 #include "core/error.h"
+#include "core/masked_conv.h"
 #include "plugins/cnn.h"
 #include "plugins/halide_gemms.h"
 #include "plugins/model.h"
 #include "plugins/seeded_fill.h"
 #include "reference/baselines.h"
 #include "runtime/params.h"
+#include "schedules/cpu_common.h"
 
 namespace qrnn {
 namespace {
 using namespace Halide;
 
-// ---- Algorithm -------------------------------------------------------------------------------------------
-struct CnnFuncs {
+// ---- Algorithm: the QRNN's masked conv (core/masked_conv.h) with one gate, zeros before the sequence -------
+struct CnnFuncs : ConvFuncs {
     ImageParam x{Float(32), 3, "x"};              // (c, b, t)
     ImageParam weights{Float(32), 4, "weights"};  // (h, c, j, g), g = 0
     ImageParam bias{Float(32), 2, "bias"};        // (h, g)
-    Var c{"c"}, h{"h"}, b{"b"}, t{"t"};
-    Func input_padded{"input_padded"};        // (c, b, t), t in [-(k-1), T): zeros before the sequence
-    Func weights_clamped{"weights_clamped"};  // (h, c, j): h clamped, so tiles may overrun m
-    Func conv{"conv"};                        // (h, b, t) pre-activation
-    RDom conv_r;
     Func activated{"activated"};  // (h, b, t) = tanh(conv)
     Func pooled{"pooled"};        // (h, b) max over t
     RDom time_r;
 
     CnnFuncs() {
         Expr n = x.dim(0).extent(), B = x.dim(1).extent(), T = x.dim(2).extent();
-        Expr m = weights.dim(0).extent(), k = weights.dim(2).extent();
         Expr inside = t >= 0 && t < T;
         input_padded(c, b, t) = select(inside, x(clamp(c, 0, n - 1), clamp(b, 0, B - 1), clamp(t, 0, T - 1)), 0.0f);
-        weights_clamped(h, c, t) = weights(clamp(h, 0, m - 1), c, t, 0);
-        conv_r = RDom(0, n, 0, k, "conv_r");
-        conv(h, b, t) = bias(clamp(h, 0, m - 1), 0);
-        conv(h, b, t) += weights_clamped(h, conv_r.x, conv_r.y) * input_padded(conv_r.x, b, t - (k - 1) + conv_r.y);
-        activated(h, b, t) = tanh_activation(conv(h, b, t));
+        define_masked_conv(*this, weights, bias, n, weights.dim(0).extent(), weights.dim(2).extent());
+        activated(h, b, t) = tanh_activation(conv(h, b, t, 0));
         time_r = RDom(0, T, "time_r");
         pooled(h, b) = maximum(activated(h, b, time_r));
     }
 };
 
-// ---- CPU schedule (as the QRNN's "tuned" conv) ------------------------------------------------------------
-// Register-blocked GEMM: 2 vectors of h x 8 steps of t per tile, parallel over t tiles. For the pooled
-// output the activations stay compute_root and the max runs vectorised over h.
+// ---- CPU schedule: the QRNN's conv GEMM (schedules/cpu_common.h) -----------------------------------------
+// Register-blocked GEMM with the target's tile (2 vectors of h x 8 steps of t on AVX-512), parallel over t
+// tiles. For the pooled output the activations stay compute_root and the max runs vectorised over h.
 // Measured 14 ms = 112 GFLOP/s at B=32 T=128 n=m=320 k=2 (2-core AVX-512 EPYC VM).
 void schedule_cpu(CnnFuncs &f, bool pooled, const Target &target) {
-    const int vec = target.natural_vector_size<float>(), tile_h = 2 * vec, tile_t = 8;
-    Var ho("ho"), hi("hi"), to("to"), ti("ti");
-    f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
-    f.weights_clamped.compute_root().vectorize(f.h, vec, TailStrategy::RoundUp);
-    Func conv_out = f.conv.in();
-    conv_out.compute_root()
-        .tile(f.h, f.t, ho, to, hi, ti, tile_h, tile_t, TailStrategy::RoundUp)
-        .reorder(hi, ti, ho, to, f.b)
-        .vectorize(hi, vec)
-        .parallel(to);
-    f.conv.compute_at(conv_out, ho).vectorize(f.h, vec).unroll(f.h).unroll(f.t);
-    f.conv.update().reorder(f.h, f.t, f.conv_r.x, f.conv_r.y).vectorize(f.h, vec).unroll(f.h).unroll(f.t);
+    const int vec = target.natural_vector_size<float>();
+    const GemmTile tile = gemm_tile_for(target);
+    schedule_cpu_conv_inputs(f, vec);
+    schedule_cpu_conv_gemm(f, vec, tile.h_vectors, tile.t, false);
     if (pooled) {
         f.activated.compute_root().vectorize(f.h, vec, TailStrategy::GuardWithIf).parallel(f.t);
         f.pooled.vectorize(f.h, vec, TailStrategy::GuardWithIf).parallel(f.b);
@@ -106,7 +91,7 @@ CnnPipelines &pipelines() {
 class CnnModel : public Model {
 public:
     CnnModel(const ModelConfig &cfg, bool pooled) : cfg_(cfg), pooled_(pooled), p_(pipelines()), x_(init_input(cfg)) {
-        for (int64_t l = 0; l < cfg.layers; l++) layers_.push_back(init_cnn_params(cfg, l));
+        for (int64_t l = 0; l < cfg.layers; l++) layers_.push_back(init_cnn_params(cnn_options(cfg), l));
         y_ = pooled ? Tensor<float>({cfg.batch, cfg.hidden}) : Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
         if (cfg.layers > 1) between_[0] = between_[1] = Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
     }
@@ -150,12 +135,12 @@ void register_cnn(const std::string &name, const std::string &description, bool 
 }  // namespace
 
 // Layer l: weights [1][k][n_l][m], bias [1][m] uniform in [-1/sqrt(n_l*k), 1/sqrt(n_l*k)], as a QRNN layer's.
-LayerParams<float> init_cnn_params(const ModelConfig &cfg, int64_t l) {
-    const int64_t n = cfg.layer_input(l);
-    LayerParams<float> p{Tensor<float>({1, cfg.window, n, cfg.hidden}), Tensor<float>({1, cfg.hidden})};
-    const double bound = 1.0 / std::sqrt(static_cast<double>(n * cfg.window));
-    seeded_fill(p.weights, cfg.seed, 0x20010u + 2 * static_cast<uint32_t>(l), bound);
-    seeded_fill(p.bias, cfg.seed, 0x20011u + 2 * static_cast<uint32_t>(l), bound);
+LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t l) {
+    const int64_t n = opt.layer_input(l);
+    LayerParams<float> p{Tensor<float>({1, opt.window, n, opt.hidden}), Tensor<float>({1, opt.hidden})};
+    const double bound = 1.0 / std::sqrt(static_cast<double>(n * opt.window));
+    seeded_fill(p.weights, opt.seed, 0x20010u + 2 * static_cast<uint32_t>(l), bound);
+    seeded_fill(p.bias, opt.seed, 0x20011u + 2 * static_cast<uint32_t>(l), bound);
     return p;
 }
 

@@ -4,7 +4,7 @@
 
 namespace qrnn {
 
-LayerParams<float> init_cnn_params(const ModelConfig &cfg, int64_t layer);  // weights [1][k][n_l][m], bias [1][m]
+LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t layer);  // weights [1][k][n_l][m], bias [1][m]
 // One layer's y [T][B][m] = tanh(masked conv of x [T][B][n]) by the Halide pipeline (zeros before the sequence).
 void cnn_layer_forward(Tensor<float> &x, LayerParams<float> &p, Tensor<float> &y);
 double cnn_layer_flops(int64_t n, int64_t m, int64_t k);  // per step and batch row: conv multiply/adds + bias

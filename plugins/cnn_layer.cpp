@@ -20,8 +20,8 @@ struct CnnTape : nn::Tape {
 
 class CnnLayer : public nn::Layer {
 public:
-    CnnLayer(const ModelConfig &cfg, int64_t index)
-        : n_(cfg.layer_input(index)), m_(cfg.hidden), k_(cfg.window), value_(init_cnn_params(cfg, index)),
+    CnnLayer(const CnnOptions &opt, int64_t index)
+        : n_(opt.layer_input(index)), m_(opt.hidden), k_(opt.window), value_(init_cnn_params(opt, index)),
           grad_{Tensor<float>(value_.weights.shape), Tensor<float>(value_.bias.shape)} {}
 
     std::string kind() const override { return "cnn"; }
@@ -109,7 +109,7 @@ private:
 
 const bool registered = [] {
     nn::register_layer_factory("cnn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
-        return std::make_unique<CnnLayer>(cfg, index);
+        return std::make_unique<CnnLayer>(cnn_options(cfg), index);
     });
     return true;
 }();

@@ -201,7 +201,7 @@ struct CudnnTape : nn::Tape {
 class LstmCudnnLayer : public LstmLayer {
 public:
     LstmCudnnLayer(const ModelConfig &cfg, int64_t index)
-        : LstmLayer("lstm-cudnn", cfg, index), lstm_(static_cast<int>(n_), static_cast<int>(m_), 1) {}
+        : LstmLayer("lstm-cudnn", lstm_options(cfg), index), lstm_(static_cast<int>(n_), static_cast<int>(m_), 1) {}
 
     std::unique_ptr<nn::Tape> make_tape() const override { return std::make_unique<CudnnTape>(); }
 

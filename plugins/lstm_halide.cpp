@@ -1,4 +1,4 @@
-// Model plugin "lstm-halide": the LSTM of plugins/lstm_params.h in Halide (plugins/lstm_halide.h):
+// Model plugin "lstm-halide": the LSTM of runtime/lstm_params.h in Halide (plugins/lstm_halide.h):
 //   projection: P[t][b][g][h] = bias[g][h] + sum_c x[t][b][c] * w_input[c][g][h], one GEMM over all steps
 //               (row_gemm of plugins/halide_gemms.h);
 //   step:       the recurrent part, P[t] + h_{t-1} R, activations and cell update for one step, run

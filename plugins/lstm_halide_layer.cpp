@@ -89,7 +89,7 @@ void add_block(const float *src, int64_t src_width, float *dst, int64_t dst_widt
 class LstmHalideLayer : public LstmLayer {
 public:
     LstmHalideLayer(const ModelConfig &cfg, int64_t index)
-        : LstmLayer("lstm-halide", cfg, index), mp_(round_up(m_, gemm_tile())) {}
+        : LstmLayer("lstm-halide", lstm_options(cfg), index), mp_(round_up(m_, gemm_tile())) {}
 
     std::unique_ptr<nn::Tape> make_tape() const override { return std::make_unique<HalideTape>(); }
 

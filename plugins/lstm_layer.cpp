@@ -9,8 +9,8 @@ void check_shape(const Tensor<float> &t, const std::vector<int64_t> &want, const
 }
 }  // namespace
 
-LstmLayer::LstmLayer(std::string kind, const ModelConfig &cfg, int64_t index)
-    : kind_(std::move(kind)), n_(cfg.layer_input(index)), m_(cfg.hidden), value_(init_lstm_params(cfg, index)),
+LstmLayer::LstmLayer(std::string kind, const LstmOptions &opt, int64_t index)
+    : kind_(std::move(kind)), n_(opt.layer_input(index)), m_(opt.hidden), value_(init_lstm_params(opt, index)),
       grad_{Tensor<float>(value_.w_input.shape), Tensor<float>(value_.w_recurrent.shape), Tensor<float>(value_.bias.shape)} {}
 
 nn::State LstmLayer::initial_state(int64_t batch) const {

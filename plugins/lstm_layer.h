@@ -1,5 +1,5 @@
 // Trainable LSTM layers (nn::Layer) of the LSTM baselines: what every backend shares (parameters in the
-// layouts of plugins/lstm_params.h and their gradients, state {"h", "c"} [B][m], shape checks, FLOP counts).
+// layouts of runtime/lstm_params.h and their gradients, state {"h", "c"} [B][m], shape checks, FLOP counts).
 // A backend (lstm-onednn, lstm-halide, lstm-cudnn) adds forward and backward.
 #pragma once
 #include "nn/layer.h"
@@ -9,8 +9,8 @@ namespace qrnn {
 
 class LstmLayer : public nn::Layer {
 public:
-    // Layer `index` of the stack cfg describes, parameters seeded as the model plugin's (init_lstm_params).
-    LstmLayer(std::string kind, const ModelConfig &cfg, int64_t index);
+    // Layer `index` of the stack the options describe, parameters seeded as the model plugin's (init_lstm_params).
+    LstmLayer(std::string kind, const LstmOptions &opt, int64_t index);
     std::string kind() const override { return kind_; }
     int64_t input_size() const override { return n_; }
     int64_t output_size() const override { return m_; }

@@ -14,16 +14,18 @@ LstmParams<double> to_double(const LstmParams<float> &p) {
 }  // namespace
 
 // Layer l uses streams 0x20000 + 8l + {0, 1, 2}; the initial states 0x20003, 0x20004.
-LstmParams<float> init_lstm_params(const ModelConfig &cfg, int64_t l) {
-    const int64_t m = cfg.hidden, G = kLstmGates;
-    LstmParams<float> p{Tensor<float>({cfg.layer_input(l), G, m}), Tensor<float>({m, G, m}), Tensor<float>({G, m})};
+LstmParams<float> init_lstm_params(const LstmOptions &opt, int64_t l) {
+    const int64_t m = opt.hidden, G = kLstmGates;
+    LstmParams<float> p{Tensor<float>({opt.layer_input(l), G, m}), Tensor<float>({m, G, m}), Tensor<float>({G, m})};
     const double bound = 1.0 / std::sqrt(static_cast<double>(m));
     const uint32_t stream = 0x20000u + 8 * static_cast<uint32_t>(l);
-    seeded_fill(p.w_input, cfg.seed, stream, bound);
-    seeded_fill(p.w_recurrent, cfg.seed, stream + 1, bound);
-    seeded_fill(p.bias, cfg.seed, stream + 2, bound);
+    seeded_fill(p.w_input, opt.seed, stream, bound);
+    seeded_fill(p.w_recurrent, opt.seed, stream + 1, bound);
+    seeded_fill(p.bias, opt.seed, stream + 2, bound);
     return p;
 }
+
+LstmParams<float> init_lstm_params(const ModelConfig &cfg, int64_t l) { return init_lstm_params(lstm_options(cfg), l); }
 
 LstmData init_lstm_data(const ModelConfig &cfg) {
     const int64_t m = cfg.hidden, B = cfg.batch, L = cfg.layers;

@@ -24,7 +24,7 @@ struct OnednnTape : nn::Tape {
 class LstmOnednnLayer : public LstmLayer {
 public:
     LstmOnednnLayer(const ModelConfig &cfg, int64_t index)
-        : LstmLayer("lstm-onednn", cfg, index), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+        : LstmLayer("lstm-onednn", lstm_options(cfg), index), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
 
     std::unique_ptr<nn::Tape> make_tape() const override { return std::make_unique<OnednnTape>(); }
 

@@ -1,31 +1,14 @@
-// LSTM baselines: parameters, equations and the shared model base. Gate order i, f, g, o (oneDNN's and
-// cuDNN's), for x_t [B][n], h_{t-1}, c_{t-1} [B][m]:
-//   i = sigmoid(x W_i + h_{t-1} R_i + b_i)      f = sigmoid(x W_f + h_{t-1} R_f + b_f)
-//   g = tanh   (x W_g + h_{t-1} R_g + b_g)      o = sigmoid(x W_o + h_{t-1} R_o + b_o)
-//   c_t = f * c_{t-1} + i * g                   h_t = o * tanh(c_t)
-// One bias per gate (cuDNN's CUDNN_RNN_SINGLE_INP_BIAS, oneDNN's bias). Layouts of layer l (row-major, as
-// oneDNN's ldigo/ldgo with L = D = 1), n_0 = n and n_l = m for l >= 1 (layer l reads layer l-1's h):
-//   w_input [n_l][4][m]   w_recurrent [m][4][m]   bias [4][m]
-//   x [T][B][n] (as the QRNN), h0, c0 [L][B][m]; outputs h [T][B][m] (last layer), h_T, c_T [L][B][m]
+// LSTM baselines' data and initialisation (parameters and equations: runtime/lstm_params.h).
 // Initialisation: weights and bias uniform in [-1/sqrt(m), 1/sqrt(m)] (PyTorch's LSTM default), x as the
 // QRNN's, h0 and c0 uniform in [-0.5, 0.5] so that verification exercises the initial state.
 #pragma once
 #include <vector>
 
 #include "runtime/config.h"
-#include "runtime/tensor.h"
+#include "runtime/lstm_params.h"
+#include "runtime/model_options.h"
 
 namespace qrnn {
-
-constexpr int kLstmGates = 4;
-enum LstmGate { kGateI = 0, kGateF = 1, kGateG = 2, kGateO = 3 };
-
-template <class T>
-struct LstmParams {
-    Tensor<T> w_input;      // [n][4][m]
-    Tensor<T> w_recurrent;  // [m][4][m]
-    Tensor<T> bias;         // [4][m]
-};
 
 struct LstmData {
     Tensor<float> x;                        // [T][B][n]
@@ -34,7 +17,8 @@ struct LstmData {
 };
 
 LstmData init_lstm_data(const ModelConfig &cfg);
-LstmParams<float> init_lstm_params(const ModelConfig &cfg, int64_t layer);  // layer `layer` of init_lstm_data
+LstmParams<float> init_lstm_params(const LstmOptions &opt, int64_t layer);  // layer `layer` of init_lstm_data
+LstmParams<float> init_lstm_params(const ModelConfig &cfg, int64_t layer);  // of lstm_options(cfg)
 // 2 multiply/adds per weight per step (input and recurrent GEMMs) + 8 per unit per step (4 bias adds,
 // 3 for c_t, 1 for h_t); activations not counted. The same count for every LSTM implementation.
 double lstm_layer_flops(int64_t n, int64_t m);  // per step and batch row, layer of width n -> m

@@ -8,10 +8,20 @@
 
 #include "runtime/compare.h"
 #include "runtime/config.h"
+#include "schedules/schedule.h"
 
 namespace qrnn {
 
-struct RunOptions;
+// How a model is built and run (qrnn run options; sweeps set the same).
+struct RunOptions {
+    int warmup = 1;
+    int repeats = 5;
+    bool verify = false;
+    std::string load_path;  // HDF5 dump to take inputs and parameters from (else seeded init)
+    std::string dump_path;  // HDF5 file to write inputs, parameters and outputs to
+    Knobs knobs;            // schedule knob overrides
+    int64_t max_memory = 0; // refuse a run estimated above this many bytes (0: 80% of RAM; memory_guard.h)
+};
 
 // One model built for one configuration, its inputs and parameters prepared (seeded), ready to be timed.
 class Model {
@@ -41,6 +51,10 @@ void register_model(ModelPlugin plugin);  // rejects duplicates and plugins with
 const ModelPlugin &find_model(const std::string &name);  // throws qrnn::Error listing the known ones
 std::vector<std::string> model_names();
 std::string model_unavailable(const ModelPlugin &plugin);  // "" when available
+
+// cfg.validate() (sizes, probabilities, pass), then the model's own checks: an unknown model names the known
+// ones. Throws qrnn::Error.
+void validate_model_config(const ModelConfig &cfg);
 
 // Rejects --mode train for models without zoneout/dropout (the LSTM and CNN baselines).
 void require_eval(const ModelConfig &cfg);

@@ -4,7 +4,6 @@
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 #include "reference/qrnn_backward.h"
-#include "runtime/experiment.h"
 #include "runtime/hdf5_dump.h"
 #include "runtime/stack.h"
 

@@ -21,8 +21,14 @@ const ModelPlugin &find_model(const std::string &name) { return registry().find(
 std::vector<std::string> model_names() { return registry().names(); }
 std::string model_unavailable(const ModelPlugin &plugin) { return plugin.unavailable ? plugin.unavailable() : ""; }
 
+void validate_model_config(const ModelConfig &cfg) {
+    cfg.validate();
+    const ModelPlugin &plugin = find_model(cfg.model);
+    if (plugin.validate) plugin.validate(cfg);
+}
+
 void require_eval(const ModelConfig &cfg) {
-    if (cfg.training) fail("model '", cfg.model, "' supports --mode eval only (no zoneout/dropout)");
+    if (cfg.stochastic) fail("model '", cfg.model, "' supports --mode eval only (no zoneout/dropout)");
 }
 
 }  // namespace qrnn

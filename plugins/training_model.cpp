@@ -5,7 +5,6 @@
 #include "core/error.h"
 #include "nn/qrnn_layer.h"
 #include "plugins/seeded_fill.h"
-#include "runtime/experiment.h"
 #include "runtime/hdf5_dump.h"
 
 namespace qrnn {

@@ -1,6 +1,6 @@
 // Double-precision references of the baseline models (plugins/): plain loops, no Halide, no vendor library.
 #pragma once
-#include "plugins/lstm_params.h"
+#include "runtime/lstm_params.h"
 #include "runtime/params.h"
 
 namespace qrnn::ref {
@@ -10,7 +10,7 @@ struct LstmOutput {
     Tensor<double> h_T, c_T;  // [B][m]
 };
 
-// One LSTM layer from state h0, c0 [B][m]; equations and gate order in plugins/lstm_params.h.
+// One LSTM layer from state h0, c0 [B][m]; equations and gate order in runtime/lstm_params.h.
 LstmOutput lstm_forward(const Tensor<double> &x, const LstmParams<double> &p, const Tensor<double> &h0,
                         const Tensor<double> &c0);
 // A stack: layer l reads layer l-1's h; h0, c0 and the result's h_T, c_T are [L][B][m], h the last layer's.

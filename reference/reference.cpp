@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/hash_rng.h"
+#include "runtime/stack_state.h"
 
 namespace qrnn::ref {
 
@@ -93,9 +94,7 @@ StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<
     for (int64_t l = 0; l < cfg.layers; l++) {
         LayerState<double> &s = state.layers[l];
         LayerOutput y = layer_forward(variant, input, s, params[l], layer_masks(cfg, l), state.time);
-        s.history = next_history(s.history, input, cfg.history_rows());
-        for (int64_t b = 0; b < B; b++)
-            for (int64_t h = 0; h < m; h++) out.c_T(l, b, h) = s.c(b, h) = y.c(T - 1, b, h);
+        advance_layer_state(s, input, y.c, cfg.history_rows(), &out.c_T, l);
         input = std::move(y.h);
     }
     out.h = std::move(input);

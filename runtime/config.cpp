@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "plugins/model.h"
 
 namespace qrnn {
 
@@ -22,8 +21,6 @@ void ModelConfig::validate() const {
     if (!(zoneout >= 0.0 && zoneout < 1.0)) fail("--zoneout must be in [0, 1) (got ", zoneout, ")");
     if (!(dropout >= 0.0 && dropout < 1.0)) fail("--dropout must be in [0, 1) (got ", dropout, ")");
     if (pass != "inference" && pass != "training") fail("--pass must be inference or training (got '", pass, "')");
-    const ModelPlugin &plugin = find_model(model);  // names the known models
-    if (plugin.validate) plugin.validate(*this);
     if (static_cast<double>(seq) * batch * std::max(input, hidden) > 2e9)
         fail("shape too large: seq*batch*width = ", seq * batch * std::max(input, hidden), " elements (limit 2e9)");
 }
@@ -31,8 +28,8 @@ void ModelConfig::validate() const {
 std::string ModelConfig::describe() const {
     std::ostringstream os;
     os << model << " pooling=" << pooling << " k=" << window << " B=" << batch << " T=" << seq << " n=" << input
-       << " m=" << hidden << " L=" << layers << " schedule=" << schedule << " mode=" << (training ? "train" : "eval");
-    if (training) os << " zoneout=" << zoneout << " dropout=" << dropout;
+       << " m=" << hidden << " L=" << layers << " schedule=" << schedule << " mode=" << (stochastic ? "train" : "eval");
+    if (stochastic) os << " zoneout=" << zoneout << " dropout=" << dropout;
     if (training_pass()) os << " pass=training";
     os << " seed=" << seed;
     return os.str();

@@ -11,13 +11,17 @@ struct ModelConfig {
     std::string schedule = "tuned";
     std::string target;         // Halide target, e.g. host-cuda; empty: the JIT target of the environment
     int64_t window = 2, batch = 16, seq = 128, input = 320, hidden = 320, layers = 1;
-    bool training = false;      // zoneout and dropout apply only in training mode
+    // Masks on: zoneout and dropout apply (`--mode train`, sweep key `mode: train`; `eval`: off). Not the same
+    // as training (pass = "training" times forward + backward, with or without masks).
+    bool stochastic = false;
     std::string pass = "inference";  // what is timed: "inference" (forward) or "training" (forward with tape + backward)
     double zoneout = 0.0;       // probability that a step keeps its previous state (F forced to 1)
     double dropout = 0.0;       // dropout on the input of layers >= 1
     uint32_t seed = 1;
 
-    void validate() const;  // throws qrnn::Error naming the bad option and value
+    // The model-independent checks (sizes, probabilities, pass); throws qrnn::Error naming the bad option and
+    // value. validate_model_config (plugins/model.h) adds the model's own checks.
+    void validate() const;
     int64_t layer_input(int64_t layer) const { return layer == 0 ? input : hidden; }
     int64_t history_rows() const { return window - 1; }
     bool training_pass() const { return pass == "training"; }

@@ -103,7 +103,8 @@ void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &
         write_attr(file, "input", cfg.input);
         write_attr(file, "hidden", cfg.hidden);
         write_attr(file, "layers", cfg.layers);
-        write_attr(file, "training", cfg.training ? 1 : 0);
+        write_attr(file, "stochastic", cfg.stochastic ? 1 : 0);
+        write_attr(file, "training", cfg.stochastic ? 1 : 0);  // the old name of "stochastic" (format_version 1)
         write_attr(file, "pass", cfg.pass);
         write_attr(file, "zoneout", cfg.zoneout);
         write_attr(file, "dropout", cfg.dropout);

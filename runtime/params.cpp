@@ -15,17 +15,18 @@ static void fill_uniform(Tensor<float> &t, uint32_t seed, uint32_t stream, doubl
 }
 
 // Streams 0x10000+ are for initialisation, away from the mask streams 2l, 2l+1.
+LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t l) {
+    const int64_t G = find_pooling(opt.pooling).gate_count(), n = opt.layer_input(l);
+    LayerParams<float> p{Tensor<float>({G, opt.window, n, opt.hidden}), Tensor<float>({G, opt.hidden})};
+    double bound = 1.0 / std::sqrt(static_cast<double>(n * opt.window));
+    fill_uniform(p.weights, opt.seed, 0x10000u + 2 * static_cast<uint32_t>(l), bound);
+    fill_uniform(p.bias, opt.seed, 0x10001u + 2 * static_cast<uint32_t>(l), bound);
+    return p;
+}
+
 std::vector<LayerParams<float>> init_params(const ModelConfig &cfg) {
-    const int64_t G = find_pooling(cfg.pooling).gate_count();
     std::vector<LayerParams<float>> layers;
-    for (int64_t l = 0; l < cfg.layers; l++) {
-        int64_t n = cfg.layer_input(l);
-        LayerParams<float> p{Tensor<float>({G, cfg.window, n, cfg.hidden}), Tensor<float>({G, cfg.hidden})};
-        double bound = 1.0 / std::sqrt(static_cast<double>(n * cfg.window));
-        fill_uniform(p.weights, cfg.seed, 0x10000u + 2 * static_cast<uint32_t>(l), bound);
-        fill_uniform(p.bias, cfg.seed, 0x10001u + 2 * static_cast<uint32_t>(l), bound);
-        layers.push_back(std::move(p));
-    }
+    for (int64_t l = 0; l < cfg.layers; l++) layers.push_back(init_layer_params(qrnn_options(cfg), l));
     return layers;
 }
 
@@ -46,18 +47,20 @@ StackState<T> initial_state(const ModelConfig &cfg) {
 template StackState<float> initial_state<float>(const ModelConfig &);
 template StackState<double> initial_state<double>(const ModelConfig &);
 
-LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer) {
+LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer) { return layer_masks(qrnn_options(cfg), layer); }
+
+LayerMasks layer_masks(const QrnnOptions &opt, int64_t layer) {
     LayerMasks m;
-    if (!cfg.training) return m;
+    if (!opt.stochastic) return m;
     uint32_t l = static_cast<uint32_t>(layer);
-    if (layer > 0 && cfg.dropout > 0) {
-        m.dropout_key = stream_key(cfg.seed, 2 * l);
-        m.dropout_threshold = drop_threshold(cfg.dropout);
-        m.dropout_scale = 1.0 / (1.0 - cfg.dropout);
+    if (layer > 0 && opt.dropout > 0) {
+        m.dropout_key = stream_key(opt.seed, 2 * l);
+        m.dropout_threshold = drop_threshold(opt.dropout);
+        m.dropout_scale = 1.0 / (1.0 - opt.dropout);
     }
-    if (cfg.zoneout > 0) {
-        m.zoneout_key = stream_key(cfg.seed, 2 * l + 1);
-        m.zoneout_threshold = drop_threshold(cfg.zoneout);
+    if (opt.zoneout > 0) {
+        m.zoneout_key = stream_key(opt.seed, 2 * l + 1);
+        m.zoneout_threshold = drop_threshold(opt.zoneout);
     }
     return m;
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "runtime/config.h"
+#include "runtime/model_options.h"
 #include "runtime/tensor.h"
 
 namespace qrnn {
@@ -56,10 +57,12 @@ StackState<To> convert(const StackState<From> &s) {
     return out;
 }
 
+LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t layer);  // layer `layer` of init_params
 std::vector<LayerParams<float>> init_params(const ModelConfig &cfg);
 Tensor<float> init_input(const ModelConfig &cfg);  // x [T][B][n], uniform in [-1, 1]
 template <class T>
 StackState<T> initial_state(const ModelConfig &cfg);
-LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer);
+LayerMasks layer_masks(const QrnnOptions &opt, int64_t layer);
+LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer);  // of qrnn_options(cfg)
 
 }  // namespace qrnn

@@ -1,6 +1,7 @@
 #include "runtime/stack.h"
 
 #include "core/error.h"
+#include "runtime/stack_state.h"
 
 namespace qrnn {
 
@@ -27,9 +28,7 @@ StackResult QrnnStack::forward(const Tensor<float> &x, StackState<float> &state)
         if (h_[l].shape != std::vector<int64_t>{T, B, m}) h_[l] = c_[l] = Tensor<float>({T, B, m});
         LayerState<float> &s = state.layers[l];
         layer_->run({input, &s, &params_[l], layer_masks(cfg_, l), state.time, &h_[l], &c_[l]});
-        s.history = next_history(s.history, *input, cfg_.history_rows());
-        std::copy(c_[l].data.end() - B * m, c_[l].data.end(), s.c.data.begin());
-        std::copy(s.c.data.begin(), s.c.data.end(), c_T.data.begin() + l * B * m);
+        advance_layer_state(s, *input, c_[l], cfg_.history_rows(), &c_T, l);
         input = &h_[l];
     }
     state.time += T;

@@ -40,21 +40,9 @@ Pipeline build_auto_scheduled(const std::string &name, const LayerInputs &in, co
     const int G = variant.gate_count();
     const int T = static_cast<int>(s.T), B = static_cast<int>(s.B), n = static_cast<int>(s.n),
               m = static_cast<int>(s.m), k = static_cast<int>(s.k);
-    // Parameters are handles: copies set the estimates of the pipeline's own.
-    ImageParam x = in.x, history = in.history, weights = in.weights, bias = in.bias, c0 = in.c0;
-    x.set_estimates({{0, n}, {0, B}, {0, T}});
-    history.set_estimates({{0, n}, {0, B}, {0, std::max(k - 1, 1)}});
-    weights.set_estimates({{0, m}, {0, n}, {0, k}, {0, G}});
-    bias.set_estimates({{0, m}, {0, G}});
-    c0.set_estimates({{0, m}, {0, B}});
-    Param<int> time_offset = in.time_offset;
-    time_offset.set_estimate(0);
-    Param<uint32_t> keys[] = {in.dropout_key, in.dropout_threshold, in.zoneout_key, in.zoneout_threshold};
-    for (auto &key : keys) key.set_estimate(0u);
-    Param<float> scale = in.dropout_scale;
-    scale.set_estimate(1.0f);
+    in.set_estimates(T, B, n, m, k, G);
     L.cell.set_estimates({{0, m}, {0, B}, {0, T}});
-    Pipeline p(L.cell);
+    Pipeline p(L.outputs());
     MachineParams machine(knobs.at("parallelism"), 32u << 20, static_cast<float>(knobs.at("balance")));
     AutoSchedulerResults result = p.auto_schedule(name, target, machine);
     if (std::getenv("QRNN_PRINT_SCHEDULE")) std::cerr << result.schedule_source << "\n";

@@ -21,13 +21,17 @@ Knobs with_gemm_tile(Knobs knobs, const Target &target) {
     return knobs;
 }
 
-void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
-    L.input_padded.compute_root().vectorize(L.c, vec, TailStrategy::RoundUp).parallel(L.t);
-    L.input_padded.specialize(in.dropout_threshold == 0);
-    L.weights_clamped.compute_root().vectorize(L.h, vec, TailStrategy::RoundUp).parallel(L.g);
+void schedule_cpu_conv_inputs(ConvFuncs &f, int vec) {
+    f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
+    f.weights_clamped.compute_root().vectorize(f.h, vec, TailStrategy::RoundUp).parallel(f.g);
 }
 
-Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
+void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
+    schedule_cpu_conv_inputs(L, vec);
+    L.input_padded.specialize(in.dropout_threshold == 0);
+}
+
+Func schedule_cpu_conv_gemm(ConvFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
     Var h = L.h, b = L.b, t = L.t, g = L.g;
     Var ho("ho"), hi("hi"), to("to"), ti("ti");
     Func conv_out = L.conv.in();

@@ -17,7 +17,10 @@ GemmTile gemm_tile_for(const Halide::Target &target);
 // `knobs` with tile_h_vectors and tile_t set from gemm_tile_for(target), and b_inner = 1.
 Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target);
 
-// input_padded and weights_clamped computed once, vectorised and parallel (both are read many times).
+// input_padded and weights_clamped of a masked conv (core/masked_conv.h) computed once, vectorised and parallel
+// (both are read many times).
+void schedule_cpu_conv_inputs(ConvFuncs &f, int vec);
+// The same for the QRNN layer, input_padded specialised on dropout off.
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec);
 
 // The conv as a register-blocked GEMM into its own buffer (conv.in(), compute_root): each
@@ -25,7 +28,7 @@ void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec);
 // b_inner: loops (b inside the h tile, time tiles outermost): one h tile's weight panel serves the whole batch
 // before the next, so the weights stream once per time tile, not once per (time tile, b) — at 640 units
 // (weights 9.8 MB) 0.84-1.00 of the best sgemm instead of 0.55-0.68 (AVX2 target, AMD EPYC VM, loaded).
-Halide::Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner);
+Halide::Func schedule_cpu_conv_gemm(ConvFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner);
 
 // The GEMM with the activations in its epilogue: `gates` tiled like the GEMM (loops b, to, ho, g, ti, hi; with
 // b_inner: to, ho, b, g, ti, hi),

@@ -37,6 +37,7 @@ struct LayerSchedule {
     std::map<std::string, KnobSpec> knob_specs;  // per knob of defaults: help, autotuning choices, valid range
     bool per_shape = false;  // compiled per shape (estimates from it), e.g. the autoschedulers
     // Optional: builds the whole pipeline (an alternative algorithm, an autoscheduler); apply is then unused.
+    // Its outputs are those of LayerFuncs::outputs(): the cell (c_t, h_t), e.g. of an alternative scan.
     std::function<Halide::Pipeline(const LayerInputs &, const PoolingVariant &, const Halide::Target &, const Knobs &,
                                    const LayerShape &)>
         build;

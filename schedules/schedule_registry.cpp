@@ -76,7 +76,7 @@ Halide::Pipeline build_layer_pipeline(const LayerSchedule &schedule, const Layer
     if (schedule.build) return schedule.build(in, variant, target, knobs, shape);
     LayerFuncs funcs = define_qrnn_layer(in, variant);
     schedule.apply(funcs, in, target, knobs);
-    return Halide::Pipeline(funcs.cell);
+    return Halide::Pipeline(funcs.outputs());
 }
 
 }  // namespace qrnn

@@ -41,7 +41,7 @@ Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const 
     variant.require_backward();
     LayerFuncs L = define_qrnn_layer(in, variant);
     schedule.apply_forward(L, in, target, knobs);
-    return Halide::Pipeline({L.cell, L.gates});
+    return Halide::Pipeline(L.outputs(true));
 }
 
 Halide::Pipeline build_training_backward(const TrainingSchedule &schedule, const BackwardInputs &in,

@@ -33,7 +33,7 @@ std::vector<std::string> training_schedule_names();
 // The defaults for `target` (target_defaults, else defaults) with overrides applied.
 Knobs merge_knobs(const TrainingSchedule &schedule, const Knobs &overrides, const Halide::Target &target);
 
-// Forward with tape: outputs {c, h} (cell) and gates. Backward: outputs BackwardFuncs::outputs().
+// Forward with tape: LayerFuncs::outputs(true) (cell (c, h), then gates). Backward: BackwardFuncs::outputs().
 Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const LayerInputs &in,
                                         const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs);
 Halide::Pipeline build_training_backward(const TrainingSchedule &schedule, const BackwardInputs &in,

@@ -1,8 +1,8 @@
-// "tuned-db": the fastest verified record of the tuning database (runtime/tuning_db.h, written by
+// "tuned-db": the fastest verified record of the tuning database (schedules/tuning_db.h, written by
 // `qrnn autotune`) for this pooling and target at the nearest shape; "tuned" when there is none.
 #include <iostream>
 
-#include "runtime/tuning_db.h"
+#include "schedules/tuning_db.h"
 #include "schedules/schedule.h"
 
 namespace qrnn {

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/tuning_db.h"
+#include "schedules/tuning_db.h"
 #include "schedules/cpu_target.h"
 
 namespace qrnn::sweep {

@@ -43,9 +43,9 @@ std::vector<RunField> make_fields() {
         {"mode", FieldKind::Str,
          [](RunSpec &s, const Value &v) {
              if (as_str(v) != "eval" && as_str(v) != "train") fail("must be eval or train (got '", as_str(v), "')");
-             s.config.training = as_str(v) == "train";
+             s.config.stochastic = as_str(v) == "train";
          },
-         [](const RunSpec &s) { return Value(std::string(s.config.training ? "train" : "eval")); }},
+         [](const RunSpec &s) { return Value(std::string(s.config.stochastic ? "train" : "eval")); }},
         {"pass", FieldKind::Str,
          [](RunSpec &s, const Value &v) {
              if (as_str(v) != "inference" && as_str(v) != "training")

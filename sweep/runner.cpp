@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "runtime/atomic_file.h"
-#include "runtime/experiment.h"
+#include "harness/experiment.h"
 #include "sweep/machine_info.h"
 
 namespace qrnn::sweep {

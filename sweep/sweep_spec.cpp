@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "plugins/model.h"
 
 namespace qrnn::sweep {
 namespace {
@@ -201,7 +202,7 @@ private:
             set_key(probe, key, loc.value);
             if (find_run_field(key) && (key != "model" || opts_.check_models)) {
                 if (key != "model") probe.config.model = ModelConfig().model;
-                probe.config.validate();
+                validate_model_config(probe.config);
             }
             if (key == "schedule") find_layer_schedule(probe.config.schedule);
             if (key == "target" && !Halide::Target::validate_target_string(probe.config.target))
@@ -359,7 +360,7 @@ private:
         try {
             ModelConfig cfg = spec.config;
             if (!opts_.check_models) cfg.model = ModelConfig().model;
-            cfg.validate();
+            validate_model_config(cfg);
             const LayerSchedule &schedule = find_layer_schedule(spec.config.schedule);
             merge_knobs(schedule, spec.knobs);
             const bool gpu_target = !cfg.target.empty() && Halide::Target(cfg.target).has_gpu_feature();

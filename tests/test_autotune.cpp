@@ -3,8 +3,8 @@
 
 #include <fstream>
 
-#include "runtime/autotuner.h"
-#include "runtime/tuning_db.h"
+#include "harness/autotuner.h"
+#include "schedules/tuning_db.h"
 #include "tests/support/cli.h"
 
 namespace qrnn {

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "nn/layer.h"
+#include "plugins/lstm_params.h"
 #include "plugins/model.h"
 #include "reference/baselines_backward.h"
 #include "runtime/compare.h"

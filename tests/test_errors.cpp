@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "plugins/model.h"
 #include "runtime/stack.h"
 
 using namespace qrnn;
@@ -26,7 +27,7 @@ TEST(Errors, ConfigValidationNamesOptionAndValue) {
     auto with = [](auto change) {
         ModelConfig c = small();
         change(c);
-        return error_of([&] { c.validate(); });
+        return error_of([&] { validate_model_config(c); });
     };
     EXPECT_EQ(with([](ModelConfig &c) { c.window = 0; }), "--window must be >= 1 (got 0)");
     EXPECT_EQ(with([](ModelConfig &c) { c.batch = -4; }), "--batch must be >= 1 (got -4)");

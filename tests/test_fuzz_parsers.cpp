@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "runtime/hdf5_dump.h"
-#include "runtime/tuning_db.h"
+#include "schedules/tuning_db.h"
 #include "sweep/sweep_spec.h"
 #include "tests/support/cli.h"
 #include "tests/support/fuzz.h"

@@ -9,7 +9,7 @@
 
 #include "core/hash_rng.h"
 #include "reference/reference.h"
-#include "runtime/autotuner.h"
+#include "harness/autotuner.h"
 #include "runtime/compare.h"
 #include "runtime/params.h"
 #include "tests/support/cli.h"

@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "runtime/tuning_db.h"
+#include "schedules/tuning_db.h"
 #include "tests/support/cli.h"
 
 namespace qrnn::test {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "reference/reference.h"
-#include "runtime/experiment.h"
+#include "harness/experiment.h"
 #include "runtime/stack.h"
 
 using namespace qrnn;
@@ -54,7 +54,7 @@ TEST(Layer, PaperShapeMatchesReference) {
 TEST(Layer, TrainingStackWithZoneoutAndDropoutMatchesReference) {
     for (const char *pooling : {"f", "fo", "ifo"}) {
         ModelConfig cfg = config(pooling, 3, {11, 3, 9, 21});
-        cfg.layers = 3, cfg.training = true, cfg.zoneout = 0.5, cfg.dropout = 0.3, cfg.seed = 42;
+        cfg.layers = 3, cfg.stochastic = true, cfg.zoneout = 0.5, cfg.dropout = 0.3, cfg.seed = 42;
         EXPECT_LE(verified_error(cfg), kTolerance) << cfg.describe();
     }
 }
@@ -72,7 +72,7 @@ TEST(Layer, ZoneoutOnlyActsInTraining) {
     ModelConfig eval_zoneout = eval;
     eval_zoneout.zoneout = 0.5;
     ModelConfig train = eval_zoneout;
-    train.training = true;
+    train.stochastic = true;
     Tensor<float> a = forward_once(eval), b = forward_once(eval_zoneout), c = forward_once(train);
     EXPECT_EQ(a.data, b.data);  // eval: zoneout rate ignored
     EXPECT_NE(a.data, c.data);  // train: masks change the result (and the reference agrees, above)
@@ -83,7 +83,7 @@ TEST(Layer, StatefulPiecesEqualWholeSequence) {
     for (const char *pooling : {"f", "fo", "ifo"}) {
         for (int64_t k : {1, 2, 4}) {
             ModelConfig cfg = config(pooling, k, {10, 3, 6, 18});
-            cfg.layers = 2, cfg.training = true, cfg.zoneout = 0.3, cfg.dropout = 0.2;
+            cfg.layers = 2, cfg.stochastic = true, cfg.zoneout = 0.3, cfg.dropout = 0.2;
             QrnnStack stack(cfg, init_params(cfg));
             Tensor<float> x = init_input(cfg);
             auto whole_state = initial_state<float>(cfg);

@@ -61,7 +61,7 @@ TEST(Masks, TrainingMasksOnlyInTrainingMode) {
     ModelConfig cfg;
     cfg.layers = 2, cfg.zoneout = 0.2, cfg.dropout = 0.1;
     EXPECT_EQ(layer_masks(cfg, 1).zoneout_threshold, 0u);
-    cfg.training = true;
+    cfg.stochastic = true;
     EXPECT_EQ(layer_masks(cfg, 0).dropout_threshold, 0u);  // no dropout before the first layer
     EXPECT_NE(layer_masks(cfg, 1).dropout_threshold, 0u);
     EXPECT_NE(layer_masks(cfg, 0).zoneout_key, layer_masks(cfg, 1).zoneout_key);

@@ -8,7 +8,7 @@
 #include "plugins/model.h"
 #include "plugins/registry.h"
 #include "reference/baselines.h"
-#include "runtime/experiment.h"
+#include "harness/experiment.h"
 
 namespace qrnn {
 namespace {
@@ -98,7 +98,7 @@ TEST(ModelRegistry, ValidateNamesKnownModels) {
     ModelConfig cfg;
     cfg.model = "gru";
     try {
-        cfg.validate();
+        validate_model_config(cfg);
         FAIL() << "unknown model accepted";
     } catch (const Error &e) {
         EXPECT_NE(std::string(e.what()).find("unknown model 'gru' (known: cnn, cnn-maxpool"), std::string::npos) << e.what();
@@ -106,11 +106,11 @@ TEST(ModelRegistry, ValidateNamesKnownModels) {
     }
     cfg.model = "lstm-onednn";
     cfg.pooling = "no-such-pooling";  // not used by the LSTM: no error
-    EXPECT_NO_THROW(cfg.validate());
+    EXPECT_NO_THROW(validate_model_config(cfg));
     cfg.layers = 2;
-    EXPECT_NO_THROW(cfg.validate());
-    cfg.training = true;  // the baselines have no zoneout/dropout
-    EXPECT_THROW(cfg.validate(), Error);
+    EXPECT_NO_THROW(validate_model_config(cfg));
+    cfg.stochastic = true;  // the baselines have no zoneout/dropout
+    EXPECT_THROW(validate_model_config(cfg), Error);
 }
 
 TEST(ModelRegistry, DuplicateModelRejected) {

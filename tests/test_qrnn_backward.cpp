@@ -29,7 +29,7 @@ ModelConfig config(const std::string &pooling, const std::string &schedule, cons
     ModelConfig c;
     c.pooling = pooling, c.schedule = schedule;
     c.seq = s.T, c.batch = s.B, c.input = s.n, c.hidden = s.m, c.window = s.k, c.layers = s.L;
-    c.training = true, c.zoneout = 0.3, c.dropout = 0.25, c.seed = 11;
+    c.stochastic = true, c.zoneout = 0.3, c.dropout = 0.25, c.seed = 11;
     return c;
 }
 

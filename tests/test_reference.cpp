@@ -94,7 +94,7 @@ TEST(Reference, StackSplitEqualsWhole) {
     ModelConfig cfg;
     cfg.pooling = "ifo";
     cfg.window = 3, cfg.batch = 2, cfg.seq = 7, cfg.input = 3, cfg.hidden = 4, cfg.layers = 2;
-    cfg.training = true, cfg.zoneout = 0.4, cfg.dropout = 0.3;
+    cfg.stochastic = true, cfg.zoneout = 0.4, cfg.dropout = 0.3;
     std::vector<LayerParams<double>> params = convert<double>(init_params(cfg));
     Tensor<double> x = convert<double>(init_input(cfg));
     auto whole_state = initial_state<double>(cfg);

@@ -24,7 +24,7 @@ ModelConfig config(const std::string &pooling, const Shape &s, bool stochastic) 
     ModelConfig c;
     c.pooling = pooling;
     c.seq = s.T, c.batch = s.B, c.input = s.n, c.hidden = s.m, c.window = s.k, c.layers = s.L;
-    c.training = stochastic, c.zoneout = stochastic ? 0.4 : 0, c.dropout = stochastic ? 0.3 : 0, c.seed = 7;
+    c.stochastic = stochastic, c.zoneout = stochastic ? 0.4 : 0, c.dropout = stochastic ? 0.3 : 0, c.seed = 7;
     return c;
 }
 

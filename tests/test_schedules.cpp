@@ -1,8 +1,8 @@
 // Every CPU schedule x pooling x awkward shape against the double reference (runtime/experiment verify).
 #include <gtest/gtest.h>
 
-#include "runtime/autotuner.h"
-#include "runtime/experiment.h"
+#include "harness/autotuner.h"
+#include "harness/experiment.h"
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
 #include "schedules/schedule.h"
@@ -22,7 +22,7 @@ double verified_error(const std::string &schedule, const std::string &pooling, c
     cfg.schedule = schedule;
     cfg.target = target;
     if (training) {
-        cfg.training = true;
+        cfg.stochastic = true;
         cfg.layers = 2;
         cfg.zoneout = 0.3;
         cfg.dropout = 0.2;

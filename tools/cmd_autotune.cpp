@@ -9,7 +9,8 @@
 #include <set>
 
 #include "core/error.h"
-#include "runtime/autotuner.h"
+#include "harness/autotuner.h"
+#include "plugins/model.h"
 #include "runtime/compiled_layer.h"
 #include "sweep/sweep_spec.h"
 #include "tools/command.h"
@@ -82,7 +83,7 @@ int autotune_command(const std::vector<std::string> &args) {
     cfg.input = vm["input"].as<int64_t>();
     cfg.hidden = vm["hidden"].as<int64_t>();
     cfg.seed = vm["seed"].as<uint32_t>();
-    cfg.validate();
+    validate_model_config(cfg);
     const int trials = vm["trials"].as<int>(), warmup = vm["warmup"].as<int>(), repeats = vm["repeats"].as<int>();
     const double seconds = vm["seconds"].as<double>(), prune = vm["prune"].as<double>();
     if (trials < 0) fail("--trials must be >= 0 (got ", trials, ")");

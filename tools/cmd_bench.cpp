@@ -7,10 +7,10 @@
 #include <iostream>
 
 #include "core/error.h"
-#include "runtime/autotuner.h"
+#include "harness/autotuner.h"
 #include "runtime/timing.h"
 #include "runtime/compiled_layer.h"
-#include "runtime/tuning_db.h"
+#include "schedules/tuning_db.h"
 #include "schedules/cpu_target.h"
 #include "tools/sgemm_references.h"
 #include "tools/bench_kernels.h"

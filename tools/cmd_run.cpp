@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "plugins/model.h"
-#include "runtime/experiment.h"
+#include "harness/experiment.h"
 #include "runtime/memory_guard.h"
 #include "tools/command.h"
 #include "tools/options.h"
@@ -33,7 +33,7 @@ std::vector<ModelConfig> expand(const po::variables_map &vm, const ModelConfig &
         first.model = model;
         const ModelConfig defaults;
         if (!uses(plugin, "layers")) first.layers = defaults.layers;
-        if (!uses(plugin, "mode")) first.training = false;
+        if (!uses(plugin, "mode")) first.stochastic = false;
         if (!uses(plugin, "zoneout")) first.zoneout = 0;
         if (!uses(plugin, "dropout")) first.dropout = 0;
         if (!uses(plugin, "schedule")) first.schedule = "-";
@@ -117,7 +117,7 @@ int run_command(const std::vector<std::string> &args) {
     base.target = vm["target"].as<std::string>();
     std::string mode = vm["mode"].as<std::string>();
     if (mode != "eval" && mode != "train") fail("--mode must be eval or train (got '", mode, "')");
-    base.training = mode == "train";
+    base.stochastic = mode == "train";
     base.zoneout = parse_double("zoneout", vm["zoneout"].as<std::string>());
     base.dropout = parse_double("dropout", vm["dropout"].as<std::string>());
     base.seed = vm["seed"].as<uint32_t>();
@@ -137,7 +137,7 @@ int run_command(const std::vector<std::string> &args) {
 
     std::vector<ModelConfig> configs = expand(vm, base);
     for (auto &c : configs) {  // every config checked before anything runs
-        c.validate();
+        validate_model_config(c);
         check_run_memory(c, opts.verify, opts.max_memory);
         if (uses(find_model(c.model), "schedule")) merge_knobs(find_layer_schedule(c.schedule), opts.knobs);
     }
@@ -148,7 +148,7 @@ int run_command(const std::vector<std::string> &args) {
     }
     if (configs.size() > 1 && (!opts.load_path.empty() || !opts.dump_path.empty()))
         fail("--load and --dump take a single configuration, got ", configs.size());
-    if (!base.training && (base.zoneout > 0 || base.dropout > 0))
+    if (!base.stochastic && (base.zoneout > 0 || base.dropout > 0))
         std::cerr << "note: --zoneout/--dropout apply only with --mode train\n";
 
     std::vector<std::string> header{"model", "pooling", "k", "B", "T", "n", "m", "L", "schedule", "mode",
@@ -176,7 +176,7 @@ int run_command(const std::vector<std::string> &args) {
         if (first_ms == 0) first_ms = r.timing.median();
         std::vector<std::string> row{c.model, c.pooling, has_window ? std::to_string(c.window) : "-", std::to_string(c.batch),
                                      std::to_string(c.seq), std::to_string(c.input), std::to_string(c.hidden),
-                                     std::to_string(c.layers), c.schedule, c.training ? "train" : "eval",
+                                     std::to_string(c.layers), c.schedule, c.stochastic ? "train" : "eval",
                                      fixed(r.timing.median(), 3), fixed(r.timing.min(), 3), fixed(r.timing.max(), 3),
                                      fixed(r.gflops, 1)};
         if (configs.size() > 1) row.push_back(fixed(r.timing.median() / first_ms, 2));

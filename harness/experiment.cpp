@@ -1,4 +1,4 @@
-#include "runtime/experiment.h"
+#include "harness/experiment.h"
 
 #include <algorithm>
 #include <memory>
@@ -17,7 +17,7 @@ struct Prepared {
 };
 
 Prepared prepare(const ModelConfig &cfg, const RunOptions &opts) {
-    cfg.validate();
+    validate_model_config(cfg);
     check_run_memory(cfg, opts.verify, opts.max_memory);
     const ModelPlugin &plugin = find_model(cfg.model);
     Prepared p{{cfg, {}, 0, std::nullopt}, nullptr};

@@ -1,8 +1,9 @@
-#include "runtime/autotuner.h"
+#include "harness/autotuner.h"
 
 #include <limits>
 
 #include "core/error.h"
+#include "plugins/model.h"
 #include "reference/reference.h"
 #include "runtime/compare.h"
 #include "runtime/compiled_layer.h"
@@ -48,7 +49,7 @@ struct TrialRunner::Data {
 TrialRunner::TrialRunner(const ModelConfig &cfg, const std::string &target, int warmup, int repeats, double tolerance)
     : data_(std::make_shared<Data>()), cfg_(cfg), warmup_(warmup), repeats_(repeats), tolerance_(tolerance) {
     cfg_.layers = 1;
-    cfg_.validate();
+    validate_model_config(cfg_);
     cfg_.target = target;
     target_ = parse_target(target);
     target_name_ = tuning_target_name(target_);

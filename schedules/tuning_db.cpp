@@ -1,4 +1,4 @@
-#include "runtime/tuning_db.h"
+#include "schedules/tuning_db.h"
 
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>

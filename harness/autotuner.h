@@ -1,6 +1,6 @@
 // Autotuning of one layer shape: candidate configurations (schedule + knobs) from the schedules' knob
 // choices, each compiled, warmed up, timed (median of repeats), verified against the double reference and
-// appended to the tuning database (runtime/tuning_db.h).
+// appended to the tuning database (schedules/tuning_db.h).
 #pragma once
 #include <Halide.h>
 #include <functional>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "runtime/config.h"
-#include "runtime/tuning_db.h"
+#include "schedules/tuning_db.h"
 
 namespace qrnn {
 

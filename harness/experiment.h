@@ -1,26 +1,14 @@
 // One measured run of a model configuration: build, (load), time, verify, (dump). Used by `qrnn run`
-// and by sweeps. Dispatches on cfg.model through the model registry (plugins/model.h).
+// and by sweeps. Dispatches on cfg.model through the model registry (plugins/model.h; RunOptions there).
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "runtime/compare.h"
-#include "runtime/config.h"
+#include "plugins/model.h"
 #include "runtime/timing.h"
-#include "schedules/schedule.h"
 
 namespace qrnn {
-
-struct RunOptions {
-    int warmup = 1;
-    int repeats = 5;
-    bool verify = false;
-    std::string load_path;  // HDF5 dump to take inputs and parameters from (else seeded init)
-    std::string dump_path;  // HDF5 file to write inputs, parameters and outputs to
-    Knobs knobs;            // schedule knob overrides
-    int64_t max_memory = 0; // refuse a run estimated above this many bytes (0: 80% of RAM; memory_guard.h)
-};
 
 struct RunReport {
     ModelConfig config;

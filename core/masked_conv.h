@@ -1,0 +1,24 @@
+// The masked convolution over time, shared by the QRNN layer (core/qrnn_layer.h) and the CNN baseline
+// (plugins/cnn.cpp): one GEMM over (c, j) of the causally padded input and the weights, bias included,
+//   conv(h, b, t, g) = bias(h, g) + sum_{j < k, c < n} weights(h, c, j, g) * input_padded(c, b, t - (k-1) + j).
+// input_padded is the caller's (QRNN: history ++ x, dropout applied; CNN: zeros before the sequence).
+// CPU schedules of these stages: schedules/cpu_common.h (schedule_cpu_conv_inputs, schedule_cpu_conv_gemm).
+#pragma once
+#include <Halide.h>
+
+namespace qrnn {
+
+struct ConvFuncs {
+    Halide::Var c{"c"}, h{"h"}, b{"b"}, t{"t"}, g{"g"};
+    Halide::Func input_padded{"input_padded"};        // (c, b, t), t in [-(k-1), T): defined by the caller
+    Halide::Func weights_clamped{"weights_clamped"};  // (h, c, j, g), h clamped: tiles may overrun m
+    Halide::Func conv{"conv"};                        // (h, b, t, g) gate pre-activations, bias included
+    Halide::RDom conv_r;                              // (c, j) reduction of conv
+};
+
+// Defines f.weights_clamped and f.conv from f.input_padded, weights (m, n, k, G) and bias (m, G); n, m, k
+// are the extents.
+void define_masked_conv(ConvFuncs &f, const Halide::ImageParam &weights, const Halide::ImageParam &bias,
+                        const Halide::Expr &n, const Halide::Expr &m, const Halide::Expr &k);
+
+}  // namespace qrnn

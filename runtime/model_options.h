@@ -1,0 +1,62 @@
+// Per-model options, made from the flat ModelConfig (the CLI- and sweep-facing config that holds every option of
+// every model): a model's layers and plugins read their own struct, not fields of other models. Shape options
+// of a run (batch, seq) are not here: layers take them from their inputs.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "runtime/config.h"
+
+namespace qrnn {
+
+// The widths of a stack: layer l reads `input` when l == 0, else the previous layer's `hidden`.
+struct StackWidths {
+    int64_t input = 320, hidden = 320, layers = 1;
+    int64_t layer_input(int64_t layer) const { return layer == 0 ? input : hidden; }
+};
+
+struct QrnnOptions : StackWidths {
+    std::string pooling = "fo", schedule = "tuned", target;  // target: "" is the JIT target of the environment
+    int64_t window = 2;
+    bool stochastic = false;  // zoneout and dropout masks on
+    double zoneout = 0.0, dropout = 0.0;
+    uint32_t seed = 1;  // initialisation and masks
+    int64_t history_rows() const { return window - 1; }
+};
+
+struct LstmOptions : StackWidths {
+    uint32_t seed = 1;
+};
+
+struct CnnOptions : StackWidths {
+    int64_t window = 2;
+    uint32_t seed = 1;
+};
+
+inline StackWidths stack_widths(const ModelConfig &cfg) { return {cfg.input, cfg.hidden, cfg.layers}; }
+
+inline QrnnOptions qrnn_options(const ModelConfig &cfg) {
+    QrnnOptions o;
+    static_cast<StackWidths &>(o) = stack_widths(cfg);
+    o.pooling = cfg.pooling, o.schedule = cfg.schedule, o.target = cfg.target;
+    o.window = cfg.window;
+    o.stochastic = cfg.stochastic, o.zoneout = cfg.zoneout, o.dropout = cfg.dropout;
+    o.seed = cfg.seed;
+    return o;
+}
+
+inline LstmOptions lstm_options(const ModelConfig &cfg) {
+    LstmOptions o;
+    static_cast<StackWidths &>(o) = stack_widths(cfg);
+    o.seed = cfg.seed;
+    return o;
+}
+
+inline CnnOptions cnn_options(const ModelConfig &cfg) {
+    CnnOptions o;
+    static_cast<StackWidths &>(o) = stack_widths(cfg);
+    o.window = cfg.window, o.seed = cfg.seed;
+    return o;
+}
+
+}  // namespace qrnn
