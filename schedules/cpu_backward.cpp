@@ -38,15 +38,18 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
 }
 
 // dinput: GEMM (c x (b, t)) over (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps in a wrapper
-// (compute_root, RoundUp); blocked over M as a BLAS does: per block of `steps` time steps of one b (parallel),
+// (compute_root, RoundUp); blocked over M as a BLAS does: per block of time steps of one b (parallel; the
+// block's dpre rows fill a quarter of L2: 64 steps at m = 320 with a 1 MB L2),
 // the c tiles outside the time tiles, so a c tile's weights panel (L2) serves the block and the block's dpre
 // rows (L2) serve every c tile. Unblocked (c tiles outermost) dpre came from memory once per c tile.
-void schedule_dinput_blocked(BackwardFuncs &D, int vec, int tile_c_vectors, int tile_t, int steps) {
+void schedule_dinput_blocked(BackwardFuncs &D, int vec, int tile_c_vectors, int tile_t, int64_t l2_bytes) {
     Var c = D.c, t = D.t, b = D.b, co("co"), ci("ci"), to("to"), ti("ti"), too("too"), toi("toi"), task("task");
+    // Time tiles per block: the block's dpre rows (G * m floats a step) in a quarter of L2.
+    Expr block_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t));
     Func tiles = D.dinput.in();
     tiles.compute_root()
         .tile(c, t, co, to, ci, ti, vec * tile_c_vectors, tile_t, TailStrategy::RoundUp)
-        .split(to, too, toi, std::max(1, steps / tile_t), TailStrategy::GuardWithIf)
+        .split(to, too, toi, block_tiles, TailStrategy::GuardWithIf)
         .reorder(ci, ti, toi, co, too, b)
         .vectorize(ci, vec)
         .fuse(too, b, task)
@@ -62,15 +65,18 @@ void schedule_dinput_blocked(BackwardFuncs &D, int vec, int tile_c_vectors, int 
 // dweights: GEMM (h x (c, j)) over K = (t, b), b innermost, blocked over K as a BLAS does: the reduction is split
 // into blocks of about `rows` (t, b) rows (rfactor); each (vec * tile_h) x tile_c tile accumulates one block in
 // registers and adds it into dweights_acc, so a block's dpre and input panels stay in L1/L2 over every tile that
-// reads them. One parallel loop over the cores outermost, each core owning a share of the (h tile, g) panels
-// and walking every block (no barrier per block). Unblocked (one register tile over all of T*B) both panels
+// reads them. One parallel loop outermost over parts of the (h tile, g) panels, each walking every block (no
+// barrier per block). Unblocked (one register tile over all of T*B) both panels
 // came from memory once per tile: dW took 5x the forward GEMM and the step 0.55x oneDNN's LSTM at B=64 T=256.
-void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c, int rows) {
+void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c, const CpuTraits &cpu) {
     Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), ho("ho"), hi("hi"), co("co"), ci("ci"), hg("hg"), p("p"), hgi("hgi");
     RVar rt = D.dweights_r.x, rb = D.dweights_r.y, rto("rto"), rti("rti");
+    // Rows per block: the block's input rows (n floats each) in half of L2 (409 at n = 320 with 1 MB), >= 64.
+    Expr rows = max(64, static_cast<int>(cpu.l2_bytes / 2) / (D.n * 4));
     Func block = D.dweights_acc.update().split(rt, rto, rti, max(1, rows / D.B)).rfactor(rto, ko);
-    const int tile = vec * tile_h, cores = cpu_info().cores;
-    Expr panels = (D.m + tile - 1) / tile * D.G, per_core = (panels + cores - 1) / cores;
+    // Parts of the (h tile, g) panels: 4 per core, so that a core slowed by other work is made up for.
+    const int tile = vec * tile_h, parts = 4 * cpu.cores;
+    Expr panels = (D.m + tile - 1) / tile * D.G, per_part = (panels + parts - 1) / parts;
     D.dweights_acc.compute_root()
         .align_bounds(h, tile)
         .align_bounds(c, tile_c)
@@ -80,7 +86,7 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
         .tile(h, c, ho, co, hi, ci, tile, tile_c, TailStrategy::RoundUp)
         .reorder(hi, ci, co, j, ho, g, rto)
         .fuse(ho, g, hg)
-        .split(hg, p, hgi, per_core, TailStrategy::GuardWithIf)
+        .split(hg, p, hgi, per_part, TailStrategy::GuardWithIf)
         .reorder(hi, ci, co, j, hgi, rto, p)
         .vectorize(hi, vec)
         .unroll(ci)
@@ -96,7 +102,8 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     const int tile_h = knobs.at("tile_h_vectors");
     Var c = D.c, h = D.h, t = D.t, g = D.g;
     schedule_cpu_inputs(D.fwd, in.fwd, vec);
-    schedule_dweights_blocked(D, vec, tile_h, knobs.at("tile_c"), knobs.at("dw_rows"));
+    const CpuTraits cpu = cpu_traits(target);
+    schedule_dweights_blocked(D, vec, tile_h, knobs.at("tile_c"), cpu);
     D.dweights.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(g);
 
     // dbias: per gate, contiguous rows of dpre added into a vector of m.
@@ -105,7 +112,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     D.dbias.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf);
 
     D.weights_t.compute_root().vectorize(c, vec, TailStrategy::RoundUp).parallel(g);
-    schedule_dinput_blocked(D, vec, tile_h, knobs.at("tile_t"), knobs.at("dx_steps"));
+    schedule_dinput_blocked(D, vec, tile_h, knobs.at("tile_t"), cpu.l2_bytes);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
 }
@@ -139,15 +146,12 @@ const bool registered = [] {
     register_training_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", {}, {},
                                 forward_naive, backward_naive, nullptr});
     TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + register-blocked GEMMs for dW, dx",
-                           "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"tile_c", 6}, {"chains", 4}, {"b_inner", 1},
-                            {"dw_rows", 256}, {"dx_steps", 64}}};
+                           "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"tile_c", 6}, {"chains", 4}, {"b_inner", 1}}};
     tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors (h for conv/dW, c for dx)", {1, 2, 3}, 1, 4}},
                         {"tile_t", {"GEMM tile width in time steps (conv, dx)", {4, 6, 8, 12}, 1, 16}},
                         {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
                         {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}},
-                        {"b_inner", {"forward GEMM: batch loop inside the h tile", {0, 1}, 0, 1}},
-                        {"dw_rows", {"dW GEMM: (t, b) rows per reduction block", {128, 256, 512, 1024}, 1, 1 << 20}},
-                        {"dx_steps", {"dX GEMM: time steps per block (one b)", {16, 32, 64, 128, 256}, 1, 1 << 20}}};
+                        {"b_inner", {"forward GEMM: batch loop inside the h tile", {0, 1}, 0, 1}}};
     // Register tiles from the target's vector registers (cpu_common.h): tile_c follows tile_t.
     tuned.target_defaults = [base = tuned.defaults](const Target &t) {
         Knobs k = with_gemm_tile(base, t);
