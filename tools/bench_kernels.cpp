@@ -68,10 +68,21 @@ struct LayerData {
 
 double max_rel(double diff, double ref) { return ref > 0 ? diff / ref : diff; }
 
-struct ConvGemm::State {
+// What the GEMM kernels' states start with.
+struct KernelBase {
     LayerShape shape;
     Target target;
-    int G = 0, tile_t = 8, tile_h = 32;
+    int G = 0;
+    const PoolingVariant &init(const std::string &pooling, const LayerShape &s, const Target &t) {
+        shape = s, target = t;
+        const PoolingVariant &v = find_pooling(pooling);
+        G = v.gate_count();
+        return v;
+    }
+};
+
+struct ConvGemm::State : KernelBase {
+    int tile_t = 8, tile_h = 32;
     LayerInputs in;
     Pipeline pipeline;
     std::unique_ptr<LayerData> data;
@@ -82,10 +93,7 @@ struct ConvGemm::State {
 ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Target &target)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
-    s.shape = shape;
-    s.target = target;
-    const PoolingVariant &v = find_pooling(pooling);
-    s.G = v.gate_count();
+    const PoolingVariant &v = s.init(pooling, shape, target);
     const int vec = target.natural_vector_size<float>();
     const Knobs knobs = default_knobs(find_layer_schedule("tuned"), target);
     s.tile_h = vec * knobs.at("tile_h_vectors");
@@ -213,10 +221,7 @@ double PoolingScan::max_rel_diff(PoolingScan &other) {
     return ref > 0 ? diff / ref : diff;
 }
 
-struct BackwardGemms::State {
-    LayerShape shape;
-    Target target;
-    int G = 0;
+struct BackwardGemms::State : KernelBase {
     BackwardInputs in;
     ImageParam dpre_in{Float(32), 4, "dpre_in"};
     Pipeline dweights, dinput;
@@ -229,10 +234,7 @@ struct BackwardGemms::State {
 BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape, const Target &target)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
-    s.shape = shape;
-    s.target = target;
-    const PoolingVariant &v = find_pooling(pooling);
-    s.G = v.gate_count();
+    const PoolingVariant &v = s.init(pooling, shape, target);
     BackwardFuncs D = declare_qrnn_backward(s.in, v);
     Func dpre("dpre_given");
     dpre(D.h, D.b, D.t, D.g) = s.dpre_in(D.h, D.b, D.t, D.g);
