@@ -3,14 +3,49 @@
 namespace qrnn {
 using namespace Halide;
 
-BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant) {
+void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre) {
+    Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
+    const Expr &T = D.T, &m = D.m, &k = D.k;
+    const int G = D.variant->gate_count();
+    // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j); dbias = sum_{t,b} dpre.
+    D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
+    D.dweights_acc(h, c, j, g) = 0.0f;
+    D.dweights_acc(h, c, j, g) += dpre(h, D.dweights_r.y, D.dweights_r.x, g) *
+                                  D.fwd.input_padded(c, D.dweights_r.y, D.dweights_r.x - (k - 1) + j);
+    D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
+    D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
+    D.dbias_acc(h, g) = 0.0f;
+    D.dbias_acc(h, g) += dpre(h, D.dbias_r.y, D.dbias_r.x, g);
+    D.dbias(h, g) = D.dbias_acc(h, g);
+
+    // The transposed masked conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s+(k-1)-j, g)
+    // (dpre is 0 outside [0, T), so no bounds test inside the reduction).
+    D.weights_t(c, h, j, g) = in.fwd.weights(clamp(h, 0, m - 1), clamp(c, 0, D.n - 1), j, g);
+    D.dinput_r = RDom(0, m, 0, k, 0, G, "dinput_r");
+    RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
+    D.dinput(c, b, t) = 0.0f;
+    D.dinput(c, b, t) += D.weights_t(c, rh, rj, rg) * dpre(rh, b, t + (k - 1) - rj, rg);
+
+    // Through dropout (the forward's masks, by absolute time); history row j is time j-(k-1).
+    Expr t_abs = in.fwd.time_offset + t;
+    D.dx(c, b, t) = apply_dropout(in.fwd, D.dinput(c, b, t), t_abs, b, c);
+    Expr s = j - (k - 1);
+    D.dhistory(c, b, j) = select(k > 1, apply_dropout(in.fwd, D.dinput(c, b, s), in.fwd.time_offset + s, b, c), 0.0f);
+}
+
+BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant) {
     variant.require_backward();
     BackwardFuncs D;
     D.variant = &variant;
     D.fwd = define_qrnn_layer(in.fwd, variant);
     D.T = D.fwd.T, D.B = D.fwd.B, D.n = D.fwd.n, D.m = D.fwd.m, D.k = D.fwd.k;
+    D.G = variant.gate_count();
+    return D;
+}
+
+BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant) {
+    BackwardFuncs D = declare_qrnn_backward(in, variant);
     const int G = variant.gate_count();
-    D.G = G;
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
     const Expr &T = D.T, &m = D.m, &k = D.k;
 
@@ -51,30 +86,7 @@ BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVarian
     for (int i = G - 2; i >= 0; i--) value = select(g == i, dpre_of(i), value);
     D.dpre(h, b, t, g) = select(t >= 0 && t < T && h < m, value, 0.0f);
 
-    // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j); dbias = sum_{t,b} dpre.
-    D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
-    D.dweights_acc(h, c, j, g) = 0.0f;
-    D.dweights_acc(h, c, j, g) += D.dpre(h, D.dweights_r.y, D.dweights_r.x, g) *
-                                  D.fwd.input_padded(c, D.dweights_r.y, D.dweights_r.x - (k - 1) + j);
-    D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
-    D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
-    D.dbias_acc(h, g) = 0.0f;
-    D.dbias_acc(h, g) += D.dpre(h, D.dbias_r.y, D.dbias_r.x, g);
-    D.dbias(h, g) = D.dbias_acc(h, g);
-
-    // The transposed masked conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s+(k-1)-j, g)
-    // (dpre is 0 outside [0, T), so no bounds test inside the reduction).
-    D.weights_t(c, h, j, g) = in.fwd.weights(clamp(h, 0, m - 1), clamp(c, 0, D.n - 1), j, g);
-    D.dinput_r = RDom(0, m, 0, k, 0, G, "dinput_r");
-    RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
-    D.dinput(c, b, t) = 0.0f;
-    D.dinput(c, b, t) += D.weights_t(c, rh, rj, rg) * D.dpre(rh, b, t + (k - 1) - rj, rg);
-
-    // Through dropout (the forward's masks, by absolute time); history row j is time j-(k-1).
-    Expr t_abs = in.fwd.time_offset + t;
-    D.dx(c, b, t) = apply_dropout(in.fwd, D.dinput(c, b, t), t_abs, b, c);
-    Expr s = j - (k - 1);
-    D.dhistory(c, b, j) = select(k > 1, apply_dropout(in.fwd, D.dinput(c, b, s), in.fwd.time_offset + s, b, c), 0.0f);
+    define_backward_gemms(D, in, D.dpre);
     return D;
 }
 

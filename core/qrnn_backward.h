@@ -52,4 +52,12 @@ struct BackwardFuncs {
 // Throws qrnn::Error if the variant has no backward.
 BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant);
 
+// The forward's Funcs, sizes and variant of a BackwardFuncs, nothing of the backward defined yet.
+BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant);
+
+// The GEMM-shaped part of the backward (dweights_acc, dbias_acc, weights_t, dinput, dweights, dbias, dx,
+// dhistory) from any `dpre` (h, b, t, g) that is 0 for t outside [0, T) and h >= m; D's fwd, sizes and
+// variant set. define_qrnn_backward calls it with D.dpre; `qrnn bench` with a buffer, to time the GEMMs alone.
+void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Halide::Func &dpre);
+
 }  // namespace qrnn

@@ -47,15 +47,15 @@ std::unique_ptr<Tape> QrnnLayer::make_tape() const { return std::make_unique<Qrn
 void QrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) {
     const int64_t T = x.dim(0), B = x.dim(1), m = opt_.hidden;
     LayerState<float> s = layer_state(state);
-    if (y.shape != std::vector<int64_t>{T, B, m}) y = Tensor<float>({T, B, m});
-    Tensor<float> c({T, B, m});
+    ensure_shape(y, {T, B, m});
+    auto *t = tape ? dynamic_cast<QrnnTape *>(tape) : nullptr;
+    if (tape && !t) fail("QRNN layer forward: the tape is not a QRNN tape (make it with make_tape)");
+    Tensor<float> &c = t ? t->c : c_scratch_;  // the tape keeps c: written there directly
+    ensure_shape(c, {T, B, m});
     LayerCall call{&x, &s, &params_, layer_masks(opt_, index_), state.time, &y, &c};
-    if (tape) {
-        auto *t = dynamic_cast<QrnnTape *>(tape);
-        if (!t) fail("QRNN layer forward: the tape is not a QRNN tape (make it with make_tape)");
+    if (t) {
         training_->forward(call, t->data);
         t->x = x, t->state = s, t->masks = call.masks, t->time = state.time, t->recorded = true;
-        t->c = c;
     } else {
         if (!inference_) {  // the training schedules are shape-generic: so is their forward
             LayerShape shape{T, B, n_, m, opt_.window};
@@ -76,9 +76,9 @@ void QrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const State 
     const int64_t T = t->x.dim(0), B = t->x.dim(1), m = opt_.hidden;
     Tensor<float> dc_final({B, m});
     if (d_final) dc_final = d_final->at("c");
-    Tensor<float> y({T, B, m});
-    Tensor<float> c = t->c;
-    LayerCall call{&t->x, &t->state, &params_, t->masks, t->time, &y, &c};
+    ensure_shape(y_scratch_, {T, B, m});
+    // The backward only reads the call's c (the forward's cell states, kept by the tape); h is not used.
+    LayerCall call{&t->x, &t->state, &params_, t->masks, t->time, &y_scratch_, const_cast<Tensor<float> *>(&t->c)};
     training_->backward(call, t->data, dy, dc_final, scratch_);
     add_into(grads_.weights, scratch_.dweights);
     add_into(grads_.bias, scratch_.dbias);
@@ -92,7 +92,7 @@ void QrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const State 
             for (int64_t i = 0; i < row; i++) dst[i] += dh_final.data[r * row + i];
         }
     }
-    if (dx) *dx = scratch_.dx;
+    if (dx) std::swap(*dx, scratch_.dx);  // no copy: the scratch is rewritten by the next call
     if (d_initial) *d_initial = make_state({scratch_.dhistory, scratch_.dc0}, t->time);
 }
 

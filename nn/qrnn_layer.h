@@ -33,6 +33,8 @@ private:
     std::shared_ptr<CompiledTrainingLayer> training_;
     std::shared_ptr<CompiledLayer> inference_;
     LayerGradsF scratch_;
+    // Kept across calls: a fresh [T][B][m] tensor per call costs its page faults (tens of ms at B=64 T=256).
+    Tensor<float> c_scratch_, y_scratch_;
 };
 
 // State <-> the runtime's LayerState (copies).

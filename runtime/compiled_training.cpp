@@ -8,10 +8,6 @@
 namespace qrnn {
 namespace {
 int64_t round_up(int64_t v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
-
-void resize(Tensor<float> &t, std::vector<int64_t> shape) {
-    if (t.shape != shape) t = Tensor<float>(std::move(shape));
-}
 }  // namespace
 
 CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,
@@ -34,7 +30,7 @@ CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const s
 void CompiledTrainingLayer::forward(const LayerCall &call, LayerTapeData &tape) {
     check_layer_call(call, *variant_);
     const int64_t T = call.x->dim(0), B = call.x->dim(1), m = call.params->weights.dim(3);
-    resize(tape.gates, {variant_->gate_count(), round_up(T, padding_.t), B, round_up(m, padding_.h)});
+    ensure_shape(tape.gates, {variant_->gate_count(), round_up(T, padding_.t), B, round_up(m, padding_.h)});
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(forward_inputs_, call, false);
     std::vector<Halide::Buffer<>> outputs{halide_view(*call.c), halide_view(*call.h), halide_view(tape.gates)};
@@ -53,11 +49,11 @@ void CompiledTrainingLayer::backward(const LayerCall &call, const LayerTapeData 
              "][", m, "] and [", B, "][", m, "]");
     if (tape.gates.shape.size() != 4 || tape.gates.dim(1) < T || tape.gates.dim(3) < m || tape.gates.dim(2) != B)
         fail("layer backward: the tape ", tape.gates.shape_str(), " is not of this call's forward");
-    resize(grads.dx, {T, B, n});
-    resize(grads.dhistory, call.state->history.shape);
-    resize(grads.dc0, {B, m});
-    resize(grads.dweights, {G, k, n, m});
-    resize(grads.dbias, {G, m});
+    ensure_shape(grads.dx, {T, B, n});
+    ensure_shape(grads.dhistory, call.state->history.shape);
+    ensure_shape(grads.dc0, {B, m});
+    ensure_shape(grads.dweights, {G, k, n, m});
+    ensure_shape(grads.dbias, {G, m});
 
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(backward_inputs_.fwd, call, false);

@@ -12,9 +12,17 @@ namespace {
 
 const char *kQrnn = "qrnn";
 
-// Sizes shared by the two sides of a comparison.
+const char *kTrainingSuffix = ", training step";
+
+// Sizes shared by the two sides of a comparison, and the pass (files before `pass` existed: inference).
 std::string context_of(const ResultTable &t, size_t i) {
-    return "n=" + t.str(i, "input") + " m=" + t.str(i, "hidden") + " L=" + t.str(i, "layers") + " " + t.str(i, "mode");
+    return "n=" + t.str(i, "input") + " m=" + t.str(i, "hidden") + " L=" + t.str(i, "layers") + " " + t.str(i, "mode") +
+           (t.str(i, "pass") == "training" ? kTrainingSuffix : "");
+}
+
+bool is_training(const std::string &context) {
+    const std::string suffix = kTrainingSuffix;
+    return context.size() >= suffix.size() && context.compare(context.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A QRNN is told apart by its pooling, window, schedule and knobs; a baseline by its model name.
@@ -63,6 +71,7 @@ Grid make_grid(std::string title, const std::string &context, std::map<std::pair
     g.seqs.assign(s.begin(), s.end());
     g.cells = std::move(cells);
     g.paper_shape = context.rfind("n=320 m=320 L=1 ", 0) == 0;
+    g.training = is_training(context);
     return g;
 }
 
@@ -90,10 +99,12 @@ std::vector<Grid> speedup_grids(const ResultTable &table) {
                     auto it = b_cells.find(key);
                     if (it != b_cells.end() && q_ms > 0) cells[key] = it->second / q_ms;
                 }
-                if (!cells.empty())
-                    grids.push_back(make_grid("speed-up of " + qrnn + " over " + baseline + " (" + baseline +
-                                                  " ms / qrnn ms), " + context,
-                                              context, cells));
+                if (cells.empty()) continue;
+                Grid g = make_grid("speed-up of " + qrnn + " over " + baseline + " (" + baseline + " ms / qrnn ms), " + context,
+                                   context, cells);
+                const std::string sizes = g.training ? context.substr(0, context.size() - std::string(kTrainingSuffix).size()) : context;
+                g.pair = qrnn + " | " + baseline + " | " + sizes;
+                grids.push_back(std::move(g));
             }
         }
     return grids;

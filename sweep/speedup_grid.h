@@ -17,6 +17,10 @@ struct Grid {
     std::map<std::pair<int64_t, int64_t>, double> cells;  // (batch, seq) -> value
     // The paper's setup (one layer, 320 units in and out): show the published grid beside it.
     bool paper_shape = false;
+    bool training = false;  // runs of `pass: training` (a training step each)
+    // Speed-up grids: "QRNN variant | baseline | sizes" without the pass, to find the inference grid of a
+    // training grid (and the reverse).
+    std::string pair;
 };
 
 // Over runs with status ok; replicates and repeated entries are combined by their median.

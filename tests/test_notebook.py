@@ -21,6 +21,7 @@ grid:
   batch: [1, 2]
   seq: [2, 3]
 """
+TRAINING_SWEEP = SWEEP.replace("repeats: 1}", "repeats: 1, pass: training}")
 
 
 def add_synthetic_baseline(path):
@@ -42,9 +43,11 @@ def add_synthetic_baseline(path):
                                 else np.concatenate([data, extra]).astype(object), dtype=dtype)
 
 
-def execute(results, workdir, name):
+def execute(results, workdir, name, inference=None):
     out = os.path.join(workdir, name)
     env = dict(os.environ, QRNN_RESULTS=results, PYDEVD_DISABLE_FILE_VALIDATION="1")
+    if inference:
+        env["QRNN_RESULTS_INFERENCE"] = inference
     proc = subprocess.run(["/usr/bin/python3", "-m", "jupyter", "nbconvert", "--execute", "--to", "notebook",
                            "--output", out, NOTEBOOK], env=env, cwd=os.path.join(SOURCE, "notebooks"),
                           capture_output=True, text=True, timeout=600)
@@ -86,7 +89,19 @@ def main():
         check("median 3.00x over 4 cells" in text, "speed-up of the synthetic 3x baseline not found:\n" + text)
         check("lstm-synthetic" in text.split("model ")[-1], "GFLOP/s table lacks the baseline:\n" + text)
         check(images == 1, f"expected one figure, got {images}")
-        print("notebook executed on measured and paired results")
+
+        # Training steps (pass: training), paired the same way, beside the inference grid of `paired`.
+        training_yaml = os.path.join(workdir, "training.yaml")
+        open(training_yaml, "w").write(TRAINING_SWEEP)
+        training = os.path.join(workdir, "training.h5")
+        subprocess.run([CLI, "sweep", training_yaml, "-o", training], check=True, capture_output=True)
+        add_synthetic_baseline(training)
+        text, images = execute(training, workdir, "training.ipynb", inference=paired)
+        check("'qrnn fo k=2 schedule=tuned vs lstm-synthetic (training step)'" in text, text)
+        check("over lstm-synthetic (training step): median 3.00x over 4 cells" in text, "training grid not found:\n" + text)
+        check("beside it, inference: median 3.00x over 4 cells" in text, "inference grid beside it not found:\n" + text)
+        check(images == 1, f"expected one figure, got {images}")
+        print("notebook executed on measured, paired and training results")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

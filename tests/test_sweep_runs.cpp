@@ -334,4 +334,46 @@ TEST(SweepReport, SpeedupGridInThePapersLayoutBesideThePaper) {
     EXPECT_EQ(r.output.find("paper:"), std::string::npos) << r.output;
 }
 
+// Training-step runs (pass: training) get their own speed-up grid, shown beside the inference grid of the
+// same pair (from the same file, or from --inference FILE) and the paper's.
+TEST(SweepReport, TrainingGridBesideTheInferenceGridAndThePaper) {
+    auto table = [](const std::vector<std::string> &passes) {
+        ResultTable t;
+        t.attrs["format"] = std::string(kResultsFormat);
+        int64_t index = 0;
+        for (const std::string &pass : passes)
+            for (std::string model : {"qrnn", "lstm-fake"})
+                for (int64_t batch : {8, 16})
+                    for (int64_t seq : {32, 64}) {
+                        const double lstm = pass == "training" ? 3.0 : 2.0 * (batch / 4.0) * (seq / 32.0);
+                        t.append({{"run_id", std::to_string(index)}, {"index", index++}, {"model", model},
+                                  {"pooling", std::string("fo")}, {"window", int64_t(2)}, {"schedule", std::string("tuned")},
+                                  {"batch", batch}, {"seq", seq}, {"input", int64_t(320)}, {"hidden", int64_t(320)},
+                                  {"layers", int64_t(1)}, {"mode", std::string("eval")}, {"pass", pass},
+                                  {"status", std::string("ok")}, {"median_ms", model == "qrnn" ? 2.0 : lstm}});
+                    }
+        return t;
+    };
+    const std::string both = test::scratch_path("both.h5"), training = test::scratch_path("training.h5"),
+                      inference = test::scratch_path("inference.h5");
+    write_results(both, table({"inference", "training"}));
+    write_results(training, table({"training"}));
+    write_results(inference, table({"inference"}));
+    const std::string title = "speed-up of qrnn fo k=2 schedule=tuned over lstm-fake (lstm-fake ms / qrnn ms), "
+                              "n=320 m=320 L=1 eval, training step";
+    for (const std::string &args : {both, training + " --inference " + inference}) {
+        auto r = test::run_cli("report " + args + " --grids-only");
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        const size_t at = r.output.find(title);
+        ASSERT_NE(at, std::string::npos) << r.output;
+        // Training 1.50 everywhere | the inference grid | the paper's.
+        const std::string grid = r.output.substr(at);
+        EXPECT_NE(grid.find("        8  1.50  1.50  |              2.00  4.00  |          5.5  8.8"), std::string::npos) << grid;
+        EXPECT_NE(grid.find("       16  1.50  1.50  |              4.00  8.00  |          5.5  6.7"), std::string::npos) << grid;
+    }
+    // Without the inference grid: the training grid beside the paper's only.
+    auto r = test::run_cli("report " + training + " --grids-only");
+    EXPECT_NE(r.output.find("        8  1.50  1.50  |          5.5  8.8"), std::string::npos) << r.output;
+}
+
 }  // namespace

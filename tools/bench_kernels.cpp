@@ -7,14 +7,17 @@
 #include "core/chunked_scan.h"
 #include "core/hash_rng.h"
 #include "runtime/buffer_cache.h"
+#include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
+#include "schedules/training_schedule.h"
 #include "tools/sgemm_references.h"
 
 namespace qrnn::bench {
 using namespace Halide;
 
 namespace {
-void fill(Buffer<float> &b, uint32_t stream, float bound) {
+template <typename Buf>
+void fill(Buf &b, uint32_t stream, float bound) {
     uint32_t key = stream_key(7, stream), i = 0;
     b.for_each_value([&](float &v) { v = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, i++), -bound, bound)); });
 }
@@ -41,23 +44,56 @@ std::pair<Timing, Timing> time_side_by_side(const std::function<void()> &a, cons
     return {t[0], t[1]};
 }
 
-struct ConvGemm::State {
+// A layer's forward inputs (x, history, weights, bias, c0), seeded, bound to `in`.
+struct LayerData {
+    Buffer<float> x, history, weights, bias, c0;
+    LayerData(const LayerShape &s, int G, LayerInputs &in)
+        : x(I(s.n), I(s.B), I(s.T)), history(I(s.n), I(s.B), I(std::max<int64_t>(s.k - 1, 1))),
+          weights(I(s.m), I(s.n), I(s.k), G), bias(I(s.m), G), c0(I(s.m), I(s.B)) {
+        fill(x, 1, 1.0f);
+        fill(history, 2, 1.0f);
+        fill(weights, 3, 0.05f);
+        fill(bias, 4, 0.05f);
+        in.x.set(x);
+        in.history.set(history);
+        in.weights.set(weights);
+        in.bias.set(bias);
+        in.c0.set(c0);
+    }
+    // input_padded(c, b, t) without dropout: x, or history for t < 0.
+    float input(int64_t c, int64_t b, int64_t t, int64_t k) const {
+        return t >= 0 ? x(I(c), I(b), I(t)) : history(I(c), I(b), I(t + k - 1));
+    }
+};
+
+double max_rel(double diff, double ref) { return ref > 0 ? diff / ref : diff; }
+
+// What the GEMM kernels' states start with.
+struct KernelBase {
     LayerShape shape;
     Target target;
-    int G = 0, tile_t = 8, tile_h = 32;
+    int G = 0;
+    const PoolingVariant &init(const std::string &pooling, const LayerShape &s, const Target &t) {
+        shape = s, target = t;
+        const PoolingVariant &v = find_pooling(pooling);
+        G = v.gate_count();
+        return v;
+    }
+};
+
+struct ConvGemm::State : KernelBase {
+    int tile_t = 8, tile_h = 32;
     LayerInputs in;
     Pipeline pipeline;
-    Buffer<float> x, history, weights, bias, c0, out;  // out: (h, b, t, g), rounded up to the tiles
-    std::vector<float> a, bmat, c;                     // BLAS: c[T*B][G*m] = a[T*B][n*k] * bmat[n*k][G*m]
+    std::unique_ptr<LayerData> data;
+    Buffer<float> out;                  // (h, b, t, g), rounded up to the tiles
+    std::vector<float> a, bmat, c;      // BLAS: c[T*B][G*m] = a[T*B][n*k] * bmat[n*k][G*m]
 };
 
 ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Target &target)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
-    s.shape = shape;
-    s.target = target;
-    const PoolingVariant &v = find_pooling(pooling);
-    s.G = v.gate_count();
+    const PoolingVariant &v = s.init(pooling, shape, target);
     const int vec = target.natural_vector_size<float>();
     const Knobs knobs = default_knobs(find_layer_schedule("tuned"), target);
     s.tile_h = vec * knobs.at("tile_h_vectors");
@@ -70,21 +106,9 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Ta
     s.pipeline.compile_jit(target);
 
     const int64_t T = shape.T, B = shape.B, n = shape.n, m = shape.m, k = shape.k;
-    s.x = Buffer<float>(I(n), I(B), I(T));
-    s.history = Buffer<float>(I(n), I(B), I(std::max<int64_t>(k - 1, 1)));
-    s.weights = Buffer<float>(I(m), I(n), I(k), s.G);
-    s.bias = Buffer<float>(I(m), s.G);
-    s.c0 = Buffer<float>(I(m), I(B));
-    fill(s.x, 1, 1.0f);
-    fill(s.history, 2, 1.0f);
-    fill(s.weights, 3, 0.05f);
-    fill(s.bias, 4, 0.05f);
+    s.data = std::make_unique<LayerData>(shape, s.G, s.in);
+    const LayerData &d = *s.data;
     s.out = Buffer<float>(round_up(m, s.tile_h), I(B), round_up(T, s.tile_t), s.G);
-    s.in.x.set(s.x);
-    s.in.history.set(s.history);
-    s.in.weights.set(s.weights);
-    s.in.bias.set(s.bias);
-    s.in.c0.set(s.c0);
 
     // BLAS operands: row (t, b) of a is the window [x[t-k+1..t]][b][:]; column (g, h) of bmat the weights.
     const int64_t N = T * B, K = n * k, M = s.G * m;
@@ -92,16 +116,12 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Ta
     for (int64_t t = 0; t < T; t++)
         for (int64_t b = 0; b < B; b++)
             for (int64_t j = 0; j < k; j++)
-                for (int64_t c = 0; c < n; c++) {
-                    int64_t tt = t - (k - 1) + j;
-                    float val = tt >= 0 ? s.x(I(c), I(b), I(tt)) : s.history(I(c), I(b), I(tt + k - 1));
-                    s.a[(t * B + b) * K + j * n + c] = val;
-                }
+                for (int64_t c = 0; c < n; c++) s.a[(t * B + b) * K + j * n + c] = d.input(c, b, t - (k - 1) + j, k);
     s.bmat.assign(K * M, 0.0f);
     for (int64_t j = 0; j < k; j++)
         for (int64_t c = 0; c < n; c++)
             for (int g = 0; g < s.G; g++)
-                for (int64_t h = 0; h < m; h++) s.bmat[(j * n + c) * M + g * m + h] = s.weights(I(h), I(c), I(j), g);
+                for (int64_t h = 0; h < m; h++) s.bmat[(j * n + c) * M + g * m + h] = d.weights(I(h), I(c), I(j), g);
     s.c.assign(N * M, 0.0f);
 }
 
@@ -126,11 +146,11 @@ double ConvGemm::max_rel_diff(size_t i) {
         for (int64_t b = 0; b < s.shape.B; b++)
             for (int g = 0; g < s.G; g++)
                 for (int64_t h = 0; h < s.shape.m; h++) {
-                    double blas = s.c[(t * s.shape.B + b) * M + g * s.shape.m + h] + s.bias(I(h), g);
+                    double blas = s.c[(t * s.shape.B + b) * M + g * s.shape.m + h] + s.data->bias(I(h), g);
                     diff = std::max(diff, std::abs(s.out(I(h), I(b), I(t), g) - blas));
                     ref = std::max(ref, std::abs(blas));
                 }
-    return ref > 0 ? diff / ref : diff;
+    return max_rel(diff, ref);
 }
 
 struct PoolingScan::State {
@@ -200,6 +220,159 @@ double PoolingScan::max_rel_diff(PoolingScan &other) {
     });
     return ref > 0 ? diff / ref : diff;
 }
+
+struct BackwardGemms::State : KernelBase {
+    BackwardInputs in;
+    ImageParam dpre_in{Float(32), 4, "dpre_in"};
+    Pipeline dweights, dinput;
+    std::unique_ptr<LayerData> data;
+    Buffer<float> dpre, dw_out, dx_out;    // dpre: (h, b, t, g) over the region the tiles read, 0 outside the layer
+    std::vector<float> w_a, w_b, w_c;      // dW: w_c[k*n][G*m] = w_a[k*n][T*B] * w_b[T*B][G*m]
+    std::vector<float> x_a, x_b, x_c;      // dX: x_c[T*B][n] = x_a[T*B][k*G*m] * x_b[k*G*m][n]
+};
+
+BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape, const Target &target)
+    : s_(std::make_shared<State>()) {
+    State &s = *s_;
+    const PoolingVariant &v = s.init(pooling, shape, target);
+    BackwardFuncs D = declare_qrnn_backward(s.in, v);
+    Func dpre("dpre_given");
+    dpre(D.h, D.b, D.t, D.g) = s.dpre_in(D.h, D.b, D.t, D.g);
+    define_backward_gemms(D, s.in, dpre);
+    schedule_cpu_backward_gemms(D, s.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
+    s.dweights = Pipeline(D.dweights);
+    s.dinput = Pipeline(D.dx);
+    for (Pipeline *p : {&s.dweights, &s.dinput}) {
+        use_buffer_cache(*p);
+        p->compile_jit(target);
+    }
+    const int64_t T = shape.T, B = shape.B, n = shape.n, m = shape.m, k = shape.k, G = s.G;
+    s.data = std::make_unique<LayerData>(shape, s.G, s.in.fwd);
+    s.dw_out = Buffer<float>(I(m), I(n), I(k), s.G);
+    s.dx_out = Buffer<float>(I(n), I(B), I(T));
+    // The dpre region both pipelines read (their tiles overrun the layer): the union of the inferred bounds.
+    std::vector<int> lo(4, INT32_MAX), hi(4, INT32_MIN);
+    for (auto [p, out] : {std::pair<Pipeline *, Buffer<float> *>{&s.dweights, &s.dw_out}, {&s.dinput, &s.dx_out}}) {
+        s.dpre_in.reset();
+        p->infer_input_bounds(*out);
+        Buffer<float> b = s.dpre_in.get();
+        for (int d = 0; d < 4; d++) lo[d] = std::min(lo[d], b.dim(d).min()), hi[d] = std::max(hi[d], b.dim(d).max());
+    }
+    s.dpre = Buffer<float>(hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1, hi[3] - lo[3] + 1);
+    s.dpre.set_min(lo);
+    s.dpre.fill(0.0f);
+    Runtime::Buffer<float> inside = s.dpre.get()->cropped({{0, I(m)}, {0, I(B)}, {0, I(T)}, {0, s.G}});
+    fill(inside, 7, 1.0f);
+    s.dpre_in.set(s.dpre);
+
+    auto dpre_at = [&](int64_t h, int64_t b, int64_t t, int64_t g) {
+        return t >= 0 && t < T ? s.dpre(I(h), I(b), I(t), I(g)) : 0.0f;
+    };
+    const int64_t rows = T * B, N = G * m, K = k * G * m;
+    s.w_a.resize(k * n * rows), s.w_b.resize(rows * N), s.w_c.resize(k * n * N);
+    s.x_a.resize(rows * K), s.x_b.resize(K * n), s.x_c.resize(rows * n);
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t b = 0; b < B; b++) {
+            const int64_t row = t * B + b;
+            for (int64_t j = 0; j < k; j++)
+                for (int64_t c = 0; c < n; c++) s.w_a[(j * n + c) * rows + row] = s.data->input(c, b, t - (k - 1) + j, k);
+            for (int64_t g = 0; g < G; g++)
+                for (int64_t h = 0; h < m; h++) {
+                    s.w_b[row * N + g * m + h] = dpre_at(h, b, t, g);
+                    for (int64_t j = 0; j < k; j++) s.x_a[row * K + (j * G + g) * m + h] = dpre_at(h, b, t + (k - 1) - j, g);
+                }
+        }
+    for (int64_t j = 0; j < k; j++)
+        for (int64_t g = 0; g < G; g++)
+            for (int64_t h = 0; h < m; h++)
+                for (int64_t c = 0; c < n; c++) s.x_b[((j * G + g) * m + h) * n + c] = s.data->weights(I(h), I(c), I(j), I(g));
+}
+
+void BackwardGemms::run_dweights() { s_->dweights.realize(s_->dw_out); }
+void BackwardGemms::run_dinput() { s_->dinput.realize(s_->dx_out); }
+
+void BackwardGemms::run_reference_dweights(size_t i) {
+    State &s = *s_;
+    const LayerShape &x = s.shape;
+    sgemm_references(s.target).at(i).run(I(x.k * x.n), I(s.G * x.m), I(x.T * x.B), s.w_a.data(), s.w_b.data(), s.w_c.data());
+}
+
+void BackwardGemms::run_reference_dinput(size_t i) {
+    State &s = *s_;
+    const LayerShape &x = s.shape;
+    sgemm_references(s.target).at(i).run(I(x.T * x.B), I(x.n), I(x.k * s.G * x.m), s.x_a.data(), s.x_b.data(), s.x_c.data());
+}
+
+double BackwardGemms::flops() const {
+    const LayerShape &x = s_->shape;
+    return 2.0 * x.T * x.B * s_->G * x.m * x.n * x.k;
+}
+
+std::pair<double, double> BackwardGemms::max_rel_diff(size_t i) {
+    State &s = *s_;
+    const LayerShape &x = s.shape;
+    run_dweights(), run_dinput(), run_reference_dweights(i), run_reference_dinput(i);
+    double dw = 0, dw_ref = 0, dx = 0, dx_ref = 0;
+    for (int64_t j = 0; j < x.k; j++)
+        for (int64_t c = 0; c < x.n; c++)
+            for (int g = 0; g < s.G; g++)
+                for (int64_t h = 0; h < x.m; h++) {
+                    double r = s.w_c[(j * x.n + c) * s.G * x.m + g * x.m + h];
+                    dw = std::max(dw, std::abs(s.dw_out(I(h), I(c), I(j), g) - r)), dw_ref = std::max(dw_ref, std::abs(r));
+                }
+    for (int64_t t = 0; t < x.T; t++)
+        for (int64_t b = 0; b < x.B; b++)
+            for (int64_t c = 0; c < x.n; c++) {
+                double r = s.x_c[(t * x.B + b) * x.n + c];
+                dx = std::max(dx, std::abs(s.dx_out(I(c), I(b), I(t)) - r)), dx_ref = std::max(dx_ref, std::abs(r));
+            }
+    return {max_rel(dw, dw_ref), max_rel(dx, dx_ref)};
+}
+
+struct BackwardScan::State {
+    LayerShape shape;
+    BackwardInputs in;
+    Pipeline pipeline;
+    std::unique_ptr<LayerData> data;
+    Buffer<float> gates, cell, dh, dc_final, dcell;
+    double planes = 0;  // float planes of T*B*m moved
+};
+
+BackwardScan::BackwardScan(const std::string &pooling, const LayerShape &shape, const Target &target)
+    : s_(std::make_shared<State>()) {
+    State &s = *s_;
+    s.shape = shape;
+    const PoolingVariant &v = find_pooling(pooling);
+    BackwardFuncs D = define_qrnn_backward(s.in, v);
+    schedule_cpu_backward_scan(D, s.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
+    s.pipeline = Pipeline(D.dcell);
+    use_buffer_cache(s.pipeline);
+    s.pipeline.compile_jit(target);
+    s.data = std::make_unique<LayerData>(shape, v.gate_count(), s.in.fwd);
+    s.dcell = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
+    s.pipeline.infer_input_bounds(s.dcell);  // which planes dcell reads: the undefined inputs it needs get sized
+    auto planes_of = [](const ImageParam &p, int dims) {
+        Buffer<> b = p.get();
+        return b.defined() ? (dims == 4 ? b.dim(3).extent() : 1) : 0;
+    };
+    s.planes = planes_of(s.in.gates, 4) + planes_of(s.in.cell, 3) + planes_of(s.in.dh, 3) + 1;
+    s.gates = Buffer<float>(I(shape.m), I(shape.B), I(shape.T), v.gate_count());
+    s.cell = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
+    s.dh = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
+    s.dc_final = Buffer<float>(I(shape.m), I(shape.B));
+    fill(s.gates, 8, 1.0f);
+    s.gates.for_each_value([](float &x) { x = 0.5f + 0.495f * x; });  // activated gates: in (0, 1)
+    fill(s.cell, 9, 1.0f);
+    fill(s.dh, 10, 1.0f);
+    fill(s.dc_final, 11, 1.0f);
+    s.in.gates.set(s.gates);
+    s.in.cell.set(s.cell);
+    s.in.dh.set(s.dh);
+    s.in.dc_final.set(s.dc_final);
+}
+
+void BackwardScan::run() { s_->pipeline.realize(s_->dcell); }
+double BackwardScan::bytes() const { return 4.0 * s_->planes * s_->shape.T * s_->shape.B * s_->shape.m; }
 
 struct Triad::State {
     int64_t n;

@@ -45,6 +45,39 @@ private:
     std::shared_ptr<State> s_;
 };
 
+// The training backward's two GEMMs (schedules/cpu_backward.h: "tuned" for `target`, from a seeded dpre buffer), or a reference sgemm on the same problems (operands laid out once, outside the timing):
+//   dW: C[k*n][G*m] = window(x)^T [k*n][T*B] * dpre[T*B][G*m]          (Halide also builds input_padded)
+//   dX: C[T*B][n]   = window(dpre)[T*B][k*G*m] * weights[k*G*m][n]     (Halide also applies dropout, off here)
+class BackwardGemms {
+public:
+    BackwardGemms(const std::string &pooling, const LayerShape &shape, const Halide::Target &target);
+    void run_dweights();
+    void run_dinput();
+    void run_reference_dweights(size_t i);  // sgemm_references(target)[i]
+    void run_reference_dinput(size_t i);
+    double flops() const;  // of each GEMM: 2 T B G m n k
+    // |halide - reference i| / max|reference i| of dW and of dX.
+    std::pair<double, double> max_rel_diff(size_t i);
+
+private:
+    struct State;
+    std::shared_ptr<State> s_;
+};
+
+// The backward's reverse-time scan alone (dcell of core/qrnn_backward.h, scheduled as "tuned" does) over a tape
+// of activated gates in (0, 1); bytes() counts what it must move: the gate planes, cell and dh it reads (found
+// by Halide's bounds inference, e.g. f and o for fo), dcell written.
+class BackwardScan {
+public:
+    BackwardScan(const std::string &pooling, const LayerShape &shape, const Halide::Target &target);
+    void run();
+    double bytes() const;
+
+private:
+    struct State;
+    std::shared_ptr<State> s_;
+};
+
 // a = b + s * c over `elements` floats per array, vectorised and parallel; bytes() counts 3 arrays (STREAM).
 class Triad {
 public:

@@ -67,12 +67,29 @@ std::vector<LayerShape> bench_gemm_shapes(bool quick) {
     return shapes;
 }
 
+// Training-step shapes for the backward's GEMMs and scan: corners and middle of the paper grid (320 units,
+// k=2) and the 640-unit language-model layer; --quick: two.
+std::vector<LayerShape> bench_backward_shapes(bool quick) {
+    if (quick) return {{128, 16, 320, 320, 2}, {256, 64, 320, 320, 2}};
+    return {{64, 8, 320, 320, 2},   {512, 8, 320, 320, 2},   {256, 64, 320, 320, 2},
+            {32, 256, 320, 320, 2}, {128, 256, 320, 320, 2}, {105, 20, 640, 640, 2}};
+}
+
+// Index of the fastest of timings [1, end) (the references), by median.
+size_t fastest_reference(const std::vector<Timing> &t, size_t first = 1) {
+    size_t best = first;
+    for (size_t i = first + 1; i < t.size(); i++)
+        if (t[i].median() < t[best].median()) best = i;
+    return best;
+}
+
 int bench_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn bench options");
     desc.add_options()("help,h", "show this help")
         ("what", po::value<std::string>()->default_value("gemm,pooling,layer,chunked"),
          "sections: gemm (conv vs OpenBLAS sgemm), pooling (vs triad), layer (vs its floor; fused vs unfused), "
-         "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape)")
+         "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape), "
+         "backward (training: dW and dX GEMMs vs the best sgemm, reverse scan vs triad)")
         ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
         ("target", po::value<std::string>()->default_value("host"),
          "Halide CPU target of our kernels, e.g. x86-64-linux-avx-avx2-fma-f16c; references are held to its ISA")
@@ -88,7 +105,7 @@ int bench_command(const std::vector<std::string> &args) {
     auto sections = split_list("what", vm["what"].as<std::string>());
     auto wants = [&](const std::string &s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
     for (auto &s : sections)
-        if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked" && s != "autotuned")
+        if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked" && s != "autotuned" && s != "backward")
             fail("--what: unknown section '", s, "'");
     const std::string target_text = vm["target"].as<std::string>() == "host" ? "" : vm["target"].as<std::string>();
     const Halide::Target target = parse_target(target_text);
@@ -134,9 +151,7 @@ int bench_command(const std::vector<std::string> &args) {
                 runs.push_back([&gemm, i] { gemm.run_reference(i); });
             }
             auto t = time_interleaved(runs, warmup, repeats);
-            size_t best = 1;
-            for (size_t i = 2; i < t.size(); i++)
-                if (t[i].median() < t[best].median()) best = i;
+            size_t best = fastest_reference(t);
             double g_ours = gemm.flops() / (t[0].median() * 1e6), g_best = gemm.flops() / (t[best].median() * 1e6);
             row("conv GEMM vs best sgemm", shape_text(s), fixed(g_ours, 1) + " GFLOP/s",
                 fixed(g_best, 1) + " GFLOP/s " + refs[best - 1].name, g_ours / g_best, 0.90);
@@ -200,6 +215,36 @@ int bench_command(const std::vector<std::string> &args) {
         auto [tt, ct] = time_side_by_side([&] { tuned.run(); }, [&] { chunked.run(); }, warmup, repeats);
         row("layer: chunked-scan vs tuned (tuned/chunked)", shape_text(s), fixed(ct.median(), 2) + " ms",
             fixed(tt.median(), 2) + " ms", tt.median() / ct.median(), 1.5);
+    }
+    if (wants("backward")) {
+        // The training backward's GEMMs (from the same dpre, the schedule's own input_padded/dropout stages
+        // included) against the best reference on the same problems, each timed in the same rounds.
+        for (const LayerShape &s : bench_backward_shapes(quick)) {
+            bench::BackwardGemms gemms(pooling, s, target);
+            std::vector<std::function<void()>> dw{[&] { gemms.run_dweights(); }}, dx{[&] { gemms.run_dinput(); }};
+            for (size_t i = 0; i < refs.size(); i++) {
+                auto [dw_diff, dx_diff] = gemms.max_rel_diff(i);
+                if (dw_diff > 1e-4 || dx_diff > 1e-4)
+                    fail("backward GEMMs and ", refs[i].name, " disagree at ", shape_text(s), " (rel dW ", dw_diff, ", dX ", dx_diff, ")");
+                dw.push_back([&gemms, i] { gemms.run_reference_dweights(i); });
+                dx.push_back([&gemms, i] { gemms.run_reference_dinput(i); });
+            }
+            for (auto [name, runs] : {std::pair<const char *, std::vector<std::function<void()>> *>{"dW GEMM vs best sgemm", &dw},
+                                      {"dX GEMM vs best sgemm", &dx}}) {
+                auto t = time_interleaved(*runs, warmup, repeats);
+                size_t best = fastest_reference(t);
+                double g_ours = gemms.flops() / (t[0].median() * 1e6), g_best = gemms.flops() / (t[best].median() * 1e6);
+                row(name, shape_text(s), fixed(g_ours, 1) + " GFLOP/s", fixed(g_best, 1) + " GFLOP/s " + refs[best - 1].name,
+                    g_ours / g_best, 0.90);
+            }
+        }
+        LayerShape s = quick ? LayerShape{256, 32, 320, 320, 2} : LayerShape{512, 64, 320, 320, 2};
+        bench::BackwardScan scan(pooling, s, target);
+        bench::Triad same_size(static_cast<int64_t>(scan.bytes() / 12), target);
+        auto [p, t] = time_side_by_side([&] { scan.run(); }, [&] { same_size.run(); }, warmup, repeats);
+        double p_gbs = scan.bytes() / (p.median() * 1e6), t_gbs = same_size.bytes() / (t.median() * 1e6);
+        row("backward scan (dcell) vs triad (GB/s)", "B=" + std::to_string(s.B) + " T=" + std::to_string(s.T) + " m=" + std::to_string(s.m),
+            fixed(p_gbs, 1) + " GB/s", fixed(t_gbs, 1) + " GB/s", p_gbs / t_gbs, 0.85);
     }
     if (wants("autotuned")) {
         // The newest verified record of this pooling and target names the shape that was tuned.

@@ -102,34 +102,32 @@ void print_runs(const ResultTable &t) {
     }
 }
 
-void print_grid(const sweep::Grid &g, const sweep::Grid *paper, int decimals) {
+// A grid and, to its right, other grids of the same layout (label, grid), each in the columns of the first.
+using Beside = std::vector<std::pair<std::string, const sweep::Grid *>>;
+void print_grid(const sweep::Grid &g, const Beside &beside, int decimals) {
     std::cout << "\n" << g.title << "\n";
     std::vector<std::string> header{"batch\\seq"};
     for (auto s : g.seqs) header.push_back(std::to_string(s));
-    if (paper) {
-        header.push_back("|");
-        header.push_back("paper:");
+    for (auto &[label, other] : beside) {
+        header.insert(header.end(), {"|", label + ":"});
         for (auto s : g.seqs) header.push_back(std::to_string(s));
     }
+    auto cell = [](const sweep::Grid &grid, int64_t b, int64_t s, int places) {
+        auto it = grid.cells.find({b, s});
+        return it == grid.cells.end() ? std::string("-") : fixed(it->second, places);
+    };
     Table table(header);
     for (auto b : g.batches) {
         std::vector<std::string> row{std::to_string(b)};
-        for (auto s : g.seqs) {
-            auto it = g.cells.find({b, s});
-            row.push_back(it == g.cells.end() ? "-" : fixed(it->second, decimals));
-        }
-        if (paper) {
-            row.push_back("|");
-            row.push_back("");
-            for (auto s : g.seqs) {
-                auto it = paper->cells.find({b, s});
-                row.push_back(it == paper->cells.end() ? "-" : fixed(it->second, 1));
-            }
+        for (auto s : g.seqs) row.push_back(cell(g, b, s, decimals));
+        for (auto &[label, other] : beside) {
+            row.insert(row.end(), {"|", ""});
+            for (auto s : g.seqs) row.push_back(cell(*other, b, s, label == "paper" ? 1 : decimals));
         }
         table.add(row);
     }
     table.print(std::cout);
-    if (paper) std::cout << "(right: " << paper->title << ")\n";
+    for (auto &[label, other] : beside) std::cout << "(" << label << ": " << other->title << ")\n";
 }
 
 int report_command(const std::vector<std::string> &args) {
@@ -138,6 +136,8 @@ int report_command(const std::vector<std::string> &args) {
         ("file", po::value<std::string>(), "sweep results file")
         ("paper", po::value<std::string>()->default_value(sweep::default_paper_csv()),
          "the paper's speed-up grid (CSV) shown beside a 320-unit one-layer speed-up grid; '' for none")
+        ("inference", po::value<std::string>(),
+         "a results file with the inference grid (e.g. of paper_speed_grid.yaml) to show beside this file's training grids")
         ("grids-only", "print only the batch x sequence grids");
     po::positional_options_description positional;
     positional.add("file", 1);
@@ -148,14 +148,29 @@ int report_command(const std::vector<std::string> &args) {
     ResultTable t = sweep::read_results(path);
     print_header(t, path);
     if (!vm.count("grids-only")) print_runs(t);
-    for (auto &g : sweep::time_grids(t)) print_grid(g, nullptr, 3);
+    for (auto &g : sweep::time_grids(t)) print_grid(g, {}, 3);
     std::optional<sweep::Grid> paper;
     const std::string paper_path = vm["paper"].as<std::string>();
     auto speedups = sweep::speedup_grids(t);
+    // Inference grids a training grid is shown beside: this file's, then those of --inference.
+    std::vector<sweep::Grid> inference;
+    for (auto &g : speedups)
+        if (!g.training) inference.push_back(g);
+    if (vm.count("inference"))
+        for (auto &g : sweep::speedup_grids(sweep::read_results(vm["inference"].as<std::string>())))
+            if (!g.training) inference.push_back(g);
     for (auto &g : speedups) {
         if (g.paper_shape && !paper && !paper_path.empty() && std::filesystem::exists(paper_path))
             paper = sweep::read_paper_grid(paper_path);
-        print_grid(g, g.paper_shape && paper ? &*paper : nullptr, 2);
+        Beside beside;
+        if (g.training)
+            for (auto &i : inference)
+                if (i.pair == g.pair) {
+                    beside.push_back({"inference", &i});
+                    break;
+                }
+        if (g.paper_shape && paper) beside.push_back({"paper", &*paper});
+        print_grid(g, beside, 2);
     }
     if (speedups.empty()) std::cout << "\n(no speed-up grid: the file has no QRNN run paired with a baseline model of the same sizes)\n";
     return kExitOk;
