@@ -58,16 +58,18 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
         .reorder(ni, no, v)
         .parallel(v, 64);
 
-    // dhidden = dlogits weights, vocabulary block by block (serial): per block, tiles of (width x rows) with
-    // the hidden tile's weights in L1 while the block's dlogits (L2) pass; parallel over hidden tiles.
+    // dhidden = dlogits weights: blocks of 64 rows in parallel, each summing the vocabulary block by block; per
+    // block, tiles of (width x rows) with the hidden tile's weights in L1 while the block's dlogits (L2) pass.
+    Var np("np");
     F.dhidden.vectorize(k, vec, TailStrategy::GuardWithIf);
     F.dhidden.update()
+        .split(n, np, n, 64, TailStrategy::GuardWithIf)
         .split(k, ko, ki, width, TailStrategy::GuardWithIf)
         .split(n, no, ni, rows, TailStrategy::GuardWithIf)
-        .reorder(ki, ni, no, ko, F.blocks_r.x)
+        .reorder(ki, ni, no, ko, F.blocks_r.x, np)
         .vectorize(ki, vec)
         .unroll(ni)
-        .parallel(ko);
+        .parallel(np);
     register_tile(F.dhidden_part, k, n, {F.block_r.x}, F.dhidden, no, vec, width, rows);
 
     // dweights += hidden^T dlogits over the chunk's rows: tiles of (width x rows words) accumulated in
