@@ -25,6 +25,7 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
     auto word = [&](const Expr &e) { return clamp(e, 0, V - 1); };
 
     F.hidden_t(n, k) = in.hidden(k, row(n));
+    F.hidden_c(k, n) = in.hidden(clamp(k, 0, F.width - 1), n);
     F.weights_c(k, v) = in.weights(k, word(v));
 
     F.logits_r = RDom(0, F.width, "decoder_logits_r");
@@ -55,7 +56,7 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
 
     F.rows_r = RDom(0, R, "decoder_rows_r");
     F.dweights_acc(k, v) = 0.0f;
-    F.dweights_acc(k, v) += in.hidden(k, F.rows_r) * F.dlogits(F.rows_r, v);
+    F.dweights_acc(k, v) += F.hidden_c(k, F.rows_r) * F.dlogits(F.rows_r, v);
     F.dweights(k, v) = in.dweights_in(k, v) + F.dweights_acc(k, v);
     F.dbias_acc(v) = 0.0f;
     F.dbias_acc(v) += F.dlogits(F.rows_r, v);

@@ -34,7 +34,9 @@ struct DecoderFuncs {
     Halide::Expr rows, vocab, width;  // chunk rows, V, hidden width (buffer extents)
     int vocab_block = 0;              // dhidden sums vocabulary blocks of this many entries (zero-padded)
 
-    Halide::Func hidden_t{"decoder_hidden_t"};            // (n, k): the chunk transposed, rows clamped
+    // The chunk copied twice (a schedule may pad their rows: no power-of-two strides):
+    Halide::Func hidden_t{"decoder_hidden_t"};            // (n, k): transposed, rows clamped
+    Halide::Func hidden_c{"decoder_hidden_c"};            // (k, n): columns clamped
     Halide::Func weights_c{"decoder_weights_c"};          // (k, v): v clamped to [0, V)
     Halide::Func logits{"decoder_logits"};                // (n, v): bias + sum_k; update over logits_r
     Halide::Func row_max{"decoder_row_max"};              // (n)

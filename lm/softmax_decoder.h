@@ -30,7 +30,7 @@ public:
     std::vector<float> row_losses(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
                                   const Tensor<float> &bias);
 
-    // Rows per pipeline call: at most chunk_rows x V logits exist at once (default 512).
+    // Rows per pipeline call: at most chunk_rows x V logits exist at once (default 224: the chunk of h stays in L2, and its rows are no power-of-two stride).
     int64_t chunk_rows() const { return chunk_; }
     void set_chunk_rows(int64_t rows);
     int64_t vocab() const { return vocab_; }
@@ -42,7 +42,7 @@ public:
 private:
     double run(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
                const Tensor<float> &bias, Tensor<float> *dh, DecoderGrads *grads, std::vector<float> *rows);
-    int64_t vocab_, hidden_, chunk_ = 512;
+    int64_t vocab_, hidden_, chunk_ = 224;
     std::shared_ptr<Compiled> compiled_;
     std::shared_ptr<Scratch> scratch_;
 };

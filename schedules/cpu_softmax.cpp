@@ -28,12 +28,14 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     Var k = F.k, n = F.n, v = F.v;
     Var ko("ko"), ki("ki"), no("no"), ni("ni"), vo("vo"), vi("vi");
 
-    // The chunk transposed once (vec x vec blocks through registers).
+    // The chunk copied once each way; hidden_c's rows padded by a vector (no power-of-two stride between the
+    // rows that dweights' tiles read in turn: m = 640 floats would alias in L1 and L2).
     F.hidden_t.compute_root()
         .tile(n, k, no, ko, ni, ki, vec, vec, TailStrategy::RoundUp)
         .vectorize(ni)
         .unroll(ki)
         .parallel(ko);
+    F.hidden_c.compute_root().bound(k, 0, F.width + vec).vectorize(k, vec).parallel(n);
 
     // logits = bias + hidden weights^T: tiles of (width rows x `rows` words); a vocabulary tile's weights stay
     // in L1 while every row tile of the chunk (in L2) passes.
