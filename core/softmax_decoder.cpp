@@ -17,7 +17,7 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
     DecoderFuncs F;
     Var k = F.k, n = F.n, v = F.v, j = F.j;
     F.rows = in.hidden.dim(1).extent();
-    F.vocab = in.weights.dim(1).extent();
+    F.vocab = in.bias.dim(0).extent();
     F.width = in.hidden.dim(0).extent();
     F.vocab_block = vocab_block;
     const Expr &R = F.rows, &V = F.vocab;
@@ -26,7 +26,7 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
 
     F.hidden_t(n, k) = in.hidden(k, row(n));
     F.hidden_c(k, n) = in.hidden(clamp(k, 0, F.width - 1), n);
-    F.weights_c(k, v) = in.weights(k, word(v));
+    F.weights_c(k, v) = in.weights(k, v);  // rows past V: the caller's zero padding
 
     F.logits_r = RDom(0, F.width, "decoder_logits_r");
     F.logits(n, v) = in.bias(word(v));

@@ -3,15 +3,17 @@
 // rows at a time (the caller loops over chunks, so at most chunk x V logits ever exist).
 //
 // Dimensions are Halide's (innermost first); row-major [N][m] is (k, n):
-//   hidden (k, n) [rows][m]    weights (k, v) [V][m]    bias (v) [V]    targets (n) [rows], each in [0, V)
+//   hidden (k, n) [rows][m]    weights (k, v) [V'][m]    bias (v) [V]    targets (n) [rows], each in [0, V)
+// V is the bias's extent; the weights have V' >= V rows, the rows past V zero (read unclamped by the
+// GEMM tiles: a clamp there costs registers; a schedule says how many it reads, e.g. decoder_weight_rows).
 //   row_loss (n)   = logsumexp_v logits(n, v) - logits(n, target(n))
 //   dlogits (n, v) = softmax(n, v) - [v == target(n)]       (zero outside [0, rows) x [0, V))
 //   dhidden (k, n) = sum_v weights(k, v) dlogits(n, v)
 //   dweights (k, v) = dweights_in(k, v) + sum_n hidden(k, n) dlogits(n, v)   (accumulates: may alias the input)
 //   dbias (v)      = dbias_in(v) + sum_n dlogits(n, v)
 // The logits are stored transposed, (n, v): a vector of rows per vocabulary entry, so that the softmax
-// reductions over v run on vectors of rows. Every access past the vocabulary is clamped; rows past the
-// chunk read its last row; the hidden width (k extent) is whatever the buffers have (a runtime may pad it).
+// reductions over v run on vectors of rows. Rows past the chunk read its last row; the hidden width (k
+// extent) is whatever the buffers have (a runtime may pad it).
 #pragma once
 #include <Halide.h>
 

@@ -128,22 +128,23 @@ double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &t
 
     Compiled &c = *compiled_;
     Scratch &s = *scratch_;
-    // Widths that are not a multiple of the register tile run on zero-padded copies.
-    const int64_t mp = (m + c.width_multiple - 1) / c.width_multiple * c.width_multiple;
+    // Widths that are not a multiple of the register tile run on zero-padded copies (h, dh, dW). The weights
+    // are always copied, once per call: zero rows past V up to decoder_weight_rows(V), each row padded by a
+    // cache line (m = 640 floats is a power-of-two multiple: the rows a GEMM tile reads would alias in L1/L2).
+    const int64_t mp = (m + c.width_multiple - 1) / c.width_multiple * c.width_multiple, w_stride = mp + 16;
     const bool padded = mp != m;
-    const float *w_data = weights.data.data();
+    const int64_t w_rows = decoder_weight_rows(V);
+    ensure_shape(s.weights, {w_rows, w_stride});
+    copy_rows(weights.data.data(), m, s.weights.data.data(), w_stride, V);
     float *dw_data = training ? grads->dweights.data.data() : nullptr;
-    if (padded) {
-        ensure_shape(s.weights, {V, mp});
-        copy_rows(weights.data.data(), m, s.weights.data.data(), mp, V);
-        w_data = s.weights.data.data();
-        if (training) {
-            ensure_shape(s.dweights, {V, mp});
-            copy_rows(grads->dweights.data.data(), m, s.dweights.data.data(), mp, V);
-            dw_data = s.dweights.data.data();
-        }
+    if (padded && training) {
+        ensure_shape(s.dweights, {V, mp});
+        copy_rows(grads->dweights.data.data(), m, s.dweights.data.data(), mp, V);
+        dw_data = s.dweights.data.data();
     }
-    Buffer<float> w_buf = rows_view(w_data, mp, V), b_buf(const_cast<float *>(bias.data.data()), I(V));
+    halide_dimension_t w_dims[] = {{0, I(mp), 1}, {0, I(w_rows), I(w_stride)}};
+    Buffer<float> w_buf(s.weights.data.data(), 2, w_dims);
+    Buffer<float> b_buf(const_cast<float *>(bias.data.data()), I(V));
     Buffer<float> dw_buf, db_buf;
     if (training) {
         dw_buf = rows_view(dw_data, mp, V);

@@ -44,7 +44,7 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
         .tile(n, v, no, vo, ni, vi, width, rows, TailStrategy::RoundUp)
         .reorder(ni, vi, no, vo)
         .vectorize(ni, vec)
-        .parallel(vo, 8);
+        .parallel(vo, 8, TailStrategy::GuardWithIf);
     register_tile(F.logits, n, v, {F.logits_r.x}, logits, no, vec, width, rows);
 
     // Softmax statistics per row, on vectors of rows, each vector of rows scanning the vocabulary.
@@ -58,7 +58,7 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
         .split(n, no, ni, vec, TailStrategy::RoundUp)
         .vectorize(ni)
         .reorder(ni, no, v)
-        .parallel(v, 64);
+        .parallel(v, 64, TailStrategy::RoundUp);
 
     // dhidden = dlogits weights: blocks of 64 rows in parallel, each summing the vocabulary block by block; per
     // block, tiles of (width x rows) with the hidden tile's weights in L1 while the block's dlogits (L2) pass.
@@ -84,8 +84,8 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
         .parallel(vo, 4, TailStrategy::GuardWithIf);  // (never ShiftInwards: dweights may alias its input)
     register_tile(F.dweights_acc, k, v, {F.rows_r.x}, F.dweights, ko, vec, width, rows);
 
-    F.dbias_acc.compute_root().vectorize(v, vec, TailStrategy::RoundUp).parallel(v, 16 * vec);
-    F.dbias_acc.update().split(v, vo, vi, vec, TailStrategy::RoundUp).reorder(vi, F.rows_r.x, vo).vectorize(vi).parallel(vo, 16);
+    F.dbias_acc.compute_root().vectorize(v, vec, TailStrategy::RoundUp).parallel(v, 16 * vec, TailStrategy::RoundUp);
+    F.dbias_acc.update().split(v, vo, vi, vec, TailStrategy::RoundUp).reorder(vi, F.rows_r.x, vo).vectorize(vi).parallel(vo, 16, TailStrategy::RoundUp);
     F.dbias.vectorize(v, vec, TailStrategy::GuardWithIf);
 }
 

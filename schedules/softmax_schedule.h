@@ -10,6 +10,9 @@ namespace qrnn {
 // dhidden's vocabulary blocking for the CPU schedule (a block of weights and dlogits stays in L2).
 constexpr int kDecoderVocabBlock = 256;
 
+// Rows of the weights buffer the schedules read for a vocabulary of V (the rows past V must be zeros).
+inline int64_t decoder_weight_rows(int64_t vocab) { return (vocab + kDecoderVocabBlock - 1) / kDecoderVocabBlock * kDecoderVocabBlock + 8; }
+
 // The hidden width the CPU schedule requires a multiple of (its register tile: 2 vectors of `target`);
 // the runtime (lm/softmax_decoder.h) pads other widths with zero columns.
 int decoder_width_multiple(const Halide::Target &target);
