@@ -43,7 +43,8 @@ struct SoftmaxDecoder::Compiled {
 };
 
 struct SoftmaxDecoder::Scratch {
-    Tensor<float> hidden, weights, dweights, dhidden;  // zero-padded copies when the width is padded
+    Tensor<float> hidden, dweights, dhidden;  // zero-padded copies when the width is padded
+    Tensor<float> weights;                    // the weights' copy (rows padded, zero rows past V), flat
     std::vector<float> row_loss;
 };
 
@@ -134,8 +135,9 @@ double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &t
     const int64_t mp = (m + c.width_multiple - 1) / c.width_multiple * c.width_multiple, w_stride = mp + 16;
     const bool padded = mp != m;
     const int64_t w_rows = decoder_weight_rows(V);
-    ensure_shape(s.weights, {w_rows, w_stride});
-    copy_rows(weights.data.data(), m, s.weights.data.data(), w_stride, V);
+    ensure_shape(s.weights, {w_rows * w_stride + 16});  // + room to start on a cache line (whole-vector loads)
+    float *w_copy = s.weights.data.data() + (64 - reinterpret_cast<uintptr_t>(s.weights.data.data()) % 64) % 64 / sizeof(float);
+    copy_rows(weights.data.data(), m, w_copy, w_stride, V);
     float *dw_data = training ? grads->dweights.data.data() : nullptr;
     if (padded && training) {
         ensure_shape(s.dweights, {V, mp});
@@ -143,7 +145,7 @@ double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &t
         dw_data = s.dweights.data.data();
     }
     halide_dimension_t w_dims[] = {{0, I(mp), 1}, {0, I(w_rows), I(w_stride)}};
-    Buffer<float> w_buf(s.weights.data.data(), 2, w_dims);
+    Buffer<float> w_buf(w_copy, 2, w_dims);
     Buffer<float> b_buf(const_cast<float *>(bias.data.data()), I(V));
     Buffer<float> dw_buf, db_buf;
     if (training) {

@@ -1,4 +1,5 @@
 #include "schedules/cpu_common.h"
+#include "schedules/cpu_target.h"
 #include "schedules/softmax_schedule.h"
 
 namespace qrnn {
@@ -60,12 +61,15 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
         .reorder(ni, no, v)
         .parallel(v, 64, TailStrategy::RoundUp);
 
-    // dhidden = dlogits weights: blocks of 64 rows in parallel, each summing the vocabulary block by block; per
-    // block, tiles of (width x rows) with the hidden tile's weights in L1 while the block's dlogits (L2) pass.
+    // dhidden = dlogits weights: the chunk's rows split into one block per core, each summing the vocabulary
+    // block by block; per block, tiles of (width x rows) with the hidden tile's weights in L1 while the
+    // block's dlogits (L2) pass.
     Var np("np");
+    const int cores = cpu_traits(target).cores;
+    Expr block_rows = (F.rows + cores * rows - 1) / (cores * rows) * rows;
     F.dhidden.vectorize(k, vec, TailStrategy::GuardWithIf);
     F.dhidden.update()
-        .split(n, np, n, 64, TailStrategy::GuardWithIf)
+        .split(n, np, n, block_rows, TailStrategy::GuardWithIf)
         .split(k, ko, ki, width, TailStrategy::GuardWithIf)
         .split(n, no, ni, rows, TailStrategy::GuardWithIf)
         .reorder(ki, ni, no, ko, F.blocks_r.x, np)
