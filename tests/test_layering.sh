@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
 # Layering: includes run one way, from a directory to the same or a lower layer, never up:
-#   core <- schedules <- runtime <- reference <- nn <- plugins <- harness <- sweep <- tools, bench, gpu
+#   core <- schedules <- runtime <- reference <- nn <- plugins <- lm <- harness <- sweep <- tools, bench, gpu
 # (tests/ may include anything). A `#include "DIR/..."` of a higher layer fails the test with one line per
 # offending include (file:line: LAYER includes HIGHER). Before checking the repository, the check runs on a
 # scratch tree holding one deliberate back-arrow and must fail there, so it cannot silently pass.
 # Usage: tests/test_layering.sh [SOURCE_DIR]   (default: $QRNN_SOURCE_DIR, else the repository of this script)
 set -u
 
-layers=(core schedules runtime reference nn plugins harness sweep tools)  # tools, bench and gpu: one top layer
+layers=(core schedules runtime reference nn plugins lm harness sweep tools)  # tools, bench and gpu: one top layer
 
 # Prints every upward include under $1 (file:line: FROM includes TO (a higher layer)); exit status 1 if any.
 check_tree() {
     local root=$1
     grep -rnE --include='*.h' --include='*.cpp' --include='*.in' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"/]+/' \
-        "$root"/core "$root"/schedules "$root"/runtime "$root"/reference "$root"/nn "$root"/plugins "$root"/harness \
-        "$root"/sweep "$root"/tools "$root"/bench "$root"/gpu 2>/dev/null |
+        $(for d in "${layers[@]}" bench gpu; do echo "$root/$d"; done) 2>/dev/null |
         awk -v root="$root/" -v layers="${layers[*]}" '
             BEGIN { n = split(layers, names, " "); for (i = 1; i <= n; i++) level[names[i]] = i; level["bench"] = level["gpu"] = n }
             {

@@ -2,6 +2,7 @@
 // measured side by side (alternating runs) in one process. Not a test: timing never decides pass/fail.
 // References are the best this machine offers for the target (tools/sgemm_references.h), never an ISA it lacks;
 // `--target x86-64-linux-avx-avx2-fma-f16c` measures the AVX2 path on any newer CPU, references held to AVX2.
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "schedules/tuning_db.h"
 #include "schedules/cpu_target.h"
 #include "tools/sgemm_references.h"
+#include "tools/bench_decoder.h"
 #include "tools/bench_kernels.h"
 #include "tools/command.h"
 #include "tools/options.h"
@@ -89,7 +91,8 @@ int bench_command(const std::vector<std::string> &args) {
         ("what", po::value<std::string>()->default_value("gemm,pooling,layer,chunked"),
          "sections: gemm (conv vs OpenBLAS sgemm), pooling (vs triad), layer (vs its floor; fused vs unfused), "
          "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape), "
-         "backward (training: dW and dX GEMMs vs the best sgemm, reverse scan vs triad)")
+         "backward (training: dW and dX GEMMs vs the best sgemm, reverse scan vs triad), "
+         "decoder (the LM's softmax decoder: its 3 GEMMs + fused softmax vs the best sgemm on the same GEMMs)")
         ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
         ("target", po::value<std::string>()->default_value("host"),
          "Halide CPU target of our kernels, e.g. x86-64-linux-avx-avx2-fma-f16c; references are held to its ISA")
@@ -105,7 +108,8 @@ int bench_command(const std::vector<std::string> &args) {
     auto sections = split_list("what", vm["what"].as<std::string>());
     auto wants = [&](const std::string &s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
     for (auto &s : sections)
-        if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked" && s != "autotuned" && s != "backward")
+        if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked" && s != "autotuned" && s != "backward" &&
+            s != "decoder")
             fail("--what: unknown section '", s, "'");
     const std::string target_text = vm["target"].as<std::string>() == "host" ? "" : vm["target"].as<std::string>();
     const Halide::Target target = parse_target(target_text);
@@ -259,6 +263,39 @@ int bench_command(const std::vector<std::string> &args) {
         auto [tt, dt] = time_side_by_side([&] { tuned.run(); }, [&] { tuned_db.run(); }, warmup, repeats);
         row("autotuned (tuned-db) vs tuned (tuned/tuned-db)", shape_text(s), fixed(dt.median(), 3) + " ms",
             fixed(tt.median(), 3) + " ms", tt.median() / dt.median(), 1.0);
+    }
+    if (wants("decoder")) {
+        // Whole decoder calls (GEMMs + fused softmax) against the sum of the best sgemm of each of its GEMMs,
+        // all timed in the same rounds. Shapes: rows N = B*T, hidden m, vocabulary V (Fig. 4 left: 20*105, 640, 10000).
+        std::vector<std::array<int64_t, 3>> shapes{{512, 320, 4000}};
+        if (!quick) shapes.insert(shapes.begin(), {2100, 640, 10000});
+        for (auto [N, m, V] : shapes) {
+            bench::DecoderGemms d(N, m, V, target);
+            std::vector<std::function<void()>> runs{[&] { d.run_training(); }, [&] { d.run_evaluation(); }};
+            for (size_t i = 0; i < refs.size(); i++) {
+                double diff = d.loss_rel_diff(i);
+                if (diff > 1e-4) fail("decoder loss and ", refs[i].name, "'s logits disagree at N=", N, " (rel ", diff, ")");
+                for (int g = 0; g < 3; g++) runs.push_back([&d, i, g] { d.run_reference(i, g); });
+            }
+            auto t = time_interleaved(runs, warmup, repeats);
+            double best[3];
+            std::string names;
+            for (int g = 0; g < 3; g++) {
+                size_t b = 0;
+                for (size_t i = 1; i < refs.size(); i++)
+                    if (t[2 + 3 * i + g].median() < t[2 + 3 * b + g].median()) b = i;
+                best[g] = t[2 + 3 * b + g].median();
+                names += (g ? "/" : "") + refs[b].name;
+            }
+            const std::string shape = "N=" + std::to_string(N) + " m=" + std::to_string(m) + " V=" + std::to_string(V);
+            const double gflop = d.gemm_flops() / 1e9, sgemm3 = best[0] + best[1] + best[2];
+            row("decoder training (3 GEMMs + softmax) vs best sgemm x3", shape,
+                fixed(t[0].median(), 1) + " ms " + fixed(3 * gflop / t[0].median() * 1e3, 1) + " GFLOP/s",
+                fixed(sgemm3, 1) + " ms " + names, sgemm3 / t[0].median(), 0.90);
+            row("decoder evaluation (logits GEMM + softmax) vs best sgemm", shape,
+                fixed(t[1].median(), 1) + " ms " + fixed(gflop / t[1].median() * 1e3, 1) + " GFLOP/s",
+                fixed(best[0], 1) + " ms", best[0] / t[1].median(), 0.90);
+        }
     }
     table.print(std::cout);
     if (vm.count("json")) {

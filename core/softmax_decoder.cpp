@@ -1,0 +1,67 @@
+#include "core/softmax_decoder.h"
+
+namespace qrnn {
+using namespace Halide;
+
+std::vector<Argument> DecoderInputs::eval_arguments() const { return {hidden, weights, bias, targets}; }
+std::vector<Argument> DecoderInputs::training_arguments() const {
+    return {hidden, weights, bias, targets, dweights_in, dbias_in};
+}
+
+namespace {
+// exp(x) for x <= 0 (max-subtracted logits): fast_exp (2 ulp) kept inside its valid range.
+Expr exp_nonpositive(const Expr &x) { return fast_exp(max(x, -80.0f)); }
+}  // namespace
+
+DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
+    DecoderFuncs F;
+    Var k = F.k, n = F.n, v = F.v, j = F.j;
+    F.rows = in.hidden.dim(1).extent();
+    F.vocab = in.bias.dim(0).extent();
+    F.width = in.hidden.dim(0).extent();
+    F.vocab_block = vocab_block;
+    const Expr &R = F.rows, &V = F.vocab;
+    auto row = [&](const Expr &e) { return clamp(e, 0, R - 1); };
+    auto word = [&](const Expr &e) { return clamp(e, 0, V - 1); };
+
+    F.hidden_t(n, k) = in.hidden(k, row(n));
+    F.hidden_c(k, n) = in.hidden(clamp(k, 0, F.width - 1), n);
+    F.weights_c(k, v) = in.weights(k, v);  // rows past V: the caller's zero padding
+
+    F.logits_r = RDom(0, F.width, "decoder_logits_r");
+    F.logits(n, v) = in.bias(word(v));
+    F.logits(n, v) += F.hidden_t(n, F.logits_r) * F.weights_c(F.logits_r, v);
+
+    F.vocab_r = RDom(0, V, "decoder_vocab_r");
+    F.row_max(n) = F.logits(n, 0);
+    F.row_max(n) = max(F.row_max(n), F.logits(n, F.vocab_r));
+    F.row_sum(n) = 0.0f;
+    F.row_sum(n) += exp_nonpositive(F.logits(n, F.vocab_r) - F.row_max(n));
+    F.log_norm(n) = F.row_max(n) + log(F.row_sum(n));
+    Expr target = word(in.targets(row(n)));
+    F.row_loss(n) = F.log_norm(n) - F.logits(n, target);
+
+    Expr inside = n < R && v < V;
+    Expr onehot = select(v == target, 1.0f, 0.0f);
+    F.dlogits(n, v) = select(inside, exp_nonpositive(F.logits(n, v) - F.log_norm(n)) - onehot, 0.0f);
+
+    // dhidden: a sum over blocks of vocab_block entries (dlogits is zero past V, weights clamped there).
+    F.block_r = RDom(0, vocab_block, "decoder_block_r");
+    F.blocks_r = RDom(0, (V + vocab_block - 1) / vocab_block, "decoder_blocks_r");
+    Expr w = j * vocab_block + F.block_r;
+    F.dhidden_part(k, n, j) = 0.0f;
+    F.dhidden_part(k, n, j) += F.weights_c(k, w) * F.dlogits(n, w);
+    F.dhidden(k, n) = 0.0f;
+    F.dhidden(k, n) += F.dhidden_part(k, n, F.blocks_r);
+
+    F.rows_r = RDom(0, R, "decoder_rows_r");
+    F.dweights_acc(k, v) = 0.0f;
+    F.dweights_acc(k, v) += F.hidden_c(k, F.rows_r) * F.dlogits(F.rows_r, v);
+    F.dweights(k, v) = in.dweights_in(k, v) + F.dweights_acc(k, v);
+    F.dbias_acc(v) = 0.0f;
+    F.dbias_acc(v) += F.dlogits(F.rows_r, v);
+    F.dbias(v) = in.dbias_in(v) + F.dbias_acc(v);
+    return F;
+}
+
+}  // namespace qrnn

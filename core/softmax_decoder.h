@@ -1,0 +1,63 @@
+// The language model's output layer as one Halide algorithm: a linear decoder (logits = h W^T + b) with a
+// fused, max-subtracted log-softmax, the cross-entropy loss per row and its gradient, run over a chunk of
+// rows at a time (the caller loops over chunks, so at most chunk x V logits ever exist).
+//
+// Dimensions are Halide's (innermost first); row-major [N][m] is (k, n):
+//   hidden (k, n) [rows][m]    weights (k, v) [V'][m]    bias (v) [V]    targets (n) [rows], each in [0, V)
+// V is the bias's extent; the weights have V' >= V rows, the rows past V zero (read unclamped by the
+// GEMM tiles: a clamp there costs registers; a schedule says how many it reads, e.g. decoder_weight_rows).
+//   row_loss (n)   = logsumexp_v logits(n, v) - logits(n, target(n))
+//   dlogits (n, v) = softmax(n, v) - [v == target(n)]       (zero outside [0, rows) x [0, V))
+//   dhidden (k, n) = sum_v weights(k, v) dlogits(n, v)
+//   dweights (k, v) = dweights_in(k, v) + sum_n hidden(k, n) dlogits(n, v)   (accumulates: may alias the input)
+//   dbias (v)      = dbias_in(v) + sum_n dlogits(n, v)
+// The logits are stored transposed, (n, v): a vector of rows per vocabulary entry, so that the softmax
+// reductions over v run on vectors of rows. Rows past the chunk read its last row; the hidden width (k
+// extent) is whatever the buffers have (a runtime may pad it).
+#pragma once
+#include <Halide.h>
+
+namespace qrnn {
+
+struct DecoderInputs {
+    Halide::ImageParam hidden{Halide::Float(32), 2, "decoder_hidden"};            // (k, n)
+    Halide::ImageParam weights{Halide::Float(32), 2, "decoder_weights"};          // (k, v)
+    Halide::ImageParam bias{Halide::Float(32), 1, "decoder_bias"};                // (v)
+    Halide::ImageParam targets{Halide::Int(32), 1, "decoder_targets"};            // (n)
+    Halide::ImageParam dweights_in{Halide::Float(32), 2, "decoder_dweights_in"};  // (k, v)
+    Halide::ImageParam dbias_in{Halide::Float(32), 1, "decoder_dbias_in"};        // (v)
+    // Arguments of the evaluation pipeline (row_loss only) and of the training pipeline.
+    std::vector<Halide::Argument> eval_arguments() const;
+    std::vector<Halide::Argument> training_arguments() const;
+};
+
+struct DecoderFuncs {
+    Halide::Var k{"k"}, n{"n"}, v{"v"}, j{"j"};
+    Halide::Expr rows, vocab, width;  // chunk rows, V, hidden width (buffer extents)
+    int vocab_block = 0;              // dhidden sums vocabulary blocks of this many entries (zero-padded)
+
+    // The chunk copied twice (a schedule may pad their rows: no power-of-two strides):
+    Halide::Func hidden_t{"decoder_hidden_t"};            // (n, k): transposed, rows clamped
+    Halide::Func hidden_c{"decoder_hidden_c"};            // (k, n): columns clamped
+    Halide::Func weights_c{"decoder_weights_c"};          // (k, v): v clamped to [0, V)
+    Halide::Func logits{"decoder_logits"};                // (n, v): bias + sum_k; update over logits_r
+    Halide::Func row_max{"decoder_row_max"};              // (n)
+    Halide::Func row_sum{"decoder_row_sum"};              // (n): sum_v exp(logits - row_max)
+    Halide::Func log_norm{"decoder_log_norm"};            // (n): logsumexp
+    Halide::Func row_loss{"decoder_row_loss"};            // (n): output
+    Halide::Func dlogits{"decoder_dlogits"};              // (n, v)
+    Halide::Func dhidden_part{"decoder_dhidden_part"};    // (k, n, j): one vocabulary block's sum
+    Halide::Func dhidden{"decoder_dhidden"};              // (k, n): output; update over dhidden_blocks
+    Halide::Func dweights_acc{"decoder_dweights_acc"};    // (k, v): sum over the chunk's rows
+    Halide::Func dweights{"decoder_dweights"};            // (k, v): output
+    Halide::Func dbias_acc{"decoder_dbias_acc"};          // (v)
+    Halide::Func dbias{"decoder_dbias"};                  // (v): output
+
+    Halide::RDom logits_r, vocab_r, block_r, blocks_r, rows_r;
+};
+
+// vocab_block: the blocking of dhidden's reduction over the vocabulary (a schedule choice that the algorithm
+// must express; the sum is the same up to float rounding).
+DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block);
+
+}  // namespace qrnn

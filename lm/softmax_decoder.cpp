@@ -1,0 +1,216 @@
+#include "lm/softmax_decoder.h"
+
+#include <Halide.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "core/error.h"
+#include "core/softmax_decoder.h"
+#include "runtime/buffer_cache.h"
+#include "runtime/compiled_layer.h"
+#include "schedules/softmax_schedule.h"
+
+namespace qrnn::lm {
+using Halide::Buffer;
+
+// Two pipelines from two instances of the algorithm: evaluation (row losses) and training (row losses and
+// every gradient). Their ImageParams are shared state: each call holds the mutex.
+struct SoftmaxDecoder::Compiled {
+    Halide::Target target;
+    int width_multiple;
+    DecoderInputs eval_in, train_in;
+    DecoderFuncs eval_f, train_f;
+    Halide::Pipeline eval, train;
+    std::mutex mutex;
+
+    explicit Compiled(const Halide::Target &t)
+        : target(t),
+          width_multiple(decoder_width_multiple(t)),
+          eval_f(define_softmax_decoder(eval_in, kDecoderVocabBlock)),
+          train_f(define_softmax_decoder(train_in, kDecoderVocabBlock)) {
+        schedule_softmax_decoder_cpu(eval_f, t);
+        schedule_softmax_decoder_cpu(train_f, t);
+        eval = Halide::Pipeline(eval_f.row_loss);
+        train = Halide::Pipeline({train_f.row_loss, train_f.dhidden, train_f.dweights, train_f.dbias});
+        use_buffer_cache(eval);
+        use_buffer_cache(train);
+        eval.compile_jit(t);
+        train.compile_jit(t);
+    }
+};
+
+struct SoftmaxDecoder::Scratch {
+    Tensor<float> hidden, dweights, dhidden;  // zero-padded copies when the width is padded
+    Tensor<float> weights;                    // the weights' copy (rows padded, zero rows past V), flat
+    std::vector<float> row_loss;
+};
+
+namespace {
+std::shared_ptr<SoftmaxDecoder::Compiled> compiled_for(const Halide::Target &target) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<SoftmaxDecoder::Compiled>> cache;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto &slot = cache[target.to_string()];
+    if (!slot) slot = std::make_shared<SoftmaxDecoder::Compiled>(target);
+    return slot;
+}
+
+int I(int64_t v) { return static_cast<int>(v); }
+Buffer<float> rows_view(const float *data, int64_t width, int64_t rows) {
+    return Buffer<float>(const_cast<float *>(data), I(width), I(rows));
+}
+// [rows][width] -> [rows][width_pad] (padding zero), or back (the first `width` columns).
+void copy_rows(const float *src, int64_t src_width, float *dst, int64_t dst_width, int64_t rows) {
+    const int64_t w = std::min(src_width, dst_width);
+    for (int64_t r = 0; r < rows; r++) std::memcpy(dst + r * dst_width, src + r * src_width, w * sizeof(float));
+}
+
+void check_tokens(const char *what, const std::vector<int32_t> &ids, int64_t vocab) {
+    for (size_t i = 0; i < ids.size(); i++)
+        if (ids[i] < 0 || ids[i] >= vocab)
+            fail(what, " id ", ids[i], " at position ", i, " is outside the vocabulary [0, ", vocab, ")");
+}
+
+void check_shape(const char *what, const Tensor<float> &t, const std::vector<int64_t> &dims) {
+    if (t.shape != dims) fail("softmax decoder: ", what, " has shape ", t.shape_str(), ", expected ", Tensor<float>(dims).shape_str());
+}
+}  // namespace
+
+SoftmaxDecoder::SoftmaxDecoder(int64_t vocab, int64_t hidden, const std::string &target)
+    : vocab_(vocab), hidden_(hidden), scratch_(std::make_shared<Scratch>()) {
+    if (vocab < 1 || hidden < 1) fail("softmax decoder: vocabulary (", vocab, ") and hidden size (", hidden, ") must be >= 1");
+    const Halide::Target t = parse_target(target);
+    if (t.has_gpu_feature()) fail("softmax decoder: target ", t.to_string(), " is not a CPU target");
+    compiled_ = compiled_for(t);
+}
+
+void SoftmaxDecoder::set_chunk_rows(int64_t rows) {
+    if (rows < 1) fail("softmax decoder: chunk rows must be >= 1 (got ", rows, ")");
+    chunk_ = rows;
+}
+
+double SoftmaxDecoder::loss(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
+                            const Tensor<float> &bias, Tensor<float> *dh, DecoderGrads *grads) {
+    return run(h, targets, weights, bias, dh, grads, nullptr);
+}
+
+std::vector<float> SoftmaxDecoder::row_losses(const Tensor<float> &h, const std::vector<int32_t> &targets,
+                                              const Tensor<float> &weights, const Tensor<float> &bias) {
+    std::vector<float> rows;
+    run(h, targets, weights, bias, nullptr, nullptr, &rows);
+    return rows;
+}
+
+double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
+                           const Tensor<float> &bias, Tensor<float> *dh, DecoderGrads *grads, std::vector<float> *rows_out) {
+    const int64_t V = vocab_, m = hidden_;
+    if (h.shape.empty() || h.shape.back() != m) fail("softmax decoder: h has shape ", h.shape_str(), ", expected [...][", m, "]");
+    const int64_t N = static_cast<int64_t>(h.size()) / m;
+    if (static_cast<int64_t>(targets.size()) != N)
+        fail("softmax decoder: ", targets.size(), " targets for ", N, " rows of h");
+    check_shape("weights", weights, {V, m});
+    check_shape("bias", bias, {V});
+    check_tokens("softmax decoder: target", targets, V);
+    const bool training = dh || grads;
+    DecoderGrads local_grads;
+    Tensor<float> local_dh;
+    if (training) {
+        if (!grads) grads = &local_grads;
+        if (!dh) dh = &local_dh;
+        if (grads->dweights.shape.empty()) grads->dweights = Tensor<float>({V, m});
+        if (grads->dbias.shape.empty()) grads->dbias = Tensor<float>({V});
+        check_shape("dweights", grads->dweights, {V, m});
+        check_shape("dbias", grads->dbias, {V});
+        ensure_shape(*dh, h.shape);
+    }
+
+    Compiled &c = *compiled_;
+    Scratch &s = *scratch_;
+    // Widths that are not a multiple of the register tile run on zero-padded copies (h, dh, dW). The weights
+    // are always copied, once per call: zero rows past V up to decoder_weight_rows(V), each row padded by a
+    // cache line (m = 640 floats is a power-of-two multiple: the rows a GEMM tile reads would alias in L1/L2).
+    const int64_t mp = (m + c.width_multiple - 1) / c.width_multiple * c.width_multiple, w_stride = mp + 16;
+    const bool padded = mp != m;
+    const int64_t w_rows = decoder_weight_rows(V);
+    ensure_shape(s.weights, {w_rows * w_stride + 16});  // + room to start on a cache line (whole-vector loads)
+    float *w_copy = s.weights.data.data() + (64 - reinterpret_cast<uintptr_t>(s.weights.data.data()) % 64) % 64 / sizeof(float);
+    copy_rows(weights.data.data(), m, w_copy, w_stride, V);
+    float *dw_data = training ? grads->dweights.data.data() : nullptr;
+    if (padded && training) {
+        ensure_shape(s.dweights, {V, mp});
+        copy_rows(grads->dweights.data.data(), m, s.dweights.data.data(), mp, V);
+        dw_data = s.dweights.data.data();
+    }
+    halide_dimension_t w_dims[] = {{0, I(mp), 1}, {0, I(w_rows), I(w_stride)}};
+    Buffer<float> w_buf(w_copy, 2, w_dims);
+    Buffer<float> b_buf(const_cast<float *>(bias.data.data()), I(V));
+    Buffer<float> dw_buf, db_buf;
+    if (training) {
+        dw_buf = rows_view(dw_data, mp, V);
+        db_buf = Buffer<float>(grads->dbias.data.data(), I(V));
+    }
+    if (rows_out) rows_out->assign(N, 0.0f);
+
+    std::lock_guard<std::mutex> lock(c.mutex);
+    DecoderInputs &in = training ? c.train_in : c.eval_in;
+    in.weights.set(w_buf);
+    in.bias.set(b_buf);
+    if (training) {
+        in.dweights_in.set(dw_buf);
+        in.dbias_in.set(db_buf);
+    }
+    double total = 0;
+    for (int64_t n0 = 0; n0 < N; n0 += chunk_) {
+        const int64_t rows = std::min(chunk_, N - n0);
+        const float *h_rows = h.data.data() + n0 * m;
+        if (padded) {
+            ensure_shape(s.hidden, {rows, mp});
+            copy_rows(h_rows, m, s.hidden.data.data(), mp, rows);
+            h_rows = s.hidden.data.data();
+        }
+        in.hidden.set(rows_view(h_rows, mp, rows));
+        in.targets.set(Buffer<int32_t>(const_cast<int32_t *>(targets.data()) + n0, I(rows)));
+        s.row_loss.resize(rows);
+        Buffer<float> loss_buf(s.row_loss.data(), I(rows));
+        if (!training) {
+            c.eval.realize(loss_buf);
+        } else {
+            float *dh_rows = dh->data.data() + n0 * m;
+            if (padded) dh_rows = ensure_shape(s.dhidden, {rows, mp}).data.data();
+            c.train.realize(Halide::Realization({loss_buf, rows_view(dh_rows, mp, rows), dw_buf, db_buf}));
+            if (padded) copy_rows(dh_rows, mp, dh->data.data() + n0 * m, m, rows);
+        }
+        for (int64_t r = 0; r < rows; r++) total += s.row_loss[r];
+        if (rows_out) std::copy(s.row_loss.begin(), s.row_loss.begin() + rows, rows_out->begin() + n0);
+    }
+    if (padded && training) copy_rows(s.dweights.data.data(), mp, grads->dweights.data.data(), m, V);
+    return total;
+}
+
+void embedding_forward(const Tensor<float> &table, const std::vector<int32_t> &tokens, Tensor<float> &x) {
+    if (table.shape.size() != 2) fail("embedding: table has shape ", table.shape_str(), ", expected [V][m]");
+    const int64_t V = table.dim(0), m = table.dim(1);
+    if (x.size() != tokens.size() * static_cast<size_t>(m))
+        fail("embedding: x has shape ", x.shape_str(), ", expected ", tokens.size(), " rows of ", m);
+    check_tokens("embedding: token", tokens, V);
+    for (size_t i = 0; i < tokens.size(); i++)
+        std::memcpy(&x.data[i * m], &table.data[tokens[i] * m], m * sizeof(float));
+}
+
+void embedding_backward(const std::vector<int32_t> &tokens, const Tensor<float> &dx, Tensor<float> &dtable) {
+    if (dtable.shape.size() != 2) fail("embedding: dtable has shape ", dtable.shape_str(), ", expected [V][m]");
+    const int64_t V = dtable.dim(0), m = dtable.dim(1);
+    if (dx.size() != tokens.size() * static_cast<size_t>(m))
+        fail("embedding: dx has shape ", dx.shape_str(), ", expected ", tokens.size(), " rows of ", m);
+    check_tokens("embedding: token", tokens, V);
+    for (size_t i = 0; i < tokens.size(); i++) {
+        float *row = &dtable.data[tokens[i] * m];
+        const float *d = &dx.data[i * m];
+        for (int64_t k = 0; k < m; k++) row[k] += d[k];
+    }
+}
+
+}  // namespace qrnn::lm

@@ -1,0 +1,96 @@
+#include "schedules/cpu_common.h"
+#include "schedules/cpu_target.h"
+#include "schedules/softmax_schedule.h"
+
+namespace qrnn {
+using namespace Halide;
+
+int decoder_width_multiple(const Target &target) {
+    return gemm_tile_for(target).h_vectors * target.natural_vector_size<float>();
+}
+
+namespace {
+// A register-blocked GEMM: `acc` (its pure step and its update over `reduction`) computed at `out`'s tile
+// loop `at`, its vectorised dimension `vec_dim` (tile of `width` floats) and unrolled `other` (`rows`),
+// both of fixed extent (bound_extent: `out` guards its tails).
+void register_tile(Func acc, const Var &vec_dim, const Var &other, const std::vector<VarOrRVar> &reduction, const Func &out,
+                   const Var &at, int vec, int width, int rows) {
+    acc.compute_at(out, at).bound_extent(vec_dim, width).bound_extent(other, rows);
+    acc.vectorize(vec_dim, vec).unroll(vec_dim).unroll(other);
+    std::vector<VarOrRVar> order{vec_dim, other};
+    order.insert(order.end(), reduction.begin(), reduction.end());
+    acc.update().reorder(order).vectorize(vec_dim, vec).unroll(vec_dim).unroll(other);
+}
+}  // namespace
+
+void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
+    const int vec = target.natural_vector_size<float>();
+    const int width = decoder_width_multiple(target), rows = gemm_tile_for(target).t;
+    Var k = F.k, n = F.n, v = F.v;
+    Var ko("ko"), ki("ki"), no("no"), ni("ni"), vo("vo"), vi("vi");
+
+    // The chunk copied once each way; hidden_c's rows padded by a vector (no power-of-two stride between the
+    // rows that dweights' tiles read in turn: m = 640 floats would alias in L1 and L2).
+    F.hidden_t.compute_root()
+        .tile(n, k, no, ko, ni, ki, vec, vec, TailStrategy::RoundUp)
+        .vectorize(ni)
+        .unroll(ki)
+        .parallel(ko);
+    F.hidden_c.compute_root().bound(k, 0, F.width + vec).vectorize(k, vec).parallel(n);
+
+    // logits = bias + hidden weights^T: tiles of (width rows x `rows` words); a vocabulary tile's weights stay
+    // in L1 while every row tile of the chunk (in L2) passes.
+    Func logits = F.logits.in();
+    logits.compute_root()
+        .tile(n, v, no, vo, ni, vi, width, rows, TailStrategy::RoundUp)
+        .reorder(ni, vi, no, vo)
+        .vectorize(ni, vec)
+        .parallel(vo, 8, TailStrategy::GuardWithIf);
+    register_tile(F.logits, n, v, {F.logits_r.x}, logits, no, vec, width, rows);
+
+    // Softmax statistics per row, on vectors of rows, each vector of rows scanning the vocabulary.
+    for (Func f : {F.row_max, F.row_sum}) {
+        f.compute_root().vectorize(n, vec, TailStrategy::RoundUp);
+        f.update().split(n, no, ni, vec, TailStrategy::RoundUp).reorder(ni, F.vocab_r.x, no).vectorize(ni).parallel(no);
+    }
+    F.log_norm.compute_root().vectorize(n, vec, TailStrategy::RoundUp);
+
+    F.dlogits.compute_root()
+        .split(n, no, ni, vec, TailStrategy::RoundUp)
+        .vectorize(ni)
+        .reorder(ni, no, v)
+        .parallel(v, 64, TailStrategy::RoundUp);
+
+    // dhidden = dlogits weights: the chunk's rows split into one block per core, each summing the vocabulary
+    // block by block; per block, tiles of (width x rows) with the hidden tile's weights in L1 while the
+    // block's dlogits (L2) pass.
+    Var np("np");
+    const int cores = cpu_traits(target).cores;
+    Expr block_rows = (F.rows + cores * rows - 1) / (cores * rows) * rows;
+    F.dhidden.vectorize(k, vec, TailStrategy::GuardWithIf);
+    F.dhidden.update()
+        .split(n, np, n, block_rows, TailStrategy::GuardWithIf)
+        .split(k, ko, ki, width, TailStrategy::GuardWithIf)
+        .split(n, no, ni, rows, TailStrategy::GuardWithIf)
+        .reorder(ki, ni, no, ko, F.blocks_r.x, np)
+        .vectorize(ki, vec)
+        .unroll(ni)
+        .parallel(np);
+    register_tile(F.dhidden_part, k, n, {F.block_r.x}, F.dhidden, no, vec, width, rows);
+
+    // dweights += hidden^T dlogits over the chunk's rows: tiles of (width x rows words) accumulated in
+    // registers, added to the input once; parallel over vocabulary tiles.
+    F.dweights.split(k, ko, ki, width, TailStrategy::GuardWithIf)
+        .split(v, vo, vi, rows, TailStrategy::GuardWithIf)
+        .reorder(ki, vi, ko, vo)
+        .vectorize(ki, vec)
+        .unroll(vi)
+        .parallel(vo, 4, TailStrategy::GuardWithIf);  // (never ShiftInwards: dweights may alias its input)
+    register_tile(F.dweights_acc, k, v, {F.rows_r.x}, F.dweights, ko, vec, width, rows);
+
+    F.dbias_acc.compute_root().vectorize(v, vec, TailStrategy::RoundUp).parallel(v, 16 * vec, TailStrategy::RoundUp);
+    F.dbias_acc.update().split(v, vo, vi, vec, TailStrategy::RoundUp).reorder(vi, F.rows_r.x, vo).vectorize(vi).parallel(vo, 16, TailStrategy::RoundUp);
+    F.dbias.vectorize(v, vec, TailStrategy::GuardWithIf);
+}
+
+}  // namespace qrnn

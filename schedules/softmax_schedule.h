@@ -1,0 +1,29 @@
+// Schedules of the softmax decoder (core/softmax_decoder.h): CPU (register-tiled GEMMs from the project's
+// target-aware tile, schedules/cpu_common.h) and CUDA (compiled and PTX-assembled by the tests; no GPU here).
+#pragma once
+#include <Halide.h>
+
+#include "core/softmax_decoder.h"
+
+namespace qrnn {
+
+// dhidden's vocabulary blocking for the CPU schedule (a block of weights and dlogits stays in L2).
+constexpr int kDecoderVocabBlock = 256;
+
+// Rows of the weights buffer the schedules read for a vocabulary of V (the rows past V must be zeros).
+inline int64_t decoder_weight_rows(int64_t vocab) { return (vocab + kDecoderVocabBlock - 1) / kDecoderVocabBlock * kDecoderVocabBlock + 8; }
+
+// The hidden width the CPU schedule requires a multiple of (its register tile: 2 vectors of `target`);
+// the runtime (lm/softmax_decoder.h) pads other widths with zero columns.
+int decoder_width_multiple(const Halide::Target &target);
+
+// Every Func of F: GEMMs register-tiled (gemm_tile_for(target)), logits and dlogits computed once per chunk,
+// the softmax reductions on vectors of rows; parallel over vocabulary tiles (logits, dweights) and hidden
+// tiles (dhidden).
+void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Halide::Target &target);
+
+// One GPU thread per output element (logits, dlogits, dhidden, dweights, dbias, per row for the reductions),
+// tiles of 32 along the innermost dimension.
+void schedule_softmax_decoder_cuda(DecoderFuncs &F, const Halide::Target &target);
+
+}  // namespace qrnn
