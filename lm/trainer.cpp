@@ -7,7 +7,9 @@
 
 #include "core/error.h"
 #include "lm/train_results.h"
+#include "runtime/atomic_file.h"
 #include "sweep/machine_info.h"
+#include "sweep/results_file.h"
 
 namespace qrnn::lm {
 namespace {
@@ -148,27 +150,38 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
         << " validation tokens (" << cfg.valid << "), vocabulary " << vocab.size() << "; unigram validation perplexity "
         << std::lround(out.unigram_val_ppl) << "\n";
 
-    std::unique_ptr<Model> model = make_language_model(cfg, vocab.size());
-    int64_t n_params = 0;
-    for (auto &p : model->params()) n_params += static_cast<int64_t>(p.value->size());
-    FitOptions opts;
-    opts.epochs = cfg.epochs, opts.max_batches = cfg.max_batches, opts.checkpoint_every = cfg.checkpoint_every;
-    opts.sgd = cfg.sgd, opts.checkpoint = cfg.checkpoint, opts.log_seconds = cfg.log_seconds;
     CheckpointInfo start;
     start.identity = identity(cfg);
     start.config = config_text(cfg);
     start.vocab = vocab.words();
     start.plateau = cfg.plateau;
+    std::unique_ptr<sweep::WriterLock> lock;  // one trainer per checkpoint; then its killed writes are debris
+    for (const std::string *path : {&cfg.checkpoint, &cfg.results}) {
+        const auto dir = std::filesystem::path(*path).parent_path();
+        if (!path->empty() && !dir.empty()) std::filesystem::create_directories(dir);
+    }
+    if (!cfg.checkpoint.empty()) {
+        lock = std::make_unique<sweep::WriterLock>(cfg.checkpoint);
+        remove_stale_temp_files(cfg.checkpoint);
+    }
     if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
         CheckpointInfo saved = read_checkpoint_info(cfg.checkpoint);
         if (saved.identity != start.identity)
             fail(cfg.checkpoint, ": checkpoint of another configuration (", first_difference(saved.identity, start.identity),
                  "); delete it or name another --checkpoint");
         if (saved.vocab != start.vocab) fail(cfg.checkpoint, ": checkpoint vocabulary differs from ", cfg.train, "'s");
+        start = std::move(saved);
+        start.config = config_text(cfg);  // resumable keys (epochs, paths) as now
+    }
+    std::unique_ptr<Model> model = make_language_model(cfg, vocab.size());
+    int64_t n_params = 0;
+    for (auto &p : model->params()) n_params += static_cast<int64_t>(p.value->size());
+    FitOptions opts;
+    opts.epochs = cfg.epochs, opts.max_batches = cfg.max_batches, opts.checkpoint_every = cfg.checkpoint_every;
+    opts.sgd = cfg.sgd, opts.checkpoint = cfg.checkpoint, opts.log_seconds = cfg.log_seconds;
+    if (start.progress.step > 0) {
         model->reset_state(cfg.batch, 0);
         load_checkpoint_model(cfg.checkpoint, *model);
-        saved.config = start.config;  // resumable keys (epochs, paths) as now
-        start = std::move(saved);
         out.resumed_at_step = start.progress.step;
         log << "resuming from " << cfg.checkpoint << ": epoch " << start.progress.epoch + 1 << ", batch "
             << start.progress.batch << ", step " << start.progress.step << "\n";
