@@ -131,3 +131,22 @@ TEST(TrainCli, BadInputNamesFileKeyAndValue) {
     expect_cli("eval /nonexistent.h5 --data " + good, 2, "/nonexistent.h5");
     expect_cli("eval " + good + " --data " + good, 2, good);
 }
+
+TEST(TrainCli, SweepOfTrainingRunsIsResumableAndReported) {
+    const std::string train = ptb_slice("sweep_train.txt", 0, 100), valid = ptb_slice("sweep_valid.txt", 100, 30);
+    const std::string yaml = write_scratch("lm_sweep.yaml", "name: lm_test\nbase:\n  model: lstm-onednn\n  input: 16\n  layers: 1\n"
+                                                            "  batch: 4\n  seq: 10\n  train.epochs: 2\n  train.max_batches: 5\n"
+                                                            "  train.train: " + train + "\n  train.valid: " + valid +
+                                                            "\ngrid:\n  hidden: [8, 16]\n");
+    const std::string out = scratch_path("lm_sweep.h5");
+    expect_cli("sweep " + yaml + " -o " + out, 0, "2 to run");
+    expect_cli("sweep " + yaml + " -o " + out, 0, "2 already in");
+    CliResult r = run_cli("report " + out);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char *want : {"training runs", "best_val_ppl", "learning curves", "lstm-onednn/16/z0 valid"})
+        EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+    const std::string bad = write_scratch("bad_sweep.yaml", "name: x\nbase:\n  train.lrr: 3\n");
+    expect_cli("sweep " + bad + " --dry-run", 2, "train.lrr");
+    const std::string bad_value = write_scratch("bad_value.yaml", "name: x\nbase:\n  train.lr: fast\n");
+    expect_cli("sweep " + bad_value + " --dry-run", 2, "value 'fast': not a finite number");
+}
