@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -36,8 +37,12 @@ double parse_number(const std::string &v) {
     return x;
 }
 
-std::string number_str(double d) {  // shortest round-trip
+std::string number_str(double d) {  // shortest round-trip; whole numbers without an exponent
     char buf[64];
+    if (d == std::floor(d) && std::abs(d) < 1e15) {
+        std::snprintf(buf, sizeof buf, "%.0f", d);
+        return buf;
+    }
     for (int precision = 1; precision <= 17; precision++) {
         std::snprintf(buf, sizeof buf, "%.*g", precision, d);
         if (std::strtod(buf, nullptr) == d) break;
@@ -78,8 +83,8 @@ std::vector<TrainKey> make_keys() {
         int_key("emb", "embedding size (the stack's input)", false, FIELD(c.lm.stack.input), 1),
         int_key("hidden", "hidden units per layer", false, FIELD(c.lm.stack.hidden), 1),
         int_key("layers", "stacked layers", false, FIELD(c.lm.stack.layers), 1),
-        num_key("zoneout", "zoneout rate of the QRNN layers", false, FIELD(c.lm.stack.zoneout)),
-        num_key("dropout", "dropout rate between layers", false, FIELD(c.lm.stack.dropout)),
+        num_key("zoneout", "zoneout rate (QRNN layers; the LSTM and CNN layers have no masks)", false, FIELD(c.lm.stack.zoneout)),
+        num_key("dropout", "dropout rate between layers (QRNN layers; the LSTM and CNN layers have no masks)", false, FIELD(c.lm.stack.dropout)),
         num_key("io_dropout", "dropout rate on the embedding output and the decoder input", false, FIELD(c.lm.io_dropout)),
         str_key("schedule", "layer schedule (qrnn schedules)", false, FIELD(c.lm.stack.schedule)),
         str_key("target", "Halide target (default: host JIT)", false, FIELD(c.lm.stack.target)),
