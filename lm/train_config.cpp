@@ -13,27 +13,27 @@
 namespace qrnn::lm {
 namespace {
 
-int64_t parse_int(const std::string &v) {
+// The whole of v as a number by convert (std::stoll, std::stod); `what` names the expected kind.
+template <class Convert>
+auto parse_whole(const std::string &v, Convert convert, const char *what) {
     size_t used = 0;
-    int64_t x = 0;
+    decltype(convert(v, &used)) x{};
     try {
-        x = std::stoll(v, &used);
+        x = convert(v, &used);
     } catch (const std::exception &) {
         used = 0;
     }
-    if (used == 0 || used != v.size()) fail("not an integer");
+    if (used == 0 || used != v.size()) fail("not ", what);
     return x;
 }
 
+int64_t parse_int(const std::string &v) {
+    return parse_whole(v, [](const std::string &s, size_t *used) { return int64_t(std::stoll(s, used)); }, "an integer");
+}
+
 double parse_number(const std::string &v) {
-    size_t used = 0;
-    double x = 0;
-    try {
-        x = std::stod(v, &used);
-    } catch (const std::exception &) {
-        used = 0;
-    }
-    if (used == 0 || used != v.size() || !std::isfinite(x)) fail("not a finite number");
+    const double x = parse_whole(v, [](const std::string &s, size_t *used) { return std::stod(s, used); }, "a finite number");
+    if (!std::isfinite(x)) fail("not a finite number");
     return x;
 }
 
