@@ -52,6 +52,8 @@ LanguageModel::LanguageModel(const LmShape &shape)
     d_embedding_ = Tensor<float>({V, n});
     decoder_grads_ = {Tensor<float>({V, m}), Tensor<float>({V})};
     tapes_ = stack_.make_tapes();
+    drops_between_ = shape.stack.model != "qrnn" && shape.stack.dropout > 0;
+    inputs_.resize(stack_.size()), outputs_.resize(stack_.size()), input_grads_.resize(stack_.size());
     set_stochastic(false);
 }
 
@@ -86,7 +88,19 @@ StepResult LanguageModel::step(const Batch &batch, bool train) {
     x_ = Tensor<float>({batch.T, batch.B, n});
     embedding_forward(embedding_, batch.inputs, x_);
     apply_dropout(x_, p, seed, 0, time);
-    h_ = stack_.forward(x_, states_, train ? &tapes_ : nullptr);
+    // The stack, layer by layer (as nn::LayerStack does), with the between-layer dropout of maskless layers.
+    const double between = stochastic_ && drops_between_ ? shape_.stack.dropout : 0.0;
+    const Tensor<float> *input = &x_;
+    for (size_t l = 0; l < stack_.size(); l++) {
+        if (l > 0 && between > 0) {
+            inputs_[l] = *input;
+            apply_dropout(inputs_[l], between, seed, 2 + static_cast<uint32_t>(l), time);
+            input = &inputs_[l];
+        }
+        stack_.layer(l).forward(*input, states_[l], outputs_[l], train ? tapes_[l].get() : nullptr);
+        input = &outputs_[l];
+    }
+    h_ = *input;
     apply_dropout(h_, p, seed, 1, time);
     r.rnn_ms = ms_since(start);
 
@@ -99,7 +113,13 @@ StepResult LanguageModel::step(const Batch &batch, bool train) {
 
     start = std::chrono::steady_clock::now();
     apply_dropout(dh_, p, seed, 1, time);  // the mask's derivative is the mask
-    stack_.backward(tapes_, dh_, nullptr, &dx_, nullptr);
+    const Tensor<float> *d_out = &dh_;
+    for (size_t l = stack_.size(); l-- > 0;) {
+        stack_.layer(l).backward(*tapes_[l], *d_out, nullptr, &input_grads_[l], nullptr);
+        if (l > 0 && between > 0) apply_dropout(input_grads_[l], between, seed, 2 + static_cast<uint32_t>(l), time);
+        d_out = &input_grads_[l];
+    }
+    dx_ = *d_out;
     apply_dropout(dx_, p, seed, 0, time);
     embedding_backward(batch.inputs, dx_, d_embedding_);
     r.rnn_ms += ms_since(start);

@@ -1,8 +1,9 @@
 // Word-level language model: embedding -> stack of any trainable layers (nn::LayerStack: qrnn, lstm-onednn,
 // lstm-halide, cnn) -> dropout -> linear decoder with softmax cross-entropy (lm/softmax_decoder.h).
 // Dropout `io_dropout` acts on the embedding output and on the stack output (inverted, hash masks of
-// (seed, step, stream, channel) as the layers' own, so a run is reproducible); the stack's own `dropout`
-// (between layers) and `zoneout` come with the ModelConfig.
+// (seed, step, stream, channel) as the layers' own, so a run is reproducible); `zoneout` and `dropout`
+// (between layers) come with the ModelConfig: QRNN layers apply both themselves; for layers without masks
+// (LSTM, CNN) the model applies the between-layer dropout, so that every model gets the same regularisation.
 #pragma once
 #include <memory>
 
@@ -36,8 +37,9 @@ private:
     Tensor<float> decoder_weights_, decoder_bias_;  // [V][m], [V]
     std::vector<nn::State> states_;
     nn::Tapes tapes_;
-    bool stochastic_ = false;
+    bool stochastic_ = false, drops_between_ = false;  // drops_between_: the model applies `dropout` between layers
     Tensor<float> x_, dx_, h_, dh_;
+    std::vector<Tensor<float>> inputs_, outputs_, input_grads_;  // per layer
 };
 
 // Multiplies x [T][B][C] by the inverted-dropout mask of rate p for `stream` at absolute step `time`.
