@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "lm/train_config.h"
 #include "runtime/compare.h"
 
 namespace qrnn::sweep {
@@ -101,15 +102,20 @@ const RunField *find_run_field(const std::string &name) {
 std::string known_field_names() {
     std::string s;
     for (auto &f : run_fields()) s += (s.empty() ? "" : ", ") + f.name;
-    return s + ", knob.NAME";
+    return s + ", knob.NAME, train.KEY";
 }
 
 bool is_knob_key(const std::string &key) {
     return key.size() > std::string(kKnobPrefix).size() && key.rfind(kKnobPrefix, 0) == 0;
 }
 
+bool is_train_key(const std::string &key) {
+    return key.size() > std::string(kTrainPrefix).size() && key.rfind(kTrainPrefix, 0) == 0;
+}
+
 FieldKind key_kind(const std::string &key) {
     if (is_knob_key(key)) return FieldKind::Int;
+    if (is_train_key(key)) return FieldKind::Str;
     const RunField *f = find_run_field(key);
     if (!f) fail("unknown key '", key, "' (known: ", known_field_names(), ")");
     return f->kind;
@@ -123,6 +129,13 @@ void set_key(RunSpec &spec, const std::string &key, const Value &value) {
     if (is_knob_key(key)) {
         const std::string knob = key.substr(std::string(kKnobPrefix).size());
         spec.knobs[knob] = knob_value(knob, std::get<int64_t>(value));
+        return;
+    }
+    if (is_train_key(key)) {
+        const std::string name = key.substr(std::string(kTrainPrefix).size()), text = value_str(value);
+        lm::TrainConfig probe;
+        lm::set_train_key(probe, name, text, "train key");  // unknown key or malformed value: an error
+        spec.train[name] = text;
         return;
     }
     const RunField *f = find_run_field(key);
@@ -156,6 +169,11 @@ std::string canonical(const RunSpec &spec) {
         if (value != value_str(f.get(defaults))) items.push_back(f.name + "=" + value);
     }
     if (!spec.knobs.empty()) items.push_back("knobs=" + knobs_str(spec.knobs));
+    if (!spec.train.empty()) {
+        std::string train;
+        for (auto &[name, value] : spec.train) train += (train.empty() ? "" : ",") + name + "=" + value;
+        items.push_back("train=" + train);
+    }
     if (spec.replicate != 0) items.push_back("replicate=" + std::to_string(spec.replicate));
     std::sort(items.begin(), items.end());
     std::string s;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,6 +25,9 @@ struct RunSpec {
     Measurement measure;
     Knobs knobs;            // schedule knob overrides ("knob.NAME" keys)
     int64_t replicate = 0;  // 0..repeats-1 of the sweep's top-level `repeats`; model seed = seed + replicate
+    // "train.KEY" settings (keys of `qrnn train`, lm/train_config.h): when any is set, the run trains a
+    // language model (sweep/train_run.h) instead of timing a pass.
+    std::map<std::string, std::string> train;
 };
 
 using Value = std::variant<int64_t, double, std::string>;
@@ -37,13 +41,15 @@ struct RunField {
 };
 
 // Every settable field: the ModelConfig fields, then the measurement settings. Keys "knob.NAME" are
-// schedule knobs (integers) and are not in this table.
+// schedule knobs (integers) and keys "train.KEY" training settings (strings); neither is in this table.
 const std::vector<RunField> &run_fields();
 const RunField *find_run_field(const std::string &name);  // nullptr if none
 std::string known_field_names();                         // for error messages
 
 constexpr const char *kKnobPrefix = "knob.";
 bool is_knob_key(const std::string &key);
+constexpr const char *kTrainPrefix = "train.";
+bool is_train_key(const std::string &key);
 FieldKind key_kind(const std::string &key);  // of a known field or knob key
 bool is_measurement_key(const std::string &key);  // warmup, repeats, verify, tolerance
 void set_key(RunSpec &spec, const std::string &key, const Value &value);

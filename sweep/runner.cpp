@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 #include <set>
 
@@ -12,6 +13,7 @@
 #include "runtime/atomic_file.h"
 #include "harness/experiment.h"
 #include "sweep/machine_info.h"
+#include "sweep/train_run.h"
 
 namespace qrnn::sweep {
 namespace {
@@ -161,7 +163,8 @@ std::vector<int64_t> mark_running(ResultTable &table, const std::string &output,
 std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &run) {
     Row row = start_row(sweep, run);
     try {
-        record(row, run_experiment(run.spec.config, options_of(run.spec)), run.spec);
+        if (is_training_run(run.spec)) record_training_run(run.spec, row, std::cerr);
+        else record(row, run_experiment(run.spec.config, options_of(run.spec)), run.spec);
     } catch (const Unavailable &e) {
         row["status"] = std::string(kStatusUnavailable);
         row["error"] = one_line(e.what());
@@ -175,6 +178,10 @@ std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &r
 
 std::vector<std::map<std::string, Value>> measure_side_by_side(const Sweep &sweep, const std::vector<const PlannedRun *> &runs) {
     std::vector<Row> rows;
+    if (is_training_run(runs.front()->spec)) {  // training runs are not timed side by side: one after another
+        for (auto *run : runs) rows.push_back(measure_run(sweep, *run));
+        return rows;
+    }
     for (auto *run : runs) rows.push_back(start_row(sweep, *run));
     // The members that can run: if the group as a whole throws, a one-repeat probe of each finds the ones
     // that cannot (failed, unavailable: recorded), and the others are measured side by side.

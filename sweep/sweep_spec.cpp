@@ -332,6 +332,10 @@ private:
             auto it = spec.knobs.find(key.substr(std::string(kKnobPrefix).size()));
             return it == spec.knobs.end() ? "" : std::to_string(it->second);
         }
+        if (is_train_key(key)) {
+            auto it = spec.train.find(key.substr(std::string(kTrainPrefix).size()));
+            return it == spec.train.end() ? "" : it->second;
+        }
         return value_str(find_run_field(key)->get(spec));
     }
 

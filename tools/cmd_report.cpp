@@ -8,9 +8,11 @@
 #include <set>
 
 #include "core/error.h"
+#include "lm/train_results.h"
 #include "plugins/model.h"
 #include "sweep/speedup_grid.h"
 #include "tools/command.h"
+#include "tools/lm_report.h"
 #include "tools/options.h"
 #include "tools/table.h"
 
@@ -133,21 +135,30 @@ void print_grid(const sweep::Grid &g, const Beside &beside, int decimals) {
 int report_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn report options");
     desc.add_options()("help,h", "show this help")
-        ("file", po::value<std::string>(), "sweep results file")
+        ("file", po::value<std::vector<std::string>>(), "sweep results file, or `qrnn train` results files (one or more)")
         ("paper", po::value<std::string>()->default_value(sweep::default_paper_csv()),
          "the paper's speed-up grid (CSV) shown beside a 320-unit one-layer speed-up grid; '' for none")
         ("inference", po::value<std::string>(),
          "a results file with the inference grid (e.g. of paper_speed_grid.yaml) to show beside this file's training grids")
         ("grids-only", "print only the batch x sequence grids");
     po::positional_options_description positional;
-    positional.add("file", 1);
+    positional.add("file", -1);
     po::variables_map vm;
-    if (!parse_options("usage: qrnn report results.h5 [options]", desc, args, vm, &positional)) return kExitOk;
+    if (!parse_options("usage: qrnn report results.h5 [options] | qrnn report train1.h5 [train2.h5 ...]", desc, args, vm,
+                       &positional))
+        return kExitOk;
     if (!vm.count("file")) fail("give a results file: qrnn report results.h5");
-    const std::string path = vm["file"].as<std::string>();
+    const std::vector<std::string> paths = vm["file"].as<std::vector<std::string>>();
+    if (std::all_of(paths.begin(), paths.end(), lm::is_train_results)) {
+        print_training_results(paths, std::cout);
+        return kExitOk;
+    }
+    if (paths.size() > 1) fail("several files are reported together only when all are `qrnn train` results files");
+    const std::string path = paths.front();
     ResultTable t = sweep::read_results(path);
     print_header(t, path);
     if (!vm.count("grids-only")) print_runs(t);
+    if (print_training_sweep(t, std::cout)) return kExitOk;
     for (auto &g : sweep::time_grids(t)) print_grid(g, {}, 3);
     std::optional<sweep::Grid> paper;
     const std::string paper_path = vm["paper"].as<std::string>();

@@ -1,0 +1,134 @@
+#include "lm/checkpoint.h"
+
+#include <sstream>
+
+#include "core/error.h"
+#include "lm/h5io.h"
+#include "runtime/atomic_file.h"
+
+namespace qrnn::lm {
+namespace {
+
+constexpr const char *kFormat = "qrnn-lm-checkpoint";
+constexpr int64_t kFormatVersion = 1;
+constexpr const char *kWhat = "training checkpoint";
+
+std::string state_group(size_t l) { return "/state/" + std::to_string(l); }
+
+const std::vector<std::pair<const char *, double TrainProgress::*>> &progress_sums() {
+    static const std::vector<std::pair<const char *, double TrainProgress::*>> sums{
+        {"loss", &TrainProgress::loss},         {"rnn_ms", &TrainProgress::rnn_ms}, {"softmax_ms", &TrainProgress::softmax_ms},
+        {"optim_ms", &TrainProgress::optim_ms}, {"seconds", &TrainProgress::seconds}};
+    return sums;
+}
+
+}  // namespace
+
+const std::vector<std::pair<const char *, double EpochRecord::*>> &epoch_fields() {
+    static const std::vector<std::pair<const char *, double EpochRecord::*>> fields{
+        {"train_ppl", &EpochRecord::train_ppl}, {"val_ppl", &EpochRecord::val_ppl},
+        {"lr", &EpochRecord::lr},               {"seconds", &EpochRecord::seconds},
+        {"tokens_per_s", &EpochRecord::tokens_per_s}, {"rnn_ms", &EpochRecord::rnn_ms},
+        {"softmax_ms", &EpochRecord::softmax_ms},     {"optim_ms", &EpochRecord::optim_ms}};
+    return fields;
+}
+
+void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model) {
+    write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
+        h5::write_attr(file, "format", std::string(kFormat));
+        h5::write_attr(file, "format_version", kFormatVersion);
+        h5::write_attr(file, "identity", info.identity);
+        h5::write_attr(file, "config", info.config);
+        h5::write_attr(file, "rng", std::string("counter-based hash of (seed, stream, step, batch, channel): its state is the "
+                                                "seed and the time attribute of each /state/<l>"));
+        std::string vocab;
+        for (auto &w : info.vocab) vocab += w + "\n";
+        h5::write_bytes(file, "/vocab", vocab);
+        for (auto &p : model.params()) h5::write_tensor(file, "/params/" + p.name, *p.value);
+        const auto &states = model.carried_state();
+        file.createGroup("/state");
+        for (size_t l = 0; l < states.size(); l++) {
+            H5::Group g = file.createGroup(state_group(l));
+            h5::write_attr(g, "time", states[l].time);
+            for (size_t i = 0; i < states[l].names.size(); i++)
+                h5::write_tensor(file, state_group(l) + "/" + states[l].names[i], states[l].tensors[i]);
+        }
+        H5::Group opt = file.createGroup("/optimizer");
+        h5::write_attr(opt, "lr", info.lr);
+        h5::write_attr(opt, "plateau_best", info.plateau.best);
+        h5::write_attr(opt, "plateau_bad", info.plateau.bad);
+        h5::write_attr(opt, "plateau_started", int64_t(info.plateau.started));
+        H5::Group prog = file.createGroup("/progress");
+        const TrainProgress &p = info.progress;
+        h5::write_attr(prog, "epoch", p.epoch);
+        h5::write_attr(prog, "batch", p.batch);
+        h5::write_attr(prog, "step", p.step);
+        h5::write_attr(prog, "targets", p.targets);
+        for (auto &[name, member] : progress_sums()) h5::write_attr(prog, name, p.*member);
+        for (auto &[name, member] : epoch_fields()) {
+            std::vector<double> series;
+            for (auto &r : p.history) series.push_back(r.*member);
+            h5::write_series(file, std::string("/history/") + name, series);
+        }
+    });
+}
+
+CheckpointInfo read_checkpoint_info(const std::string &path) {
+    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    CheckpointInfo info;
+    try {
+        if (!file.attrExists("format") || h5::read_string(file, path, "format") != kFormat)
+            fail(path, ": not a ", kWhat, " (attribute format is not ", kFormat, ")");
+        if (h5::read_int(file, path, "format_version") != kFormatVersion)
+            fail(path, ": ", kWhat, " format_version ", h5::read_int(file, path, "format_version"), ", this build reads ", kFormatVersion);
+        info.identity = h5::read_string(file, path, "identity");
+        info.config = h5::read_string(file, path, "config");
+        std::istringstream words(h5::read_bytes(file, path, "/vocab"));
+        for (std::string w; std::getline(words, w);) info.vocab.push_back(w);
+        H5::Group opt = file.openGroup("/optimizer");
+        info.lr = h5::read_double(opt, path, "lr");
+        info.plateau.best = h5::read_double(opt, path, "plateau_best");
+        info.plateau.bad = h5::read_int(opt, path, "plateau_bad");
+        info.plateau.started = h5::read_int(opt, path, "plateau_started") != 0;
+        H5::Group prog = file.openGroup("/progress");
+        TrainProgress &p = info.progress;
+        p.epoch = h5::read_int(prog, path, "epoch");
+        p.batch = h5::read_int(prog, path, "batch");
+        p.step = h5::read_int(prog, path, "step");
+        p.targets = h5::read_int(prog, path, "targets");
+        for (auto &[name, member] : progress_sums()) p.*member = h5::read_double(prog, path, name);
+        for (auto &[name, member] : epoch_fields()) {
+            std::vector<double> series = h5::read_series(file, path, std::string("/history/") + name);
+            p.history.resize(series.size());
+            for (size_t e = 0; e < series.size(); e++) p.history[e].*member = series[e];
+        }
+    } catch (const H5::Exception &e) {
+        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+    }
+    return info;
+}
+
+void load_checkpoint_model(const std::string &path, Model &model) {
+    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    auto load = [&](const std::string &name, Tensor<float> &into) {
+        Tensor<float> t = h5::read_tensor(file, path, name);
+        if (t.shape != into.shape)
+            fail(path, ": dataset ", name, " has shape ", t.shape_str(), ", the model's is ", into.shape_str());
+        into = std::move(t);
+    };
+    try {
+        for (auto &p : model.params()) load("/params/" + p.name, *p.value);
+        auto &states = model.carried_state();
+        for (size_t l = 0; l < states.size(); l++) {
+            if (!file.nameExists(state_group(l))) fail(path, ": group ", state_group(l), " is missing");
+            H5::Group g = file.openGroup(state_group(l));
+            states[l].time = h5::read_int(g, path, "time");
+            for (size_t i = 0; i < states[l].names.size(); i++)
+                load(state_group(l) + "/" + states[l].names[i], states[l].tensors[i]);
+        }
+    } catch (const H5::Exception &e) {
+        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+    }
+}
+
+}  // namespace qrnn::lm

@@ -1,0 +1,51 @@
+// Training checkpoints (HDF5, written atomically: a kill at any moment leaves the previous or the new file):
+// everything a run needs to go on bit-identically: the configuration, vocabulary, parameters, carried
+// recurrent state, optimizer state, the masks' RNG state and the data position. Layout:
+//   attributes on /: format = "qrnn-lm-checkpoint", format_version, identity (keys that must match to resume),
+//                    config (every key as "key: value" lines), rng (how masks are drawn)
+//   /vocab                   uint8   the vocabulary, one word per line
+//   /params/<name>           float32 every parameter (nn::Param names, "/" kept: e.g. /params/layer_0/weights)
+//   /state/<l>/<name>        float32 carried state of layer l; attribute time on /state/<l> (the masks' clock)
+//   /optimizer               attributes lr, plateau_best, plateau_bad, plateau_started
+//   /progress                attributes epoch (completed), batch (next in the epoch), step, and the epoch's
+//                            running sums loss, targets, rnn_ms, softmax_ms, optim_ms, seconds
+//   /history/<field>         float64 per completed epoch (fields of EpochRecord)
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lm/model.h"
+#include "nn/optimizer.h"
+
+namespace qrnn::lm {
+
+struct EpochRecord {
+    double train_ppl = 0, val_ppl = 0, lr = 0, seconds = 0, tokens_per_s = 0;
+    double rnn_ms = 0, softmax_ms = 0, optim_ms = 0;  // per batch, mean over the epoch
+};
+// The fields by name (results and checkpoint series).
+const std::vector<std::pair<const char *, double EpochRecord::*>> &epoch_fields();
+
+struct TrainProgress {
+    int64_t epoch = 0, batch = 0, step = 0;
+    double loss = 0;
+    int64_t targets = 0;
+    double rnn_ms = 0, softmax_ms = 0, optim_ms = 0, seconds = 0;
+    std::vector<EpochRecord> history;
+};
+
+struct CheckpointInfo {
+    std::string identity, config;  // as TrainConfig identity() and its "key: value" lines
+    std::vector<std::string> vocab;
+    double lr = 0;
+    nn::PlateauDecay plateau;
+    TrainProgress progress;
+};
+
+void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model);
+// Everything but the model's tensors.
+CheckpointInfo read_checkpoint_info(const std::string &path);
+// Parameters and carried state into model (shapes must match; errors name the file and dataset).
+void load_checkpoint_model(const std::string &path, Model &model);
+
+}  // namespace qrnn::lm

@@ -1,0 +1,116 @@
+#include "lm/h5io.h"
+
+#include "core/error.h"
+
+namespace qrnn::lm::h5 {
+namespace {
+
+H5::DataSet open(H5::H5File &h5, const std::string &file, const std::string &path) {
+    if (!h5.nameExists(path)) fail(file, ": dataset ", path, " is missing");
+    return h5.openDataSet(path);
+}
+
+std::vector<hsize_t> dims_of(const H5::DataSet &ds) {
+    H5::DataSpace space = ds.getSpace();
+    std::vector<hsize_t> dims(static_cast<size_t>(space.getSimpleExtentNdims()));
+    space.getSimpleExtentDims(dims.data());
+    return dims;
+}
+
+H5::Attribute attr(H5::H5Object &obj, const std::string &file, const std::string &name) {
+    if (!obj.attrExists(name)) fail(file, ": attribute ", name, " is missing");
+    return obj.openAttribute(name);
+}
+
+template <class T>
+void write_array(H5::H5File &file, const std::string &path, const std::vector<hsize_t> &dims, const H5::PredType &type,
+                 const T *data) {
+    ensure_groups(file, path);
+    H5::DataSpace space(static_cast<int>(dims.size()), dims.data());
+    file.createDataSet(path, type, space).write(data, type);
+}
+
+}  // namespace
+
+void ensure_groups(H5::H5File &file, const std::string &path) {
+    for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
+        const std::string group = path.substr(0, at);
+        if (!file.nameExists(group)) file.createGroup(group);
+    }
+}
+
+void write_tensor(H5::H5File &file, const std::string &path, const Tensor<float> &t) {
+    write_array(file, path, std::vector<hsize_t>(t.shape.begin(), t.shape.end()), H5::PredType::NATIVE_FLOAT, t.data.data());
+}
+
+void write_series(H5::H5File &file, const std::string &path, const std::vector<double> &v) {
+    write_array(file, path, {v.size()}, H5::PredType::NATIVE_DOUBLE, v.data());
+}
+
+void write_bytes(H5::H5File &file, const std::string &path, const std::string &bytes) {
+    write_array(file, path, {bytes.size()}, H5::PredType::NATIVE_UINT8, bytes.data());
+}
+
+void write_attr(H5::H5Object &obj, const std::string &name, double v) {
+    obj.createAttribute(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_DOUBLE, &v);
+}
+
+void write_attr(H5::H5Object &obj, const std::string &name, int64_t v) {
+    obj.createAttribute(name, H5::PredType::NATIVE_INT64, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_INT64, &v);
+}
+
+void write_attr(H5::H5Object &obj, const std::string &name, const std::string &v) {
+    H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+    type.setCset(H5T_CSET_UTF8);
+    const char *p = v.c_str();
+    obj.createAttribute(name, type, H5::DataSpace(H5S_SCALAR)).write(type, &p);
+}
+
+Tensor<float> read_tensor(H5::H5File &h5, const std::string &file, const std::string &path) {
+    H5::DataSet ds = open(h5, file, path);
+    if (ds.getTypeClass() != H5T_FLOAT) fail(file, ": dataset ", path, " is not floating point");
+    std::vector<hsize_t> dims = dims_of(ds);
+    Tensor<float> t(std::vector<int64_t>(dims.begin(), dims.end()));
+    ds.read(t.data.data(), H5::PredType::NATIVE_FLOAT);
+    return t;
+}
+
+std::vector<double> read_series(H5::H5File &h5, const std::string &file, const std::string &path) {
+    H5::DataSet ds = open(h5, file, path);
+    std::vector<hsize_t> dims = dims_of(ds);
+    if (dims.size() != 1) fail(file, ": dataset ", path, " is not 1-D");
+    std::vector<double> v(dims[0]);
+    ds.read(v.data(), H5::PredType::NATIVE_DOUBLE);
+    return v;
+}
+
+std::string read_bytes(H5::H5File &h5, const std::string &file, const std::string &path) {
+    H5::DataSet ds = open(h5, file, path);
+    std::vector<hsize_t> dims = dims_of(ds);
+    if (dims.size() != 1) fail(file, ": dataset ", path, " is not 1-D");
+    std::string s(dims[0], '\0');
+    ds.read(s.data(), H5::PredType::NATIVE_UINT8);
+    return s;
+}
+
+double read_double(H5::H5Object &obj, const std::string &file, const std::string &name) {
+    double v = 0;
+    attr(obj, file, name).read(H5::PredType::NATIVE_DOUBLE, &v);
+    return v;
+}
+
+int64_t read_int(H5::H5Object &obj, const std::string &file, const std::string &name) {
+    int64_t v = 0;
+    attr(obj, file, name).read(H5::PredType::NATIVE_INT64, &v);
+    return v;
+}
+
+std::string read_string(H5::H5Object &obj, const std::string &file, const std::string &name) {
+    H5::Attribute a = attr(obj, file, name);
+    if (a.getTypeClass() != H5T_STRING) fail(file, ": attribute ", name, " is not a string");
+    std::string s;
+    a.read(a.getDataType(), s);
+    return s;
+}
+
+}  // namespace qrnn::lm::h5

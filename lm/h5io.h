@@ -1,0 +1,30 @@
+// Small HDF5 helpers for the trainer's files (checkpoints, results): tensors, number series and attributes
+// by path; readers throw qrnn::Error naming the file and the missing or mis-shaped object.
+#pragma once
+#include <H5Cpp.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace qrnn::lm::h5 {
+
+void ensure_groups(H5::H5File &file, const std::string &path);  // creates the parents of path
+void write_tensor(H5::H5File &file, const std::string &path, const Tensor<float> &t);
+void write_series(H5::H5File &file, const std::string &path, const std::vector<double> &v);
+void write_bytes(H5::H5File &file, const std::string &path, const std::string &bytes);
+void write_attr(H5::H5Object &obj, const std::string &name, double v);
+void write_attr(H5::H5Object &obj, const std::string &name, int64_t v);
+void write_attr(H5::H5Object &obj, const std::string &name, const std::string &v);
+
+// `file` names the file in errors.
+Tensor<float> read_tensor(H5::H5File &h5, const std::string &file, const std::string &path);
+std::vector<double> read_series(H5::H5File &h5, const std::string &file, const std::string &path);
+std::string read_bytes(H5::H5File &h5, const std::string &file, const std::string &path);
+double read_double(H5::H5Object &obj, const std::string &file, const std::string &name);
+int64_t read_int(H5::H5Object &obj, const std::string &file, const std::string &name);
+std::string read_string(H5::H5Object &obj, const std::string &file, const std::string &name);
+
+}  // namespace qrnn::lm::h5

@@ -1,0 +1,129 @@
+#include "lm/language_model.h"
+
+#include <chrono>
+
+#include "core/error.h"
+#include "core/hash_rng.h"
+
+namespace qrnn::lm {
+namespace {
+
+// Streams of the model's own hash draws, apart from the layers' (2l, 2l+1).
+constexpr uint32_t kInitStream = 0x10000, kDropoutStream = 0x20000;
+
+Tensor<float> uniform_init(std::vector<int64_t> shape, uint32_t seed, uint32_t stream, double bound) {
+    Tensor<float> t(std::move(shape));
+    const uint32_t key = stream_key(seed, kInitStream + stream);
+    for (size_t i = 0; i < t.size(); i++)
+        t.data[i] = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, static_cast<uint32_t>(i)), -bound, bound));
+    return t;
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+void apply_dropout(Tensor<float> &x, double p, uint32_t seed, uint32_t stream, int64_t time) {
+    if (p <= 0) return;
+    const int64_t T = x.dim(0), B = x.dim(1), C = x.dim(2);
+    const uint32_t key = stream_key(seed, kDropoutStream + stream), threshold = drop_threshold(p);
+    const float scale = static_cast<float>(1.0 / (1.0 - p));
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t b = 0; b < B; b++) {
+            float *row = &x.data[(t * B + b) * C];
+            for (int64_t c = 0; c < C; c++) {
+                const uint32_t h = hash_at<uint32_t>(key, static_cast<uint32_t>(time + t), static_cast<uint32_t>(b),
+                                                     static_cast<uint32_t>(c));
+                row[c] = h >= threshold ? row[c] * scale : 0.0f;
+            }
+        }
+}
+
+LanguageModel::LanguageModel(const LmShape &shape)
+    : shape_(shape), stack_(shape.stack), decoder_(shape.vocab, shape.stack.hidden, shape.stack.target) {
+    const int64_t V = shape.vocab, n = shape.stack.input, m = shape.stack.hidden;
+    if (V < 2) fail("language model: vocabulary of ", V, " words (need at least 2)");
+    if (!(shape.io_dropout >= 0 && shape.io_dropout < 1)) fail("io_dropout must be in [0, 1), got ", shape.io_dropout);
+    embedding_ = uniform_init({V, n}, shape.stack.seed, 0, 0.1);
+    decoder_weights_ = uniform_init({V, m}, shape.stack.seed, 1, 0.1);
+    decoder_bias_ = Tensor<float>({V});
+    d_embedding_ = Tensor<float>({V, n});
+    decoder_grads_ = {Tensor<float>({V, m}), Tensor<float>({V})};
+    tapes_ = stack_.make_tapes();
+    drops_between_ = shape.stack.model != "qrnn" && shape.stack.dropout > 0;
+    inputs_.resize(stack_.size()), outputs_.resize(stack_.size()), input_grads_.resize(stack_.size());
+    set_stochastic(false);
+}
+
+std::vector<nn::Param> LanguageModel::params() {
+    std::vector<nn::Param> all{{"embedding", &embedding_, &d_embedding_}};
+    for (size_t l = 0; l < stack_.size(); l++)
+        for (auto &p : stack_.layer(l).params())
+            all.push_back({"layer_" + std::to_string(l) + "/" + p.name, p.value, p.grad});
+    all.push_back({"decoder/weights", &decoder_weights_, &decoder_grads_.dweights});
+    all.push_back({"decoder/bias", &decoder_bias_, &decoder_grads_.dbias});
+    return all;
+}
+
+void LanguageModel::set_stochastic(bool on) {
+    stochastic_ = on;
+    stack_.set_stochastic(on);
+}
+
+void LanguageModel::reset_state(int64_t batch, int64_t time) {
+    states_ = stack_.initial_state(batch);
+    for (auto &s : states_) s.time = time;
+}
+
+StepResult LanguageModel::step(const Batch &batch, bool train) {
+    if (states_.empty() || states_.front().tensors.front().dim(1) != batch.B) reset_state(batch.B, 0);
+    const double p = stochastic_ ? shape_.io_dropout : 0.0;
+    const uint32_t seed = shape_.stack.seed;
+    const int64_t time = states_.front().time, n = shape_.stack.input, m = shape_.stack.hidden;
+    StepResult r;
+    r.targets = batch.T * batch.B;
+    auto start = std::chrono::steady_clock::now();
+    x_ = Tensor<float>({batch.T, batch.B, n});
+    embedding_forward(embedding_, batch.inputs, x_);
+    apply_dropout(x_, p, seed, 0, time);
+    // The stack, layer by layer (as nn::LayerStack does), with the between-layer dropout of maskless layers.
+    const double between = stochastic_ && drops_between_ ? shape_.stack.dropout : 0.0;
+    const Tensor<float> *input = &x_;
+    for (size_t l = 0; l < stack_.size(); l++) {
+        if (l > 0 && between > 0) {
+            inputs_[l] = *input;
+            apply_dropout(inputs_[l], between, seed, 2 + static_cast<uint32_t>(l), time);
+            input = &inputs_[l];
+        }
+        stack_.layer(l).forward(*input, states_[l], outputs_[l], train ? tapes_[l].get() : nullptr);
+        input = &outputs_[l];
+    }
+    h_ = *input;
+    apply_dropout(h_, p, seed, 1, time);
+    r.rnn_ms = ms_since(start);
+
+    start = std::chrono::steady_clock::now();
+    dh_ = Tensor<float>({batch.T, batch.B, m});
+    r.loss = decoder_.loss(h_, batch.targets, decoder_weights_, decoder_bias_, train ? &dh_ : nullptr,
+                           train ? &decoder_grads_ : nullptr);
+    r.softmax_ms = ms_since(start);
+    if (!train) return r;
+
+    start = std::chrono::steady_clock::now();
+    apply_dropout(dh_, p, seed, 1, time);  // the mask's derivative is the mask
+    const Tensor<float> *d_out = &dh_;
+    for (size_t l = stack_.size(); l-- > 0;) {
+        stack_.layer(l).backward(*tapes_[l], *d_out, nullptr, &input_grads_[l], nullptr);
+        if (l > 0 && between > 0) apply_dropout(input_grads_[l], between, seed, 2 + static_cast<uint32_t>(l), time);
+        d_out = &input_grads_[l];
+    }
+    dx_ = *d_out;
+    apply_dropout(dx_, p, seed, 0, time);
+    embedding_backward(batch.inputs, dx_, d_embedding_);
+    r.rnn_ms += ms_since(start);
+    return r;
+}
+
+}  // namespace qrnn::lm

@@ -1,0 +1,48 @@
+// Word-level language model: embedding -> stack of any trainable layers (nn::LayerStack: qrnn, lstm-onednn,
+// lstm-halide, cnn) -> dropout -> linear decoder with softmax cross-entropy (lm/softmax_decoder.h).
+// Dropout `io_dropout` acts on the embedding output and on the stack output (inverted, hash masks of
+// (seed, step, stream, channel) as the layers' own, so a run is reproducible); `zoneout` and `dropout`
+// (between layers) come with the ModelConfig: QRNN layers apply both themselves; for layers without masks
+// (LSTM, CNN) the model applies the between-layer dropout, so that every model gets the same regularisation.
+#pragma once
+#include <memory>
+
+#include "lm/model.h"
+#include "lm/softmax_decoder.h"
+#include "nn/stack.h"
+
+namespace qrnn::lm {
+
+struct LmShape {
+    ModelConfig stack;     // model, pooling, window, input (= embedding size), hidden, layers, rates, seed
+    int64_t vocab = 0;
+    double io_dropout = 0;
+};
+
+class LanguageModel : public Model {
+public:
+    explicit LanguageModel(const LmShape &shape);
+    std::vector<nn::Param> params() override;
+    void set_stochastic(bool on) override;
+    void reset_state(int64_t batch, int64_t time) override;
+    std::vector<nn::State> &carried_state() override { return states_; }
+    StepResult step(const Batch &batch, bool train) override;
+
+private:
+    LmShape shape_;
+    nn::LayerStack stack_;
+    SoftmaxDecoder decoder_;
+    Tensor<float> embedding_, d_embedding_;   // [V][n]
+    DecoderGrads decoder_grads_;
+    Tensor<float> decoder_weights_, decoder_bias_;  // [V][m], [V]
+    std::vector<nn::State> states_;
+    nn::Tapes tapes_;
+    bool stochastic_ = false, drops_between_ = false;  // drops_between_: the model applies `dropout` between layers
+    Tensor<float> x_, dx_, h_, dh_;
+    std::vector<Tensor<float>> inputs_, outputs_, input_grads_;  // per layer
+};
+
+// Multiplies x [T][B][C] by the inverted-dropout mask of rate p for `stream` at absolute step `time`.
+void apply_dropout(Tensor<float> &x, double p, uint32_t seed, uint32_t stream, int64_t time);
+
+}  // namespace qrnn::lm

@@ -1,0 +1,226 @@
+#include "lm/train_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace qrnn::lm {
+namespace {
+
+// The whole of v as a number by convert (std::stoll, std::stod); `what` names the expected kind.
+template <class Convert>
+auto parse_whole(const std::string &v, Convert convert, const char *what) {
+    size_t used = 0;
+    decltype(convert(v, &used)) x{};
+    try {
+        x = convert(v, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used == 0 || used != v.size()) fail("not ", what);
+    return x;
+}
+
+int64_t parse_int(const std::string &v) {
+    return parse_whole(v, [](const std::string &s, size_t *used) { return int64_t(std::stoll(s, used)); }, "an integer");
+}
+
+double parse_number(const std::string &v) {
+    const double x = parse_whole(v, [](const std::string &s, size_t *used) { return std::stod(s, used); }, "a finite number");
+    if (!std::isfinite(x)) fail("not a finite number");
+    return x;
+}
+
+std::string number_str(double d) {  // shortest round-trip; whole numbers without an exponent
+    char buf[64];
+    if (d == std::floor(d) && std::abs(d) < 1e15) {
+        std::snprintf(buf, sizeof buf, "%.0f", d);
+        return buf;
+    }
+    for (int precision = 1; precision <= 17; precision++) {
+        std::snprintf(buf, sizeof buf, "%.*g", precision, d);
+        if (std::strtod(buf, nullptr) == d) break;
+    }
+    return buf;
+}
+
+template <class Get>
+TrainKey int_key(const char *name, const char *help, bool resumable, Get member, int64_t min) {
+    return {name, help, resumable,
+            [member, min](TrainConfig &c, const std::string &v) {
+                int64_t x = parse_int(v);
+                if (x < min) fail("must be >= ", min);
+                member(c) = x;
+            },
+            [member](const TrainConfig &c) { return std::to_string(member(const_cast<TrainConfig &>(c))); }};
+}
+
+template <class Get>
+TrainKey num_key(const char *name, const char *help, bool resumable, Get member) {
+    return {name, help, resumable, [member](TrainConfig &c, const std::string &v) { member(c) = parse_number(v); },
+            [member](const TrainConfig &c) { return number_str(member(const_cast<TrainConfig &>(c))); }};
+}
+
+template <class Get>
+TrainKey str_key(const char *name, const char *help, bool resumable, Get member) {
+    return {name, help, resumable, [member](TrainConfig &c, const std::string &v) { member(c) = v; },
+            [member](const TrainConfig &c) { return member(const_cast<TrainConfig &>(c)); }};
+}
+
+#define FIELD(expr) [](TrainConfig &c) -> auto & { return expr; }
+
+std::vector<TrainKey> make_keys() {
+    return {
+        str_key("model", "trainable model of the stack: qrnn, lstm-onednn, lstm-halide, cnn", false, FIELD(c.lm.stack.model)),
+        str_key("pooling", "QRNN pooling: f, fo, ifo", false, FIELD(c.lm.stack.pooling)),
+        int_key("window", "QRNN convolution window k", false, FIELD(c.lm.stack.window), 1),
+        int_key("emb", "embedding size (the stack's input)", false, FIELD(c.lm.stack.input), 1),
+        int_key("hidden", "hidden units per layer", false, FIELD(c.lm.stack.hidden), 1),
+        int_key("layers", "stacked layers", false, FIELD(c.lm.stack.layers), 1),
+        num_key("zoneout", "zoneout rate (QRNN layers only)", false, FIELD(c.lm.stack.zoneout)),
+        num_key("dropout", "dropout rate between layers", false, FIELD(c.lm.stack.dropout)),
+        num_key("io_dropout", "dropout rate on the embedding output and the decoder input", false, FIELD(c.lm.io_dropout)),
+        str_key("schedule", "layer schedule (qrnn schedules)", false, FIELD(c.lm.stack.schedule)),
+        str_key("target", "Halide target (default: host JIT)", false, FIELD(c.lm.stack.target)),
+        {"seed", "seed of initialisation and masks", false,
+         [](TrainConfig &c, const std::string &v) {
+             int64_t x = parse_int(v);
+             if (x < 0 || x > 0xffffffffLL) fail("must be in [0, 2^32)");
+             c.lm.stack.seed = static_cast<uint32_t>(x);
+         },
+         [](const TrainConfig &c) { return std::to_string(c.lm.stack.seed); }},
+        int_key("batch", "streams per batch B", false, FIELD(c.batch), 1),
+        int_key("bptt", "truncated BPTT length T (steps per batch)", false, FIELD(c.bptt), 1),
+        int_key("epochs", "epochs to train", true, FIELD(c.epochs), 1),
+        int_key("max_batches", "batches per epoch (0: the whole training split)", false, FIELD(c.max_batches), 0),
+        num_key("lr", "SGD learning rate", false, FIELD(c.sgd.lr)),
+        num_key("clip", "clip the global gradient norm to this (0: off)", false, FIELD(c.sgd.clip_norm)),
+        num_key("weight_decay", "L2 weight decay", false, FIELD(c.sgd.weight_decay)),
+        num_key("lr_decay", "divide lr by this when validation stops improving (1: off)", false, FIELD(c.plateau.factor)),
+        int_key("lr_patience", "epochs without improvement before decaying", false, FIELD(c.plateau.patience), 0),
+        str_key("train", "training token file (its words make the vocabulary)", false, FIELD(c.train)),
+        str_key("valid", "validation token file", false, FIELD(c.valid)),
+        str_key("test", "test token file, evaluated at the end (optional)", true, FIELD(c.test)),
+        str_key("checkpoint", "checkpoint HDF5 file: resumed from when it exists", true, FIELD(c.checkpoint)),
+        str_key("results", "results HDF5 file: per-epoch perplexities and time breakdown", true, FIELD(c.results)),
+        int_key("checkpoint_every", "also checkpoint every this many batches (0: epoch ends only)", true,
+                FIELD(c.checkpoint_every), 0),
+        num_key("log_seconds", "progress line at most this often (seconds)", true, FIELD(c.log_seconds)),
+    };
+}
+#undef FIELD
+
+}  // namespace
+
+TrainConfig::TrainConfig() {
+    lm.stack.input = 200;
+    lm.stack.hidden = 200;
+    lm.stack.layers = 2;
+    sgd.lr = 20;
+    sgd.clip_norm = 0.25;
+}
+
+void TrainConfig::validate() const {
+    if (train.empty()) fail("key 'train': no training file (--train FILE or --data DIR)");
+    if (valid.empty()) fail("key 'valid': no validation file (--valid FILE or --data DIR)");
+    ModelConfig c = lm.stack;
+    c.batch = batch, c.seq = bptt;
+    c.validate();
+    if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' has no backward pass"
+    if (!(lm.io_dropout >= 0 && lm.io_dropout < 1)) fail("key 'io_dropout': must be in [0, 1), got ", lm.io_dropout);
+    sgd.validate();
+    plateau.validate();
+    if (!(log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", log_seconds);
+}
+
+const std::vector<TrainKey> &train_keys() {
+    static const std::vector<TrainKey> keys = make_keys();
+    return keys;
+}
+
+const TrainKey *find_train_key(const std::string &name) {
+    for (auto &k : train_keys())
+        if (k.name == name) return &k;
+    return nullptr;
+}
+
+void set_train_key(TrainConfig &cfg, const std::string &key, const std::string &value, const std::string &where) {
+    const TrainKey *k = find_train_key(key);
+    if (!k) {
+        std::string known;
+        for (auto &t : train_keys()) known += (known.empty() ? "" : ", ") + t.name;
+        fail(where, ": unknown key '", key, "' (known: ", known, ")");
+    }
+    try {
+        k->set(cfg, value);
+    } catch (const Error &e) {
+        fail(where, ": key '", key, "': value '", value, "': ", e.what());
+    }
+}
+
+void load_train_yaml(TrainConfig &cfg, const std::string &path) {
+    if (std::filesystem::is_directory(path)) fail(path, ": is a directory, not a training config");
+    YAML::Node root;
+    try {
+        root = YAML::LoadFile(path);
+    } catch (const YAML::BadFile &) {
+        fail(path, ": cannot read training config");
+    } catch (const YAML::Exception &e) {
+        fail(path, ":", e.mark.line + 1, ":", e.mark.column + 1, ": ", e.msg);
+    }
+    if (root.IsNull()) fail(path, ": training config is empty");
+    if (!root.IsMap()) fail(path, ": training config must be a mapping of key: value");
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        const std::string key = it->first.as<std::string>();
+        const std::string where = path + ":" + std::to_string(it->first.Mark().line + 1);
+        if (!it->second.IsScalar()) fail(where, ": key '", key, "': value must be a single value");
+        set_train_key(cfg, key, it->second.as<std::string>(), where);
+    }
+}
+
+void set_data_dir(TrainConfig &cfg, const std::string &dir) {
+    if (!std::filesystem::is_directory(dir)) fail("--data ", dir, ": not a directory");
+    auto pick = [&](const std::string &split, bool required) -> std::string {
+        for (const std::string &name : {"ptb." + split + ".txt", "wiki." + split + ".tokens", split + ".txt"}) {
+            auto p = std::filesystem::path(dir) / name;
+            if (std::filesystem::exists(p)) return p.string();
+        }
+        if (required) fail("--data ", dir, ": no ", split, " split (ptb.", split, ".txt, wiki.", split, ".tokens or ", split, ".txt)");
+        return "";
+    };
+    cfg.train = pick("train", true);
+    cfg.valid = pick("valid", true);
+    cfg.test = pick("test", false);
+}
+
+std::string config_text(const TrainConfig &cfg) {
+    std::string s;
+    for (auto &k : train_keys()) s += k.name + ": " + k.get(cfg) + "\n";
+    return s;
+}
+
+TrainConfig config_from_text(const std::string &text, const std::string &where) {
+    TrainConfig cfg;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        const size_t colon = line.find(": ");
+        if (colon == std::string::npos) fail(where, ": malformed config line '", line, "'");
+        set_train_key(cfg, line.substr(0, colon), line.substr(colon + 2), where);
+    }
+    return cfg;
+}
+
+std::string identity(const TrainConfig &cfg) {
+    std::string s;
+    for (auto &k : train_keys())
+        if (!k.resumable) s += k.name + "=" + k.get(cfg) + ";";
+    return s;
+}
+
+}  // namespace qrnn::lm

@@ -1,0 +1,51 @@
+// Settings of a training run (`qrnn train`): one table of keys shared by the YAML config file, the command
+// line options (--KEY VALUE, overriding the file) and the checkpoint (which records them, to refuse resuming
+// under a different configuration).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lm/language_model.h"
+#include "nn/optimizer.h"
+
+namespace qrnn::lm {
+
+struct TrainConfig {
+    LmShape lm;                  // lm.vocab is set from the training data
+    std::string train, valid, test;  // token files (test optional)
+    int64_t batch = 20, bptt = 35, epochs = 6;
+    int64_t max_batches = 0;     // batches per epoch (0: the whole training split)
+    nn::SgdOptions sgd;
+    nn::PlateauDecay plateau;
+    std::string checkpoint, results;  // HDF5 files ("" : none)
+    int64_t checkpoint_every = 100;   // also a checkpoint every this many batches (0: only at epoch ends)
+    double log_seconds = 2;           // progress line at most this often
+
+    TrainConfig();
+    void validate() const;            // throws qrnn::Error naming the bad key and value
+};
+
+struct TrainKey {
+    std::string name, help;
+    bool resumable;  // may differ between a checkpoint and the command resuming it (e.g. epochs)
+    std::function<void(TrainConfig &, const std::string &)> set;  // throws qrnn::Error on a malformed value
+    std::function<std::string(const TrainConfig &)> get;
+};
+
+const std::vector<TrainKey> &train_keys();
+const TrainKey *find_train_key(const std::string &name);
+// Sets a key; an unknown key or a malformed value is a qrnn::Error "<where>: key '<key>': value '<v>': why".
+void set_train_key(TrainConfig &cfg, const std::string &key, const std::string &value, const std::string &where);
+// A YAML file of `key: value` pairs (a flat mapping).
+void load_train_yaml(TrainConfig &cfg, const std::string &path);
+// `--data DIR`: train/valid/test files of DIR (ptb.*.txt, wiki.*.tokens or train.txt...; test optional).
+void set_data_dir(TrainConfig &cfg, const std::string &dir);
+// Every key as "key: value" lines (checkpoints, results), and back (qrnn eval rebuilds the model from it).
+std::string config_text(const TrainConfig &cfg);
+TrainConfig config_from_text(const std::string &text, const std::string &where);
+// "key=value;" over the keys that must match to resume (not resumable ones).
+std::string identity(const TrainConfig &cfg);
+
+}  // namespace qrnn::lm

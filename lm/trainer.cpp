@@ -1,0 +1,223 @@
+#include "lm/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/error.h"
+#include "lm/train_results.h"
+#include "runtime/atomic_file.h"
+#include "sweep/machine_info.h"
+#include "sweep/results_file.h"
+
+namespace qrnn::lm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::string clock_str(double seconds) {
+    char buf[32];
+    const int64_t s = static_cast<int64_t>(seconds + 0.5);
+    if (s >= 3600) std::snprintf(buf, sizeof buf, "%lldh%02lldm", (long long)(s / 3600), (long long)(s / 60 % 60));
+    else std::snprintf(buf, sizeof buf, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+    return buf;
+}
+
+// "key 'lr' is 20 there, 10 here" for the first key where two identity() strings differ.
+std::string first_difference(const std::string &theirs, const std::string &ours) {
+    auto items = [](const std::string &s) {
+        std::map<std::string, std::string> m;
+        for (size_t at = 0, end; (end = s.find(';', at)) != std::string::npos; at = end + 1) {
+            const std::string item = s.substr(at, end - at);
+            const size_t eq = item.find('=');
+            m[item.substr(0, eq)] = item.substr(eq + 1);
+        }
+        return m;
+    };
+    auto a = items(theirs), b = items(ours);
+    for (auto &[key, value] : b)
+        if (a[key] != value) return "key '" + key + "' is '" + a[key] + "' there, '" + value + "' here";
+    return "a key differs";
+}
+
+int64_t batches_per_epoch(const BatchStream &train, int64_t max_batches) {
+    return max_batches > 0 ? std::min(max_batches, train.batches()) : train.batches();
+}
+
+}  // namespace
+
+std::unique_ptr<Model> make_language_model(const TrainConfig &cfg, int64_t vocab) {
+    LmShape shape = cfg.lm;
+    shape.vocab = vocab;
+    shape.stack.batch = cfg.batch;
+    shape.stack.seq = cfg.bptt;
+    return std::make_unique<LanguageModel>(shape);
+}
+
+double perplexity(Model &model, const BatchStream &data) {
+    model.set_stochastic(false);
+    model.reset_state(data.batch(0).B, 0);
+    double loss = 0;
+    int64_t targets = 0;
+    for (int64_t i = 0; i < data.batches(); i++) {
+        StepResult r = model.step(data.batch(i), false);
+        loss += r.loss;
+        targets += r.targets;
+    }
+    return std::exp(loss / static_cast<double>(targets));
+}
+
+std::vector<EpochRecord> fit(Model &model, const BatchStream &train, const BatchStream &valid, const FitOptions &opts,
+                             CheckpointInfo state, std::ostream &log) {
+    nn::Sgd sgd(opts.sgd);
+    if (state.lr > 0) sgd.set_lr(state.lr);
+    TrainProgress &p = state.progress;
+    const int64_t nb = batches_per_epoch(train, opts.max_batches), B = train.batch(0).B;
+    const std::vector<nn::Param> params = model.params();
+    auto save = [&] {
+        if (opts.checkpoint.empty()) return;
+        state.lr = sgd.lr();
+        write_checkpoint(opts.checkpoint, state, model);
+    };
+    const auto run_start = Clock::now();
+    int64_t run_batches = 0;
+    auto last_log = Clock::now() - std::chrono::hours(1);
+    while (p.epoch < opts.epochs) {
+        model.set_stochastic(true);
+        if (p.batch == 0) {  // a fresh epoch: state from zeros, masks from where the last epoch's ended
+            model.reset_state(B, p.epoch * nb * train.batch(0).T);
+            p.loss = p.rnn_ms = p.softmax_ms = p.optim_ms = p.seconds = 0, p.targets = 0;
+        }
+        for (; p.batch < nb;) {
+            const auto start = Clock::now();
+            model.zero_grads();
+            StepResult r = model.step(train.batch(p.batch), true);
+            const auto opt_start = Clock::now();
+            sgd.step(params);
+            p.optim_ms += seconds_since(opt_start) * 1e3;
+            p.loss += r.loss, p.targets += r.targets, p.rnn_ms += r.rnn_ms, p.softmax_ms += r.softmax_ms;
+            p.seconds += seconds_since(start);
+            p.batch++, p.step++, run_batches++;
+            const bool last = p.batch == nb && p.epoch + 1 == opts.epochs;
+            if (seconds_since(last_log) >= opts.log_seconds || last) {
+                last_log = Clock::now();
+                const double per_batch = seconds_since(run_start) / static_cast<double>(run_batches);
+                const int64_t left = (opts.epochs - p.epoch - 1) * nb + (nb - p.batch);
+                char line[256];
+                std::snprintf(line, sizeof line,
+                              "epoch %lld/%lld  batch %lld/%lld  step %lld | %.0f tok/s | loss %.3f  ppl %.1f | lr %g | ETA %s",
+                              (long long)(p.epoch + 1), (long long)opts.epochs, (long long)p.batch, (long long)nb,
+                              (long long)p.step, static_cast<double>(p.targets) / p.seconds, p.loss / p.targets,
+                              std::exp(p.loss / p.targets), sgd.lr(), clock_str(per_batch * left).c_str());
+                log << line << "\n" << std::flush;
+            }
+            if (opts.checkpoint_every > 0 && p.step % opts.checkpoint_every == 0 && p.batch < nb) save();
+        }
+        EpochRecord rec;
+        rec.train_ppl = std::exp(p.loss / static_cast<double>(p.targets));
+        rec.lr = sgd.lr();
+        rec.seconds = p.seconds;
+        rec.tokens_per_s = static_cast<double>(p.targets) / p.seconds;
+        rec.rnn_ms = p.rnn_ms / nb, rec.softmax_ms = p.softmax_ms / nb, rec.optim_ms = p.optim_ms / nb;
+        rec.val_ppl = perplexity(model, valid);
+        const bool decayed = state.plateau.observe(std::log(rec.val_ppl), sgd);
+        p.history.push_back(rec);
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "epoch %lld done: train ppl %.2f  valid ppl %.2f | %.0f tok/s | per batch: rnn %.1f ms, softmax %.1f ms, "
+                      "optim %.1f ms%s",
+                      (long long)(p.epoch + 1), rec.train_ppl, rec.val_ppl, rec.tokens_per_s, rec.rnn_ms, rec.softmax_ms,
+                      rec.optim_ms, decayed ? " | lr decayed" : "");
+        log << line << "\n" << std::flush;
+        p.epoch++, p.batch = 0;
+        save();
+        if (opts.on_epoch) opts.on_epoch(p.history);
+    }
+    return p.history;
+}
+
+TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
+    cfg.validate();
+    const Vocabulary vocab = Vocabulary::from_file(cfg.train);
+    const std::vector<int32_t> train_tokens = read_tokens(cfg.train, vocab), valid_tokens = read_tokens(cfg.valid, vocab);
+    const BatchStream train(train_tokens, cfg.batch, cfg.bptt, cfg.train), valid(valid_tokens, cfg.batch, cfg.bptt, cfg.valid);
+    TrainOutcome out;
+    out.unigram_val_ppl = unigram_perplexity(train_tokens, valid_tokens, vocab.size());
+    log << "data: " << train_tokens.size() << " training tokens (" << cfg.train << "), " << valid_tokens.size()
+        << " validation tokens (" << cfg.valid << "), vocabulary " << vocab.size() << "; unigram validation perplexity "
+        << std::lround(out.unigram_val_ppl) << "\n";
+
+    CheckpointInfo start;
+    start.identity = identity(cfg);
+    start.config = config_text(cfg);
+    start.vocab = vocab.words();
+    start.plateau = cfg.plateau;
+    std::unique_ptr<sweep::WriterLock> lock;  // one trainer per checkpoint; then its killed writes are debris
+    for (const std::string *path : {&cfg.checkpoint, &cfg.results}) {
+        const auto dir = std::filesystem::path(*path).parent_path();
+        if (!path->empty() && !dir.empty()) std::filesystem::create_directories(dir);
+    }
+    if (!cfg.checkpoint.empty()) {
+        lock = std::make_unique<sweep::WriterLock>(cfg.checkpoint);
+        remove_stale_temp_files(cfg.checkpoint);
+    }
+    if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
+        CheckpointInfo saved = read_checkpoint_info(cfg.checkpoint);
+        if (saved.identity != start.identity)
+            fail(cfg.checkpoint, ": checkpoint of another configuration (", first_difference(saved.identity, start.identity),
+                 "); delete it or name another --checkpoint");
+        if (saved.vocab != start.vocab) fail(cfg.checkpoint, ": checkpoint vocabulary differs from ", cfg.train, "'s");
+        start = std::move(saved);
+        start.config = config_text(cfg);  // resumable keys (epochs, paths) as now
+    }
+    std::unique_ptr<Model> model = make_language_model(cfg, vocab.size());
+    int64_t n_params = 0;
+    for (auto &p : model->params()) n_params += static_cast<int64_t>(p.value->size());
+    FitOptions opts;
+    opts.epochs = cfg.epochs, opts.max_batches = cfg.max_batches, opts.checkpoint_every = cfg.checkpoint_every;
+    opts.sgd = cfg.sgd, opts.checkpoint = cfg.checkpoint, opts.log_seconds = cfg.log_seconds;
+    if (start.progress.step > 0) {
+        model->reset_state(cfg.batch, 0);
+        load_checkpoint_model(cfg.checkpoint, *model);
+        out.resumed_at_step = start.progress.step;
+        log << "resuming from " << cfg.checkpoint << ": epoch " << start.progress.epoch + 1 << ", batch "
+            << start.progress.batch << ", step " << start.progress.step << "\n";
+    }
+    log << "model: " << cfg.lm.stack.model << " " << cfg.lm.stack.layers << " x " << cfg.lm.stack.hidden << ", embedding "
+        << cfg.lm.stack.input << ", " << n_params << " parameters; batch " << cfg.batch << " x bptt " << cfg.bptt << ", "
+        << batches_per_epoch(train, cfg.max_batches) << " batches per epoch\n";
+
+    TrainResults results;
+    results.attrs = {{"config", config_text(cfg)},
+                     {"model", cfg.lm.stack.model},
+                     {"vocab", vocab.size()},
+                     {"parameters", n_params},
+                     {"unigram_val_ppl", out.unigram_val_ppl},
+                     {"test_ppl", out.test_ppl}};
+    const sweep::MachineInfo machine = sweep::machine_info();
+    results.attrs["host"] = machine.host, results.attrs["cpu_model"] = machine.cpu_model, results.attrs["cores"] = machine.cores;
+    auto write_results = [&](const std::vector<EpochRecord> &history) {
+        if (cfg.results.empty()) return;
+        results.epochs = history;
+        double best = INFINITY;
+        for (auto &r : history) best = std::min(best, r.val_ppl);
+        results.attrs["best_val_ppl"] = best;
+        write_train_results(cfg.results, results);
+    };
+    opts.on_epoch = write_results;
+    out.history = fit(*model, train, valid, opts, start, log);
+    out.best_val_ppl = INFINITY;
+    for (auto &r : out.history) out.best_val_ppl = std::min(out.best_val_ppl, r.val_ppl);
+    if (!cfg.test.empty()) {
+        const std::vector<int32_t> test_tokens = read_tokens(cfg.test, vocab);
+        out.test_ppl = perplexity(*model, BatchStream(test_tokens, cfg.batch, cfg.bptt, cfg.test));
+        results.attrs["test_ppl"] = out.test_ppl;
+    }
+    write_results(out.history);
+    return out;
+}
+
+}  // namespace qrnn::lm

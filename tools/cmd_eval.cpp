@@ -1,0 +1,44 @@
+// `qrnn eval CHECKPOINT --data FILE`: perplexity of a trained language model (a `qrnn train` checkpoint) on a
+// token file, words outside its vocabulary as <unk>.
+#include <iostream>
+
+#include "core/error.h"
+#include "lm/trainer.h"
+#include "tools/command.h"
+#include "tools/options.h"
+
+namespace po = boost::program_options;
+
+namespace qrnn::cli {
+namespace {
+
+int eval_command(const std::vector<std::string> &args) {
+    po::options_description desc("qrnn eval options");
+    desc.add_options()("help,h", "show this help")("checkpoint", po::value<std::string>(), "checkpoint of qrnn train")(
+        "data", po::value<std::string>(), "token file to evaluate on (e.g. data/ptb/ptb.test.txt)")(
+        "batch", po::value<int64_t>(), "streams per batch (default: the training batch)");
+    po::positional_options_description positional;
+    positional.add("checkpoint", 1);
+    po::variables_map vm;
+    if (!parse_options("usage: qrnn eval CHECKPOINT --data FILE [--batch B]", desc, args, vm, &positional)) return kExitOk;
+    if (!vm.count("checkpoint")) fail("no checkpoint given (usage: qrnn eval CHECKPOINT --data FILE)");
+    if (!vm.count("data")) fail("--data FILE: no token file to evaluate on");
+    const std::string path = vm["checkpoint"].as<std::string>(), data = vm["data"].as<std::string>();
+
+    lm::CheckpointInfo info = lm::read_checkpoint_info(path);
+    lm::TrainConfig cfg = lm::config_from_text(info.config, path);
+    const lm::Vocabulary vocab = lm::Vocabulary::from_words(info.vocab);
+    std::unique_ptr<lm::Model> model = lm::make_language_model(cfg, vocab.size());
+    model->reset_state(cfg.batch, 0);
+    lm::load_checkpoint_model(path, *model);
+    const int64_t batch = vm.count("batch") ? vm["batch"].as<int64_t>() : cfg.batch;
+    const std::vector<int32_t> tokens = lm::read_tokens(data, vocab);
+    const double ppl = lm::perplexity(*model, lm::BatchStream(tokens, batch, cfg.bptt, data));
+    std::cout << data << ": perplexity " << ppl << " (" << tokens.size() << " tokens; checkpoint " << path << ", epoch "
+              << info.progress.epoch << ", step " << info.progress.step << ")\n";
+    return kExitOk;
+}
+
+const bool registered = register_command({"eval", "perplexity of a trained language model checkpoint on a token file", eval_command});
+}  // namespace
+}  // namespace qrnn::cli

@@ -1,0 +1,50 @@
+// `qrnn train [CONFIG.yaml] [--KEY VALUE ...]`: train a word-level language model (lm/trainer.h); every key of
+// the config file is also an option, which overrides the file.
+#include <cmath>
+#include <iostream>
+
+#include "core/error.h"
+#include "lm/trainer.h"
+#include "tools/command.h"
+#include "tools/options.h"
+
+namespace po = boost::program_options;
+
+namespace qrnn::cli {
+namespace {
+
+int train_command(const std::vector<std::string> &args) {
+    po::options_description desc("qrnn train options (also keys of CONFIG.yaml; options override the file)");
+    desc.add_options()("help,h", "show this help")("config", po::value<std::string>(), "YAML file of key: value settings")(
+        "data", po::value<std::string>(), "directory with the train/valid(/test) splits (ptb.*.txt, wiki.*.tokens, *.txt)");
+    const lm::TrainConfig defaults;
+    for (auto &k : lm::train_keys()) {
+        const std::string value = k.get(defaults);
+        desc.add_options()(k.name.c_str(), po::value<std::string>(), (k.help + (value.empty() ? "" : " (default " + value + ")")).c_str());
+    }
+    po::positional_options_description positional;
+    positional.add("config", 1);
+    po::variables_map vm;
+    if (!parse_options("usage: qrnn train [CONFIG.yaml] [options]", desc, args, vm, &positional)) return kExitOk;
+
+    lm::TrainConfig cfg;
+    if (vm.count("config")) lm::load_train_yaml(cfg, vm["config"].as<std::string>());
+    if (vm.count("data")) lm::set_data_dir(cfg, vm["data"].as<std::string>());
+    for (auto &k : lm::train_keys())
+        if (vm.count(k.name)) lm::set_train_key(cfg, k.name, vm[k.name].as<std::string>(), "--" + k.name);
+    lm::TrainOutcome out = lm::train_language_model(cfg, std::cerr);
+    size_t best = 0;
+    for (size_t e = 0; e < out.history.size(); e++)
+        if (out.history[e].val_ppl < out.history[best].val_ppl) best = e;
+    std::cout << "unigram validation perplexity: " << out.unigram_val_ppl << "\n"
+              << "best validation perplexity: " << out.best_val_ppl << " (epoch " << best + 1 << ", "
+              << out.unigram_val_ppl / out.best_val_ppl << "x better than unigram)\n";
+    if (!std::isnan(out.test_ppl)) std::cout << "test perplexity: " << out.test_ppl << " (" << cfg.test << ")\n";
+    if (!cfg.results.empty()) std::cout << "results: " << cfg.results << "\n";
+    if (!cfg.checkpoint.empty()) std::cout << "checkpoint: " << cfg.checkpoint << "\n";
+    return kExitOk;
+}
+
+const bool registered = register_command({"train", "train a word-level language model (QRNN, LSTM, CNN) on a text corpus", train_command});
+}  // namespace
+}  // namespace qrnn::cli

@@ -1,0 +1,113 @@
+#include "tools/lm_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lm/train_results.h"
+#include "tools/table.h"
+
+namespace qrnn::cli {
+namespace {
+
+std::string attr(const lm::TrainResults &r, const std::string &name) {
+    auto it = r.attrs.find(name);
+    if (it == r.attrs.end()) return "-";
+    if (auto s = std::get_if<std::string>(&it->second)) return *s;
+    if (auto i = std::get_if<int64_t>(&it->second)) return std::to_string(*i);
+    double d = std::get<double>(it->second);
+    return std::isnan(d) ? "-" : fixed(d, 2);
+}
+
+// The value of `key: value` in a config text.
+std::string config_value(const std::string &config, const std::string &key) {
+    const size_t at = config.find(key + ": ");
+    if (at == std::string::npos || (at > 0 && config[at - 1] != '\n')) return "-";
+    const size_t start = at + key.size() + 2;
+    return config.substr(start, config.find('\n', start) - start);
+}
+
+// One row per epoch of every curve, side by side: epoch, then per run train/valid perplexity.
+void print_curves(const std::vector<std::string> &names, const std::vector<std::vector<double>> &train,
+                  const std::vector<std::vector<double>> &valid, std::ostream &os) {
+    std::vector<std::string> header{"epoch"};
+    size_t epochs = 0;
+    for (size_t i = 0; i < names.size(); i++) {
+        header.push_back(names[i] + " train");
+        header.push_back(names[i] + " valid");
+        epochs = std::max(epochs, valid[i].size());
+    }
+    Table t(header);
+    for (size_t e = 0; e < epochs; e++) {
+        std::vector<std::string> row{std::to_string(e + 1)};
+        for (size_t i = 0; i < names.size(); i++) {
+            row.push_back(e < train[i].size() ? fixed(train[i][e], 1) : "");
+            row.push_back(e < valid[i].size() ? fixed(valid[i][e], 1) : "");
+        }
+        t.add(row);
+    }
+    os << "\nlearning curves (perplexity per epoch):\n";
+    t.print(os);
+}
+
+std::vector<double> parse_curve(const std::string &text) {
+    std::vector<double> v;
+    for (size_t at = 0; at < text.size();) {
+        size_t comma = text.find(',', at);
+        v.push_back(std::stod(text.substr(at, comma - at)));
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return v;
+}
+
+}  // namespace
+
+void print_training_results(const std::vector<std::string> &paths, std::ostream &os) {
+    Table t({"run", "model", "L x m", "zoneout", "epochs", "best_val_ppl", "unigram_ppl", "vs_unigram", "test_ppl", "tok/s",
+             "rnn_ms", "softmax_ms", "optim_ms"});
+    std::vector<std::string> names;
+    std::vector<std::vector<double>> train, valid;
+    for (size_t i = 0; i < paths.size(); i++) {
+        const lm::TrainResults r = lm::read_train_results(paths[i]);
+        const std::string config = attr(r, "config");
+        const double best = std::get<double>(r.attrs.at("best_val_ppl")), uni = std::get<double>(r.attrs.at("unigram_val_ppl"));
+        const lm::EpochRecord last = r.epochs.empty() ? lm::EpochRecord{} : r.epochs.back();
+        names.push_back(std::to_string(i + 1) + ":" + attr(r, "model"));
+        t.add({std::to_string(i + 1), attr(r, "model"), config_value(config, "layers") + " x " + config_value(config, "hidden"),
+               config_value(config, "zoneout"), std::to_string(r.epochs.size()), fixed(best, 2), fixed(uni, 1),
+               fixed(uni / best, 2) + "x", attr(r, "test_ppl"), fixed(last.tokens_per_s, 0), fixed(last.rnn_ms, 1),
+               fixed(last.softmax_ms, 1), fixed(last.optim_ms, 1)});
+        train.emplace_back(), valid.emplace_back();
+        for (auto &e : r.epochs) train.back().push_back(e.train_ppl), valid.back().push_back(e.val_ppl);
+        os << i + 1 << ": " << paths[i] << " (" << attr(r, "cpu_model") << ", " << attr(r, "cores") << " cores)\n";
+    }
+    os << "\nperplexity (validation; tok/s and per-batch ms of the last epoch: rnn and softmax are forward + backward):\n";
+    t.print(os);
+    print_curves(names, train, valid, os);
+}
+
+bool print_training_sweep(const sweep::ResultTable &r, std::ostream &os) {
+    if (!r.find("best_val_ppl")) return false;
+    std::vector<std::string> names;
+    std::vector<std::vector<double>> train, valid;
+    Table t({"run", "model", "L x m", "zoneout", "dropout", "status", "best_val_ppl", "unigram_ppl", "vs_unigram", "tok/s",
+             "rnn_ms", "softmax_ms", "optim_ms"});
+    for (size_t i = 0; i < r.rows(); i++) {
+        if (r.str(i, "val_ppl_curve").empty() && r.str(i, "status") == "ok") continue;
+        const double best = r.num(i, "best_val_ppl"), uni = r.num(i, "unigram_val_ppl");
+        auto n = [](double v, int d) { return std::isnan(v) ? std::string("-") : fixed(v, d); };
+        t.add({r.str(i, "run_id"), r.str(i, "model"), r.str(i, "layers") + " x " + r.str(i, "hidden"), r.str(i, "zoneout"),
+               r.str(i, "dropout"), r.str(i, "status"), n(best, 2), n(uni, 1), n(uni / best, 2) + "x", n(r.num(i, "tokens_per_s"), 0),
+               n(r.num(i, "rnn_ms"), 1), n(r.num(i, "softmax_ms"), 1), n(r.num(i, "optim_ms"), 1)});
+        if (r.str(i, "val_ppl_curve").empty()) continue;
+        names.push_back(r.str(i, "model") + "/" + r.str(i, "hidden") + "/z" + r.str(i, "zoneout"));
+        train.push_back(parse_curve(r.str(i, "train_ppl_curve")));
+        valid.push_back(parse_curve(r.str(i, "val_ppl_curve")));
+    }
+    os << "\ntraining runs (validation perplexity; per-batch ms of the last epoch):\n";
+    t.print(os);
+    if (!names.empty()) print_curves(names, train, valid, os);
+    return true;
+}
+
+}  // namespace qrnn::cli
