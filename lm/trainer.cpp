@@ -8,8 +8,9 @@
 #include "core/error.h"
 #include "lm/train_results.h"
 #include "runtime/atomic_file.h"
-#include "sweep/machine_info.h"
-#include "sweep/results_file.h"
+#include "runtime/machine_info.h"
+#include "runtime/writer_lock.h"
+
 
 namespace qrnn::lm {
 namespace {
@@ -155,13 +156,13 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     start.config = config_text(cfg);
     start.vocab = vocab.words();
     start.plateau = cfg.plateau;
-    std::unique_ptr<sweep::WriterLock> lock;  // one trainer per checkpoint; then its killed writes are debris
+    std::unique_ptr<WriterLock> lock;  // one trainer per checkpoint; then its killed writes are debris
     for (const std::string *path : {&cfg.checkpoint, &cfg.results}) {
         const auto dir = std::filesystem::path(*path).parent_path();
         if (!path->empty() && !dir.empty()) std::filesystem::create_directories(dir);
     }
     if (!cfg.checkpoint.empty()) {
-        lock = std::make_unique<sweep::WriterLock>(cfg.checkpoint);
+        lock = std::make_unique<WriterLock>(cfg.checkpoint);
         remove_stale_temp_files(cfg.checkpoint);
     }
     if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
@@ -197,7 +198,7 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
                      {"parameters", n_params},
                      {"unigram_val_ppl", out.unigram_val_ppl},
                      {"test_ppl", out.test_ppl}};
-    const sweep::MachineInfo machine = sweep::machine_info();
+    const MachineInfo machine = machine_info();
     results.attrs["host"] = machine.host, results.attrs["cpu_model"] = machine.cpu_model, results.attrs["cores"] = machine.cores;
     auto write_results = [&](const std::vector<EpochRecord> &history) {
         if (cfg.results.empty()) return;

@@ -2,7 +2,7 @@
 #include "sweep/merge.h"
 
 #include "core/error.h"
-#include "sweep/machine_info.h"
+#include "runtime/machine_info.h"
 
 namespace qrnn::sweep {
 

@@ -4,6 +4,7 @@
 // is written beside it, then renamed over it), so a process killed at any moment leaves the previous or
 // the new complete file, never a torn one.
 #pragma once
+#include "runtime/writer_lock.h"
 #include <map>
 #include <string>
 #include <vector>
@@ -50,18 +51,5 @@ std::vector<std::pair<std::string, ColumnKind>> result_schema();
 
 ResultTable read_results(const std::string &path);  // throws qrnn::Error if not a results file
 void write_results(const std::string &path, const ResultTable &table);  // atomic replace
-
-// An exclusive writer lock on a results file (flock on "<path>.lock", released when the process ends, even
-// by SIGKILL). A second writer gets a qrnn::Error naming the holder's pid.
-class WriterLock {
-public:
-    explicit WriterLock(const std::string &results_path);
-    ~WriterLock();
-    WriterLock(const WriterLock &) = delete;
-    WriterLock &operator=(const WriterLock &) = delete;
-
-private:
-    int fd_ = -1;
-};
 
 }  // namespace qrnn::sweep

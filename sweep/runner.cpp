@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "runtime/atomic_file.h"
 #include "harness/experiment.h"
-#include "sweep/machine_info.h"
+#include "runtime/machine_info.h"
 #include "sweep/train_run.h"
 
 namespace qrnn::sweep {

@@ -30,7 +30,7 @@ int merge_command(const std::vector<std::string> &args) {
         if (std::filesystem::exists(output) && std::filesystem::equivalent(in, output))
             fail("-o ", output, " is also an input; write the merge to a new file");
     if (std::filesystem::exists(output) && !vm.count("force")) fail(output, " exists (use --force to replace it)");
-    sweep::WriterLock lock(output);
+    WriterLock lock(output);
     sweep::MergeSummary summary;
     sweep::ResultTable merged = sweep::merge_results(inputs, summary);
     sweep::write_results(output, merged);

@@ -88,7 +88,7 @@ int merge_shards(const sl::ArrayPaths &paths, const std::vector<TaskRow> &rows, 
         if (fs::exists(paths.shard(t, tasks))) inputs.push_back(paths.shard(t, tasks));
     if (fs::exists(paths.output)) inputs.push_back(paths.output);  // last: keeps runs the shards lack (earlier merges)
     if (inputs.empty()) fail("no shard files to merge (", paths.stem, ".part-*-of-", tasks, ".h5 in ", paths.dir, ")");
-    sweep::WriterLock lock(paths.output);
+    WriterLock lock(paths.output);
     sweep::MergeSummary summary;
     sweep::write_results(paths.output, sweep::merge_results(inputs, summary));
     std::cout << "merged " << inputs.size() << " files: " << summary.rows << " runs -> " << paths.output << "\n";

@@ -1,4 +1,4 @@
-#include "sweep/machine_info.h"
+#include "runtime/machine_info.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include "schedules/tuning_db.h"
 #include "schedules/cpu_target.h"
 
-namespace qrnn::sweep {
+namespace qrnn {
 namespace {
 
 std::string command_output(const std::string &command) {
@@ -66,4 +66,4 @@ MachineInfo machine_info() {
     return info;
 }
 
-}  // namespace qrnn::sweep
+}  // namespace qrnn

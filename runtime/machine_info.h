@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-namespace qrnn::sweep {
+namespace qrnn {
 
 struct MachineInfo {
     std::string host, cpu_model, halide_version, git_commit;
@@ -16,4 +16,4 @@ struct MachineInfo {
 
 MachineInfo machine_info();  // git_commit: `git rev-parse HEAD` of the source tree (+"-dirty"), or "unknown"
 
-}  // namespace qrnn::sweep
+}  // namespace qrnn

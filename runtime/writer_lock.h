@@ -1,0 +1,20 @@
+// An exclusive writer lock on an output file (results, checkpoint), shared by sweeps and qrnn train.
+#pragma once
+#include <string>
+
+namespace qrnn {
+
+// An exclusive writer lock on a results file (flock on "<path>.lock", released when the process ends, even
+// by SIGKILL). A second writer gets a qrnn::Error naming the holder's pid.
+class WriterLock {
+public:
+    explicit WriterLock(const std::string &results_path);
+    ~WriterLock();
+    WriterLock(const WriterLock &) = delete;
+    WriterLock &operator=(const WriterLock &) = delete;
+
+private:
+    int fd_ = -1;
+};
+
+}  // namespace qrnn
