@@ -12,12 +12,17 @@ namespace qrnn {
 
 double estimated_run_bytes(const ModelConfig &cfg, bool verify) {
     const double G = 4, T = cfg.seq, B = cfg.batch, m = cfg.hidden, k = cfg.window, L = cfg.layers;
+    // A training step also keeps the tape (gates), their gradients, dh and dx, and every parameter's gradient.
+    auto training_floats = [&](double n) {
+        return 2 * G * T * B * m + T * B * m + T * B * n + G * k * n * m + G * m + B * m + (k - 1) * B * n;
+    };
     auto layer_floats = [&](double n) {
         return G * k * n * m + G * m          // weights, bias
                + B * m + (k - 1) * B * n      // c0, history
                + (T + k - 1) * B * n          // padded input
                + 2 * G * T * B * m            // conv and activated gates
-               + T * B * m + B * m;           // h, c_T
+               + T * B * m + B * m            // h, c_T
+               + (cfg.training_pass() ? training_floats(n) : 0);
     };
     const double floats = T * B * cfg.input + layer_floats(cfg.input) + (L - 1) * layer_floats(m);
     return floats * sizeof(float) * (verify ? 3 : 1);  // the reference holds the same in double

@@ -9,7 +9,8 @@
 namespace qrnn {
 
 // Upper estimate in bytes of what a run allocates: per layer the weights, initial state, padded input,
-// conv and gate buffers (4 gates, the most of any model), outputs; x2 more for the double-precision
+// conv and gate buffers (4 gates, the most of any model), outputs, and with --pass training the tape and every
+// gradient; x2 more for the double-precision
 // reference when verifying. Closed form (no loop over layers), saturating instead of overflowing.
 double estimated_run_bytes(const ModelConfig &cfg, bool verify);
 

@@ -47,13 +47,14 @@ OUT=$W/out/sweep.h5
 runs_expected=$("$QRNN" sweep "$W/sweep.yaml" --dry-run | awk '/runs in the sweep/ {print $1}')
 [ "$runs_expected" -eq 12 ] || { echo "expected 12 runs, dry run says $runs_expected"; exit 1; }
 
-wait_job_gone() {  # job id, timeout seconds
+# Waits scale with QRNN_TEST_TIME_SCALE (set by tests/CMakeLists.txt: 4 in sanitizer builds, where qrnn is slower).
+wait_job_gone() {  # job id, timeout seconds (before scaling)
     local i
-    for i in $(seq 1 $((2 * $2))); do
+    for i in $(seq 1 $((2 * $2 * ${QRNN_TEST_TIME_SCALE:-1}))); do
         [ -z "$(squeue -h --jobs="$1" -o %i 2>/dev/null)" ] && return 0
         sleep 0.5
     done
-    echo "job $1 still in the queue after $2 s:"; squeue; return 1
+    echo "job $1 still in the queue after $(($2 * ${QRNN_TEST_TIME_SCALE:-1})) s:"; squeue; return 1
 }
 progress() {  # shard files... -> "done running" per file (runs with a final status; runs in progress)
     $PY - "$@" <<'EOF'
@@ -84,7 +85,7 @@ set -e
     { echo "a submission beside live tasks was not refused (exit $rc): $again"; exit 1; }
 cancelled=0 killed=0
 p0=$W/out/sweep.part-0-of-4.h5 p1=$W/out/sweep.part-1-of-4.h5
-for i in $(seq 1 300); do
+for i in $(seq 1 $((300 * ${QRNN_TEST_TIME_SCALE:-1}))); do
     read -r done0 running0 done1 running1 < <(progress "$p0" "$p1")
     if [ "$cancelled" = 0 ] && [ "$done0" -ge 1 ]; then
         [ "$done0" -lt 3 ] || { echo "task 0 finished before the cancel"; exit 1; }

@@ -1,0 +1,50 @@
+// Plain SGD for trainable parameters (nn::Param): L2 weight decay, clipping of the global gradient norm, and a
+// learning rate that decays when the validation loss stops improving. Shared by every trainer (qrnn train).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "nn/layer.h"
+
+namespace qrnn::nn {
+
+struct SgdOptions {
+    double lr = 1.0;
+    double clip_norm = 0.25;    // rescale the gradient when its global L2 norm exceeds this; 0 turns it off
+    double weight_decay = 0.0;  // L2: adds weight_decay * value to each gradient before clipping
+    void validate() const;      // throws qrnn::Error naming the bad option and value
+};
+
+struct SgdStepStats {
+    double grad_norm = 0;  // global L2 norm after weight decay, before clipping
+    bool clipped = false;
+};
+
+class Sgd {
+public:
+    explicit Sgd(SgdOptions opts);
+    // value -= lr * clip(grad + weight_decay * value), in float, parameter by parameter (deterministic).
+    SgdStepStats step(const std::vector<Param> &params);
+    double lr() const { return opts_.lr; }
+    void set_lr(double lr) { opts_.lr = lr; }
+    const SgdOptions &options() const { return opts_; }
+
+private:
+    SgdOptions opts_;
+};
+
+// Divides the learning rate by `factor` when a validation loss fails to improve on the best by more than
+// `min_delta` (relative), `patience` times in a row. Its whole state is the three fields below (checkpointed).
+struct PlateauDecay {
+    double factor = 4.0;
+    int64_t patience = 0;
+    double min_delta = 0.0;
+    double best = 0;      // best validation loss so far (0 before the first observation)
+    int64_t bad = 0;      // observations since the last improvement
+    bool started = false;
+    void validate() const;
+    // Returns true when it decays sgd's learning rate.
+    bool observe(double val_loss, Sgd &sgd);
+};
+
+}  // namespace qrnn::nn

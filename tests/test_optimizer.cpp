@@ -1,0 +1,70 @@
+// nn/optimizer: SGD with weight decay and global-norm clipping, and the plateau learning-rate decay.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "nn/optimizer.h"
+
+using namespace qrnn;
+using namespace qrnn::nn;
+
+namespace {
+struct TwoParams {
+    Tensor<float> a{{2}}, ga{{2}}, b{{1}}, gb{{1}};
+    std::vector<Param> params() { return {{"a", &a, &ga}, {"b", &b, &gb}}; }
+};
+}  // namespace
+
+TEST(Sgd, StepsAgainstTheGradient) {
+    TwoParams p;
+    p.a.data = {1, 2};
+    p.ga.data = {0.5f, -1};
+    p.b.data = {3};
+    p.gb.data = {0};
+    Sgd sgd({/*lr=*/0.1, /*clip_norm=*/0, /*weight_decay=*/0});
+    auto stats = sgd.step(p.params());
+    EXPECT_NEAR(stats.grad_norm, std::sqrt(1.25), 1e-9);
+    EXPECT_FALSE(stats.clipped);
+    EXPECT_FLOAT_EQ(p.a.data[0], 0.95f);
+    EXPECT_FLOAT_EQ(p.a.data[1], 2.1f);
+    EXPECT_FLOAT_EQ(p.b.data[0], 3.0f);
+}
+
+TEST(Sgd, ClipsTheGlobalNormAfterWeightDecay) {
+    TwoParams p;
+    p.a.data = {0, 0};
+    p.ga.data = {3, 0};
+    p.b.data = {2};
+    p.gb.data = {2};  // + decay 1 * 2 = 4: norm 5
+    Sgd sgd({1.0, 1.0, 1.0});
+    auto stats = sgd.step(p.params());
+    EXPECT_NEAR(stats.grad_norm, 5.0, 1e-9);
+    EXPECT_TRUE(stats.clipped);
+    EXPECT_FLOAT_EQ(p.a.data[0], -0.6f);
+    EXPECT_FLOAT_EQ(p.b.data[0], 2.0f - 0.8f);
+}
+
+TEST(Sgd, RefusesBadOptionsAndADivergedGradient) {
+    EXPECT_THROW(Sgd({0.0, 0, 0}), Error);
+    EXPECT_THROW(Sgd({1.0, -1, 0}), Error);
+    EXPECT_THROW(Sgd({1.0, 0, -0.1}), Error);
+    TwoParams p;
+    p.ga.data = {std::nanf(""), 0};
+    Sgd sgd({1.0, 0, 0});
+    EXPECT_THROW(sgd.step(p.params()), Error);
+}
+
+TEST(PlateauDecay, DecaysAfterPatienceRunsOut) {
+    Sgd sgd({8.0, 0, 0});
+    PlateauDecay decay;
+    decay.factor = 2;
+    decay.patience = 1;
+    EXPECT_FALSE(decay.observe(5.0, sgd));
+    EXPECT_FALSE(decay.observe(4.0, sgd));
+    EXPECT_FALSE(decay.observe(4.5, sgd));  // first bad epoch: within patience
+    EXPECT_TRUE(decay.observe(4.2, sgd));   // second: decays
+    EXPECT_DOUBLE_EQ(sgd.lr(), 4.0);
+    EXPECT_FALSE(decay.observe(3.0, sgd));
+    EXPECT_DOUBLE_EQ(decay.best, 3.0);
+}
