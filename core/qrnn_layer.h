@@ -40,6 +40,8 @@ struct LayerFuncs {
     Halide::RDom scan_r;                          // t in [1, T) of cell's update(1)
     Halide::Expr T, B, n, m, k;                   // extents, from the inputs
     const PoolingVariant *variant = nullptr;
+    int gate_rows = 0;  // g extent of conv/gates when not the variant's gate count (bidirectional: 2G)
+    int gate_extent() const { return gate_rows ? gate_rows : variant->gate_count(); }
 };
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant);

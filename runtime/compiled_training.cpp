@@ -37,7 +37,7 @@ void CompiledTrainingLayer::forward(const LayerCall &call, LayerTapeData &tape) 
     resize(tape.gates, {variant_->gate_count(), round_up(T, padding_.t), B, round_up(m, padding_.h)});
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(forward_inputs_, call, false);
-    std::vector<Halide::Buffer<>> outputs{halide_view(*call.c), halide_view(*call.h), halide_view(tape.gates)};
+    std::vector<Halide::Buffer<>> outputs{halide_view(*call.c), call_output(call), halide_view(tape.gates)};
     Halide::Realization realization(outputs);
     forward_.realize(realization);
 }

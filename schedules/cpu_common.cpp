@@ -45,7 +45,7 @@ Func schedule_cpu_conv_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile
 GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
     GemmTiles v;
     Var h = L.h, t = L.t, g = L.g, b = L.b;
-    L.gates.bound(g, 0, L.variant->gate_count())
+    L.gates.bound(g, 0, L.gate_extent())
         .tile(h, t, v.ho, v.to, v.hi, v.ti, vec * tile_h_vectors, tile_t, TailStrategy::RoundUp)
         .vectorize(v.hi, vec)
         .unroll(v.hi)
