@@ -7,8 +7,6 @@
 
 namespace qrnn {
 namespace {
-int64_t round_up(int64_t v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
-
 void require_shape(const char *what, const Tensor<float> &t, std::vector<int64_t> want) {
     if (t.shape != want) {
         Tensor<float> w;
@@ -68,7 +66,7 @@ void CompiledSeqLayer::bind(LayerInputs &layer, Halide::ImageParam &lengths, con
 void CompiledSeqLayer::forward(const SeqCall &call, LayerTapeData &tape) {
     check_seq_call(call, *variant_, options_);
     const int64_t T = call.x->dim(0), B = call.x->dim(1), m = call.params->weights.dim(3);
-    ensure_shape(tape.gates, {options_.directions * variant_->gate_count(), round_up(T, padding_.t), B, round_up(m, padding_.h)});
+    ensure_shape(tape.gates, padded_tape_shape(options_.directions * variant_->gate_count(), T, B, m, padding_));
     std::lock_guard<std::mutex> lock(mutex_);
     bind(forward_inputs_.layer, forward_inputs_.lengths, call);
     std::vector<Halide::Buffer<>> outputs{halide_view(*call.y), halide_view(*call.cells), halide_view(tape.gates)};
@@ -91,16 +89,11 @@ void CompiledSeqLayer::backward(const SeqCall &call, const LayerTapeData &tape, 
     ensure_shape(grads.dbias, {GD, m});
     std::lock_guard<std::mutex> lock(mutex_);
     bind(backward_inputs_.fwd.layer, backward_inputs_.fwd.lengths, call);
-    Halide::Buffer<float> gates = halide_view(tape.gates);
-    gates.crop(0, 0, static_cast<int>(m));
-    gates.crop(2, 0, static_cast<int>(T));
-    backward_inputs_.gates.set(gates);
+    backward_inputs_.gates.set(tape_gates_view(tape, T, m));
     backward_inputs_.cells.set(halide_view(*call.cells));
     backward_inputs_.dy.set(halide_view(dy));
     backward_inputs_.dc_final.set(halide_view(dc_final));
-    std::vector<Halide::Buffer<>> outputs{halide_view(grads.dweights), halide_view(grads.dbias), halide_view(grads.dx),
-                                          halide_view(grads.dhistory), halide_view(grads.dc0)};
-    Halide::Realization realization(outputs);
+    Halide::Realization realization = gradient_outputs(grads);
     backward_.realize(realization);
 }
 

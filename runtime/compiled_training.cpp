@@ -14,6 +14,23 @@ void resize(Tensor<float> &t, std::vector<int64_t> shape) {
 }
 }  // namespace
 
+std::vector<int64_t> padded_tape_shape(int64_t rows, int64_t T, int64_t B, int64_t m, const TapePadding &padding) {
+    return {rows, round_up(T, padding.t), B, round_up(m, padding.h)};
+}
+
+Halide::Buffer<float> tape_gates_view(const LayerTapeData &tape, int64_t T, int64_t m) {
+    Halide::Buffer<float> gates = halide_view(tape.gates);
+    gates.crop(0, 0, static_cast<int>(m));
+    gates.crop(2, 0, static_cast<int>(T));
+    return gates;
+}
+
+Halide::Realization gradient_outputs(LayerGradsF &grads) {
+    std::vector<Halide::Buffer<>> outputs{halide_view(grads.dweights), halide_view(grads.dbias), halide_view(grads.dx),
+                                          halide_view(grads.dhistory), halide_view(grads.dc0)};
+    return Halide::Realization(outputs);
+}
+
 CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,
                                              const Halide::Target &target)
     : variant_(&find_pooling(pooling)) {
@@ -34,7 +51,7 @@ CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const s
 void CompiledTrainingLayer::forward(const LayerCall &call, LayerTapeData &tape) {
     check_layer_call(call, *variant_);
     const int64_t T = call.x->dim(0), B = call.x->dim(1), m = call.params->weights.dim(3);
-    resize(tape.gates, {variant_->gate_count(), round_up(T, padding_.t), B, round_up(m, padding_.h)});
+    resize(tape.gates, padded_tape_shape(variant_->gate_count(), T, B, m, padding_));
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(forward_inputs_, call, false);
     std::vector<Halide::Buffer<>> outputs{halide_view(*call.c), call_output(call), halide_view(tape.gates)};
@@ -61,16 +78,11 @@ void CompiledTrainingLayer::backward(const LayerCall &call, const LayerTapeData 
 
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(backward_inputs_.fwd, call, false);
-    Halide::Buffer<float> gates = halide_view(tape.gates);
-    gates.crop(0, 0, static_cast<int>(m));
-    gates.crop(2, 0, static_cast<int>(T));
-    backward_inputs_.gates.set(gates);
+    backward_inputs_.gates.set(tape_gates_view(tape, T, m));
     backward_inputs_.cell.set(halide_view(*call.c));
     backward_inputs_.dh.set(halide_view(dh));
     backward_inputs_.dc_final.set(halide_view(dc_final));
-    std::vector<Halide::Buffer<>> outputs{halide_view(grads.dweights), halide_view(grads.dbias), halide_view(grads.dx),
-                                          halide_view(grads.dhistory), halide_view(grads.dc0)};
-    Halide::Realization realization(outputs);
+    Halide::Realization realization = gradient_outputs(grads);
     backward_.realize(realization);
 }
 

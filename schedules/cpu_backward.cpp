@@ -35,29 +35,6 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
     return {target.natural_vector_size<float>() * knobs.at("tile_h_vectors"), knobs.at("tile_t")};
 }
 
-// A register-blocked GEMM: `acc` (pure init + one update over `reduction`) computed per (vec * tile_a_vectors)
-// x tile_b tile of its wrapper (compute_root, returned), accumulators in registers over the whole reduction.
-// The wrapper's loops: ai (vectorised), bi, bo (the tile of b, where acc is computed), then `outer` (which
-// must name ao, the tiles of a, and the other dimensions).
-struct GemmTileVars {
-    Var ao{"ao"}, ai{"ai"}, bo{"bo"}, bi{"bi"};
-};
-Func schedule_gemm_tiles(Func acc, const Var &a, const Var &bv, const GemmTileVars &v, const std::vector<VarOrRVar> &outer,
-                         int vec, int tile_a_vectors, int tile_b, const std::vector<VarOrRVar> &reduction) {
-    Func tiles = acc.in();
-    std::vector<VarOrRVar> order{v.ai, v.bi, v.bo};
-    order.insert(order.end(), outer.begin(), outer.end());
-    tiles.compute_root()
-        .tile(a, bv, v.ao, v.bo, v.ai, v.bi, vec * tile_a_vectors, tile_b, TailStrategy::RoundUp)
-        .reorder(order)
-        .vectorize(v.ai, vec);
-    acc.compute_at(tiles, v.bo).vectorize(a, vec).unroll(a).unroll(bv);
-    std::vector<VarOrRVar> update_order{a, bv};
-    update_order.insert(update_order.end(), reduction.begin(), reduction.end());
-    acc.update().reorder(update_order).vectorize(a, vec).unroll(a).unroll(bv);
-    return tiles;
-}
-
 void backward_tuned(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     const int tile_h = knobs.at("tile_h_vectors"), tile_c = knobs.at("tile_c"), tile_t = knobs.at("tile_t");

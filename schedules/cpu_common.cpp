@@ -63,6 +63,22 @@ void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int 
     L.gates.specialize(in.zoneout_threshold == 0);
 }
 
+Func schedule_gemm_tiles(Func acc, const Var &a, const Var &bv, const GemmTileVars &v, const std::vector<VarOrRVar> &outer,
+                         int vec, int tile_a_vectors, int tile_b, const std::vector<VarOrRVar> &reduction) {
+    Func tiles = acc.in();
+    std::vector<VarOrRVar> order{v.ai, v.bi, v.bo};
+    order.insert(order.end(), outer.begin(), outer.end());
+    tiles.compute_root()
+        .tile(a, bv, v.ao, v.bo, v.ai, v.bi, vec * tile_a_vectors, tile_b, TailStrategy::RoundUp)
+        .reorder(order)
+        .vectorize(v.ai, vec);
+    acc.compute_at(tiles, v.bo).vectorize(a, vec).unroll(a).unroll(bv);
+    std::vector<VarOrRVar> update_order{a, bv};
+    update_order.insert(update_order.end(), reduction.begin(), reduction.end());
+    acc.update().reorder(update_order).vectorize(a, vec).unroll(a).unroll(bv);
+    return tiles;
+}
+
 void schedule_scan_strips(Stage stage, const Var &h, const Expr &m, int vec, int chains, const ScanStripRest &rest) {
     auto strips = [&](Stage s, int lanes_chains) {
         Var ho("ho"), hi("hi"), hu("hu"), hv("hv");

@@ -1,5 +1,7 @@
 #include "schedules/seq_schedule.h"
 
+#include <algorithm>
+
 #include "core/named_registry.h"
 #include "schedules/cpu_common.h"
 
@@ -58,7 +60,7 @@ void backward_tuned(SeqBackwardFuncs &D, const SeqBackwardInputs &in, const Targ
         D.rev_dcell.compute_root();
         schedule_serial_scan(D.rev_dcell, h, b, D.rev_dcell_r.x, D.B, D.m, vec, 4, zoneout);
     }
-    Var ho("ho"), hv("hv"), co("co"), cv("cv");
+    Var ho("ho"), hv("hv");
     D.dpre.compute_root()
         .bound(g, 0, D.gate_rows)
         .split(h, ho, hv, vec, TailStrategy::RoundUp)
@@ -66,24 +68,20 @@ void backward_tuned(SeqBackwardFuncs &D, const SeqBackwardInputs &in, const Targ
         .vectorize(hv)
         .unroll(g)
         .parallel(t);
-    // dweights: per (g, j), an outer product of dpre(h) and the input(c) added for every (t, b).
-    D.dweights_acc.compute_root().vectorize(h, vec, TailStrategy::RoundUp).parallel(g);
-    D.dweights_acc.update()
-        .reorder(h, c, D.dweights_r.y, D.dweights_r.x, j, g)
-        .vectorize(h, vec, TailStrategy::RoundUp)
-        .parallel(g);
+    // dweights and dinput as the plain layer's register-blocked GEMMs (cpu_common.h schedule_gemm_tiles).
+    const GemmTile tile = gemm_tile_for(target);
+    const int tile_c = std::min(6, tile.t);
+    GemmTileVars w;
+    schedule_gemm_tiles(D.dweights_acc, h, c, w, {j, w.ao, g}, vec, tile.h_vectors, tile_c, {D.dweights_r.y, D.dweights_r.x})
+        .parallel(w.ao);
     D.dweights.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(g);
     D.dbias_acc.compute_root().vectorize(h, vec, TailStrategy::RoundUp);
     D.dbias_acc.update().reorder(h, D.dbias_r.y, D.dbias_r.x, g).vectorize(h, vec, TailStrategy::RoundUp).parallel(g);
     D.dbias.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf);
-    // dinput: a vector of c accumulated in a register over (h, j, g), parallel over s.
     D.weights_t.compute_root().vectorize(c, vec, TailStrategy::RoundUp).parallel(g);
-    D.dinput.compute_root().vectorize(c, vec, TailStrategy::RoundUp).parallel(t);
-    D.dinput.update()
-        .split(c, co, cv, vec, TailStrategy::RoundUp)
-        .reorder(cv, D.dinput_r.x, D.dinput_r.y, D.dinput_r.z, co, b, t)
-        .vectorize(cv)
-        .parallel(t);
+    GemmTileVars x;
+    schedule_gemm_tiles(D.dinput, c, t, x, {b, x.ao}, vec, tile.h_vectors, tile.t, {D.dinput_r.x, D.dinput_r.y, D.dinput_r.z})
+        .parallel(x.ao);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
     D.dc0.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(b);
