@@ -48,6 +48,8 @@ struct LayerFuncs : ConvFuncs {
         if (with_tape) return {cell, gates};
         return {cell};
     }
+    int gate_rows = 0;  // g extent of conv/gates when not the variant's gate count (bidirectional: 2G)
+    int gate_extent() const { return gate_rows ? gate_rows : variant->gate_count(); }
 };
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant);

@@ -5,6 +5,8 @@
 //   qrnn_aot training-forward|training-backward SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX [kind]
 //     the pipelines of a training schedule (schedules/training_schedule.h); backward arguments: the
 //     forward's, then tape gates, tape c, dh, dc_final; outputs: dweights, dbias, dx, dhistory, dc0.
+//   qrnn_aot seq-forward|seq-backward SCHEDULE POOLING 1|2|2sum TARGET FUNCTION OUT_PREFIX [kind]
+//     the variable-length / bidirectional layer's pipelines (schedules/seq_schedule.h), 1 or 2 directions.
 // Function arguments: LayerInputs::arguments() (core/qrnn_layer.h: x, history, weights, bias, c0, then the
 // time offset and mask parameters), then the outputs c and h.
 // Per-shape schedules (autoschedulers) use the estimates of the given shape (default: the paper's
@@ -14,6 +16,7 @@
 
 #include "core/error.h"
 #include "schedules/schedule.h"
+#include "schedules/seq_schedule.h"
 #include "schedules/training_schedule.h"
 
 namespace {
@@ -65,10 +68,30 @@ int main(int argc, char **argv) {
             }
             return 0;
         }
+        if ((a.size() == 7 || a.size() == 8) && (a[0] == "seq-forward" || a[0] == "seq-backward")) {
+            const SeqSchedule &s = find_seq_schedule(a[1]);
+            const PoolingVariant &variant = find_pooling(a[2]);
+            if (a[3] != "1" && a[3] != "2" && a[3] != "2sum") fail("directions '", a[3], "' is not 1, 2 or 2sum");
+            const SeqOptions options{a[3] == "1" ? 1 : 2, a[3] == "2sum"};
+            Halide::Target target(a[4]);
+            const std::string kind = a.size() == 8 ? a[7] : "static_library";
+            if (a[0] == "seq-forward") {
+                SeqInputs in;
+                Halide::Pipeline p = build_seq_forward(s, in, variant, options, target);
+                emit(p, in.arguments(), a[5], a[6], kind, target);
+            } else {
+                SeqBackwardInputs in;
+                Halide::Pipeline p = build_seq_backward(s, in, variant, options, target);
+                emit(p, in.arguments(), a[5], a[6], kind, target);
+            }
+            return 0;
+        }
         std::cerr << "usage: qrnn_aot layer SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX [static_library|llvm_assembly] "
                      "[T,B,n,m,k]\n"
                      "       qrnn_aot runtime TARGET OUT_PREFIX\n"
                      "       qrnn_aot training-forward|training-backward SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX "
+                     "[static_library|llvm_assembly]\n"
+                     "       qrnn_aot seq-forward|seq-backward SCHEDULE POOLING 1|2|2sum TARGET FUNCTION OUT_PREFIX "
                      "[static_library|llvm_assembly]\n";
         return 2;
     } catch (const std::exception &e) {

@@ -26,6 +26,10 @@ std::map<std::string, LayerFactory> &factories() {
     static std::map<std::string, LayerFactory> all;
     return all;
 }
+std::map<std::string, StackFactory> &stack_factories() {
+    static std::map<std::string, StackFactory> all;
+    return all;
+}
 }  // namespace
 
 void register_layer_factory(const std::string &model, LayerFactory factory) {
@@ -33,13 +37,29 @@ void register_layer_factory(const std::string &model, LayerFactory factory) {
     factories()[model] = std::move(factory);
 }
 
-bool has_layer_factory(const std::string &model) { return factories().count(model) > 0; }
+bool has_layer_factory(const std::string &model) {
+    return factories().count(model) > 0 || stack_factories().count(model) > 0;
+}
+
+void register_stack_factory(const std::string &model, StackFactory factory) {
+    if (has_layer_factory(model)) fail("a layer factory for model '", model, "' is already registered");
+    stack_factories()[model] = std::move(factory);
+}
+
+std::vector<std::unique_ptr<Layer>> make_layers(const ModelConfig &cfg) {
+    auto it = stack_factories().find(cfg.model);
+    if (it != stack_factories().end()) return it->second(cfg);
+    std::vector<std::unique_ptr<Layer>> layers;
+    for (int64_t l = 0; l < cfg.layers; l++) layers.push_back(make_layer(cfg, l));
+    return layers;
+}
 
 std::unique_ptr<Layer> make_layer(const ModelConfig &cfg, int64_t index) {
     auto it = factories().find(cfg.model);
     if (it == factories().end()) {
         std::string known;
         for (auto &kv : factories()) known += (known.empty() ? "" : ", ") + kv.first;
+        for (auto &kv : stack_factories()) known += (known.empty() ? "" : ", ") + kv.first;
         fail("model '", cfg.model, "' has no backward pass (trainable: ", known.empty() ? "none" : known, ")");
     }
     return it->second(cfg, index);

@@ -65,8 +65,15 @@ public:
 // that cfg describes (its input width is cfg.layer_input(index)). Models register a factory next to their plugin.
 using LayerFactory = std::function<std::unique_ptr<Layer>(const ModelConfig &cfg, int64_t index)>;
 void register_layer_factory(const std::string &model, LayerFactory factory);
-bool has_layer_factory(const std::string &model);
+bool has_layer_factory(const std::string &model);  // a layer or a stack factory
 // Throws qrnn::Error "model 'X' has no backward pass (trainable: ...)" for a model without one.
 std::unique_ptr<Layer> make_layer(const ModelConfig &cfg, int64_t index);
+
+// Models whose stack is not one make_layer per cfg.layers (e.g. "qrnn-dense": one block holding every layer,
+// since layer l reads all earlier outputs) register the layers of their whole stack instead.
+using StackFactory = std::function<std::vector<std::unique_ptr<Layer>>(const ModelConfig &cfg)>;
+void register_stack_factory(const std::string &model, StackFactory factory);
+// The stack factory's layers, else make_layer(cfg, l) for l < cfg.layers (what LayerStack(cfg) holds).
+std::vector<std::unique_ptr<Layer>> make_layers(const ModelConfig &cfg);
 
 }  // namespace qrnn::nn

@@ -14,11 +14,21 @@ struct QrnnTape : Tape {
     bool recorded = false;
 };
 
-// a += b, elementwise (same shape).
+}  // namespace
+
 void add_into(Tensor<float> &a, const Tensor<float> &b) {
     for (size_t i = 0; i < a.size(); i++) a.data[i] += b.data[i];
 }
-}  // namespace
+
+// The final history is a copy of the last k-1 inputs (of x, or of the old history when T < k-1).
+void add_final_history_grad(const Tensor<float> &dh_final, int64_t rows, LayerGradsF &grads) {
+    const int64_t T = grads.dx.dim(0), H = grads.dhistory.dim(0), row = grads.dx.size() / T;
+    for (int64_t r = 0; r < rows; r++) {
+        const int64_t time = T - rows + r;
+        float *dst = time >= 0 ? &grads.dx.data[time * row] : &grads.dhistory.data[(H + time) * row];
+        for (int64_t i = 0; i < row; i++) dst[i] += dh_final.data[r * row + i];
+    }
+}
 
 LayerState<float> layer_state(const State &s) { return {s.at("history"), s.at("c")}; }
 
@@ -82,16 +92,7 @@ void QrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const State 
     training_->backward(call, t->data, dy, dc_final, scratch_);
     add_into(grads_.weights, scratch_.dweights);
     add_into(grads_.bias, scratch_.dbias);
-    // The final history is a copy of the last k-1 inputs (of x, or of the old history when T < k-1).
-    if (d_final) {
-        const Tensor<float> &dh_final = d_final->at("history");
-        const int64_t rows = opt_.history_rows(), H = scratch_.dhistory.dim(0), row = B * n_;
-        for (int64_t r = 0; r < rows; r++) {
-            const int64_t time = T - rows + r;
-            float *dst = time >= 0 ? &scratch_.dx.data[time * row] : &scratch_.dhistory.data[(H + time) * row];
-            for (int64_t i = 0; i < row; i++) dst[i] += dh_final.data[r * row + i];
-        }
-    }
+    if (d_final) add_final_history_grad(d_final->at("history"), opt_.history_rows(), scratch_);
     if (dx) std::swap(*dx, scratch_.dx);  // no copy: the scratch is rewritten by the next call
     if (d_initial) *d_initial = make_state({scratch_.dhistory, scratch_.dc0}, t->time);
 }
@@ -100,16 +101,17 @@ std::vector<Param> QrnnLayer::params() {
     return {{"weights", &params_.weights, &grads_.weights}, {"bias", &params_.bias, &grads_.bias}};
 }
 
-double QrnnLayer::forward_flops(int64_t T, int64_t B) const {
-    const PoolingVariant &v = training_->variant();
-    return 2.0 * T * B * v.gate_count() * opt_.hidden * n_ * opt_.window + 1.0 * T * B * opt_.hidden * v.flops_per_step;
+double qrnn_flops(const PoolingVariant &v, int64_t T, int64_t B, int64_t n, int64_t m, int64_t k, bool backward) {
+    if (backward) return 4.0 * T * B * v.gate_count() * m * n * k + 1.0 * T * B * m * v.backward_flops_per_step;
+    return 2.0 * T * B * v.gate_count() * m * n * k + 1.0 * T * B * m * v.flops_per_step;
 }
 
-// Two GEMMs of the forward's size (dweights, dinput) and the backward scan.
+double QrnnLayer::forward_flops(int64_t T, int64_t B) const {
+    return qrnn_flops(training_->variant(), T, B, n_, opt_.hidden, opt_.window, false);
+}
+
 double QrnnLayer::backward_flops(int64_t T, int64_t B) const {
-    const PoolingVariant &v = training_->variant();
-    return 4.0 * T * B * v.gate_count() * opt_.hidden * n_ * opt_.window +
-           1.0 * T * B * opt_.hidden * v.backward_flops_per_step;
+    return qrnn_flops(training_->variant(), T, B, n_, opt_.hidden, opt_.window, true);
 }
 
 namespace {

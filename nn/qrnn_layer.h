@@ -37,6 +37,14 @@ private:
     Tensor<float> c_scratch_, y_scratch_;
 };
 
+// Multiply/adds of one plain layer over T steps: forward (conv GEMM + pooling) or backward (two GEMMs of the
+// forward's size, dweights and dinput, + the backward scan).
+double qrnn_flops(const PoolingVariant &v, int64_t T, int64_t B, int64_t n, int64_t m, int64_t k, bool backward);
+// d of the final history (the last k-1 = rows inputs) added to dx, or to dhistory for rows before x.
+void add_final_history_grad(const Tensor<float> &dh_final, int64_t rows, LayerGradsF &grads);
+// a += b, elementwise (same shape).
+void add_into(Tensor<float> &a, const Tensor<float> &b);
+
 // State <-> the runtime's LayerState (copies).
 LayerState<float> layer_state(const State &s);
 State make_state(LayerState<float> s, int64_t time);

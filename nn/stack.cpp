@@ -4,8 +4,7 @@
 
 namespace qrnn::nn {
 
-LayerStack::LayerStack(const ModelConfig &cfg) {
-    for (int64_t l = 0; l < cfg.layers; l++) layers_.push_back(make_layer(cfg, l));
+LayerStack::LayerStack(const ModelConfig &cfg) : layers_(make_layers(cfg)) {
     outputs_.resize(layers_.size());
     input_grads_.resize(layers_.size());
 }

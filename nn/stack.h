@@ -9,7 +9,7 @@ using Tapes = std::vector<std::unique_ptr<Tape>>;
 
 class LayerStack {
 public:
-    explicit LayerStack(const ModelConfig &cfg);  // make_layer(cfg, l) for every layer of cfg
+    explicit LayerStack(const ModelConfig &cfg);  // make_layers(cfg): make_layer(cfg, l) for every layer, or the model's stack factory
     size_t size() const { return layers_.size(); }
     Layer &layer(size_t l) { return *layers_.at(l); }
     std::vector<State> initial_state(int64_t batch) const;

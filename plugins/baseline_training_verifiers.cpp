@@ -8,12 +8,6 @@
 namespace qrnn {
 namespace {
 
-void keep_worst(Comparison &worst, const Comparison &c) {
-    bool finite = worst.finite && c.finite;
-    if (c.rel() > worst.rel()) worst = c;
-    worst.finite = finite;
-}
-
 // The layers' [B][m] state tensors `name` stacked into [L][B][m].
 Tensor<float> stacked(const std::vector<nn::State> &states, const char *name) {
     const Tensor<float> &first = states.at(0).at(name);

@@ -45,6 +45,8 @@ struct ModelPlugin {
     // Model-specific checks of a config whose generic sizes are valid; throws qrnn::Error. May be unset.
     std::function<void(const ModelConfig &)> validate;
     std::function<std::unique_ptr<Model>(const ModelConfig &, const RunOptions &)> build;
+    // Architecture features shown by `qrnn plugins` (e.g. "dense", "bidirectional", "variable-length").
+    std::vector<std::string> features;
 };
 
 void register_model(ModelPlugin plugin);  // rejects duplicates and plugins without build

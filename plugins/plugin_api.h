@@ -6,7 +6,8 @@
 // Bump when a registry struct (PoolingVariant, ModelPlugin, LayerSchedule, ...) changes layout.
 // 2: PoolingVariant gained its backward (halide_partials, reference_partials, backward_flops_per_step).
 // 3: KnobSpec gained its valid range (min, max).
-#define QRNN_PLUGIN_ABI_VERSION 3
+// 4: ModelPlugin gained features; LayerFuncs gained gate_rows.
+#define QRNN_PLUGIN_ABI_VERSION 4
 
 extern "C" {
 struct QrnnPluginEntry {

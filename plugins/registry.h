@@ -15,6 +15,7 @@ struct PluginListing {
     std::string targets;      // e.g. "cpu", "cpu,gpu"
     std::string status;       // "available" or "unavailable: <why>"
     std::string source;       // "built-in" or the plugin library path
+    std::string supports;     // models: passes=inference[+training] and architecture features, e.g. variable-length
 };
 
 std::vector<std::string> plugin_kinds();

@@ -12,6 +12,12 @@ void Comparison::merge(const Comparison &o) {
     finite = finite && o.finite;
 }
 
+void keep_worst(Comparison &worst, const Comparison &c) {
+    bool finite = worst.finite && c.finite;
+    if (c.rel() > worst.rel()) worst = c;
+    worst.finite = finite;
+}
+
 bool valid_tolerance(double tolerance) { return std::isfinite(tolerance) && tolerance > 0; }
 
 Comparison compare(const Tensor<float> &y, const Tensor<double> &ref) {

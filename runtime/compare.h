@@ -14,6 +14,9 @@ struct Comparison {
     void merge(const Comparison &o);
 };
 
+// Keeps in `worst` the comparison with the larger rel() (each tensor relative to its own scale), finite of both.
+void keep_worst(Comparison &worst, const Comparison &c);
+
 // A usable --verify tolerance: finite and > 0 (NaN, negative or infinite would pass or fail everything).
 bool valid_tolerance(double tolerance);
 

@@ -23,6 +23,23 @@ Halide::Buffer<float> halide_view(const Tensor<float> &t) {
     return Halide::Buffer<float>(const_cast<float *>(t.data.data()), dims);
 }
 
+Halide::Buffer<float> channel_slice(float *data, int64_t T, int64_t B, int64_t width, int64_t first, int64_t count) {
+    halide_dimension_t dims[3] = {{0, static_cast<int32_t>(count), 1},
+                                  {0, static_cast<int32_t>(B), static_cast<int32_t>(width)},
+                                  {0, static_cast<int32_t>(T), static_cast<int32_t>(B * width)}};
+    return Halide::Buffer<float>(data + first, 3, dims);
+}
+
+static Halide::Buffer<float> checked_view(const Halide::Buffer<float> &view, const Tensor<float> &t, const char *what) {
+    if (!view.defined()) return halide_view(t);
+    for (int d = 0; d < 3; d++)
+        if (view.dim(d).extent() != t.dim(2 - d)) fail("layer ", what, " view does not match its shape ", t.shape_str());
+    return view;
+}
+
+Halide::Buffer<float> call_input(const LayerCall &call) { return checked_view(call.x_view, *call.x, "input"); }
+Halide::Buffer<float> call_output(const LayerCall &call) { return checked_view(call.h_view, *call.h, "h output"); }
+
 Halide::Target parse_target(const std::string &target) {
     if (target.empty()) return Halide::get_jit_target_from_environment();
     if (!Halide::Target::validate_target_string(target))
@@ -75,7 +92,7 @@ void check_layer_call(const LayerCall &call, const PoolingVariant &variant) {
 }
 
 void bind_layer_inputs(LayerInputs &in, const LayerCall &call, bool on_device) {
-    Halide::Buffer<float> inputs[] = {halide_view(*call.x), halide_view(call.state->history),
+    Halide::Buffer<float> inputs[] = {call_input(call), halide_view(call.state->history),
                                       halide_view(call.params->weights), halide_view(call.params->bias),
                                       halide_view(call.state->c)};
     if (on_device)
@@ -97,7 +114,7 @@ void CompiledLayer::run(const LayerCall &call) {
     check_layer_call(call, *variant_);
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(inputs_, call, on_device_);
-    Halide::Buffer<float> c_out = halide_view(*call.c), h_out = halide_view(*call.h);
+    Halide::Buffer<float> c_out = halide_view(*call.c), h_out = call_output(call);
     pipeline_.realize(Halide::Realization({c_out, h_out}));
     if (on_device_) {
         c_out.copy_to_host();

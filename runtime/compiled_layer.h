@@ -19,7 +19,18 @@ struct LayerCall {
     int64_t time_offset = 0;
     Tensor<float> *h;  // [T][B][m], written
     Tensor<float> *c;  // [T][B][m], written
+    // Optional strided views used instead of *x / *h when defined (same extents; e.g. channel slices of one
+    // wider [T][B][width] buffer: the dense stack reads each layer's input as a prefix of it and writes each
+    // output into it, nothing copied). *x and *h still give the shapes checked.
+    Halide::Buffer<float> x_view, h_view;
 };
+
+// The view of channels [first, first + count) of a row-major [T][B][width] buffer (data), as a Halide
+// buffer (count, B, T) with the buffer's strides.
+Halide::Buffer<float> channel_slice(float *data, int64_t T, int64_t B, int64_t width, int64_t first, int64_t count);
+// x and h of a call as the pipeline sees them (the views when defined).
+Halide::Buffer<float> call_input(const LayerCall &call);
+Halide::Buffer<float> call_output(const LayerCall &call);
 
 // Checks every shape of a call against the variant; throws qrnn::Error naming a mismatch.
 void check_layer_call(const LayerCall &call, const PoolingVariant &variant);

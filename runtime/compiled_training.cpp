@@ -10,6 +10,23 @@ namespace {
 int64_t round_up(int64_t v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
 }  // namespace
 
+std::vector<int64_t> padded_tape_shape(int64_t rows, int64_t T, int64_t B, int64_t m, const TapePadding &padding) {
+    return {rows, round_up(T, padding.t), B, round_up(m, padding.h)};
+}
+
+Halide::Buffer<float> tape_gates_view(const LayerTapeData &tape, int64_t T, int64_t m) {
+    Halide::Buffer<float> gates = halide_view(tape.gates);
+    gates.crop(0, 0, static_cast<int>(m));
+    gates.crop(2, 0, static_cast<int>(T));
+    return gates;
+}
+
+Halide::Realization gradient_outputs(LayerGradsF &grads) {
+    std::vector<Halide::Buffer<>> outputs{halide_view(grads.dweights), halide_view(grads.dbias), halide_view(grads.dx),
+                                          halide_view(grads.dhistory), halide_view(grads.dc0)};
+    return Halide::Realization(outputs);
+}
+
 CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,
                                              const Halide::Target &target)
     : variant_(&find_pooling(pooling)) {
@@ -30,10 +47,10 @@ CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const s
 void CompiledTrainingLayer::forward(const LayerCall &call, LayerTapeData &tape) {
     check_layer_call(call, *variant_);
     const int64_t T = call.x->dim(0), B = call.x->dim(1), m = call.params->weights.dim(3);
-    ensure_shape(tape.gates, {variant_->gate_count(), round_up(T, padding_.t), B, round_up(m, padding_.h)});
+    ensure_shape(tape.gates, padded_tape_shape(variant_->gate_count(), T, B, m, padding_));
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(forward_inputs_, call, false);
-    std::vector<Halide::Buffer<>> outputs{halide_view(*call.c), halide_view(*call.h), halide_view(tape.gates)};
+    std::vector<Halide::Buffer<>> outputs{halide_view(*call.c), call_output(call), halide_view(tape.gates)};
     Halide::Realization realization(outputs);
     forward_.realize(realization);
 }
@@ -57,16 +74,11 @@ void CompiledTrainingLayer::backward(const LayerCall &call, const LayerTapeData 
 
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(backward_inputs_.fwd, call, false);
-    Halide::Buffer<float> gates = halide_view(tape.gates);
-    gates.crop(0, 0, static_cast<int>(m));
-    gates.crop(2, 0, static_cast<int>(T));
-    backward_inputs_.gates.set(gates);
+    backward_inputs_.gates.set(tape_gates_view(tape, T, m));
     backward_inputs_.cell.set(halide_view(*call.c));
     backward_inputs_.dh.set(halide_view(dh));
     backward_inputs_.dc_final.set(halide_view(dc_final));
-    std::vector<Halide::Buffer<>> outputs{halide_view(grads.dweights), halide_view(grads.dbias), halide_view(grads.dx),
-                                          halide_view(grads.dhistory), halide_view(grads.dc0)};
-    Halide::Realization realization(outputs);
+    Halide::Realization realization = gradient_outputs(grads);
     backward_.realize(realization);
 }
 

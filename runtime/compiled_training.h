@@ -19,6 +19,13 @@ struct LayerGradsF {
     Tensor<float> dx, dhistory, dc0, dweights, dbias;
 };
 
+// Shape of a tape of `rows` gates over T steps, B, m, padded as the schedule's TapePadding asks.
+std::vector<int64_t> padded_tape_shape(int64_t rows, int64_t T, int64_t B, int64_t m, const TapePadding &padding);
+// The used [0, m) x [0, T) part of a padded tape of gates, as a backward pipeline's input.
+Halide::Buffer<float> tape_gates_view(const LayerTapeData &tape, int64_t T, int64_t m);
+// A backward pipeline's outputs, in BackwardFuncs::outputs() order: dweights, dbias, dx, dhistory, dc0.
+Halide::Realization gradient_outputs(LayerGradsF &grads);
+
 class CompiledTrainingLayer {
 public:
     CompiledTrainingLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs = {},

@@ -15,8 +15,8 @@ static void fill_uniform(Tensor<float> &t, uint32_t seed, uint32_t stream, doubl
 }
 
 // Streams 0x10000+ are for initialisation, away from the mask streams 2l, 2l+1.
-LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t l) {
-    const int64_t G = find_pooling(opt.pooling).gate_count(), n = opt.layer_input(l);
+LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t l, int64_t n) {
+    const int64_t G = find_pooling(opt.pooling).gate_count();
     LayerParams<float> p{Tensor<float>({G, opt.window, n, opt.hidden}), Tensor<float>({G, opt.hidden})};
     double bound = 1.0 / std::sqrt(static_cast<double>(n * opt.window));
     fill_uniform(p.weights, opt.seed, 0x10000u + 2 * static_cast<uint32_t>(l), bound);
@@ -24,9 +24,20 @@ LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t l) {
     return p;
 }
 
-std::vector<LayerParams<float>> init_params(const ModelConfig &cfg) {
+LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t l) { return init_layer_params(opt, l, opt.layer_input(l)); }
+
+std::vector<int64_t> layer_inputs(const ModelConfig &cfg) {
+    std::vector<int64_t> widths;
+    for (int64_t l = 0; l < cfg.layers; l++) widths.push_back(cfg.layer_input(l));
+    return widths;
+}
+
+std::vector<LayerParams<float>> init_params(const ModelConfig &cfg) { return init_params(cfg, layer_inputs(cfg)); }
+
+std::vector<LayerParams<float>> init_params(const ModelConfig &cfg, const std::vector<int64_t> &widths) {
     std::vector<LayerParams<float>> layers;
-    for (int64_t l = 0; l < cfg.layers; l++) layers.push_back(init_layer_params(qrnn_options(cfg), l));
+    for (int64_t l = 0; l < static_cast<int64_t>(widths.size()); l++)
+        layers.push_back(init_layer_params(qrnn_options(cfg), l, widths[l]));
     return layers;
 }
 
@@ -38,14 +49,20 @@ Tensor<float> init_input(const ModelConfig &cfg) {
 
 template <class T>
 StackState<T> initial_state(const ModelConfig &cfg) {
+    return initial_state<T>(cfg, layer_inputs(cfg));
+}
+
+template <class T>
+StackState<T> initial_state(const ModelConfig &cfg, const std::vector<int64_t> &widths) {
     StackState<T> s;
-    for (int64_t l = 0; l < cfg.layers; l++)
-        s.layers.push_back({Tensor<T>({std::max<int64_t>(cfg.history_rows(), 1), cfg.batch, cfg.layer_input(l)}),
-                            Tensor<T>({cfg.batch, cfg.hidden})});
+    for (int64_t n : widths)
+        s.layers.push_back({Tensor<T>({std::max<int64_t>(cfg.history_rows(), 1), cfg.batch, n}), Tensor<T>({cfg.batch, cfg.hidden})});
     return s;
 }
 template StackState<float> initial_state<float>(const ModelConfig &);
 template StackState<double> initial_state<double>(const ModelConfig &);
+template StackState<float> initial_state<float>(const ModelConfig &, const std::vector<int64_t> &);
+template StackState<double> initial_state<double>(const ModelConfig &, const std::vector<int64_t> &);
 
 LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer) { return layer_masks(qrnn_options(cfg), layer); }
 

@@ -58,10 +58,16 @@ StackState<To> convert(const StackState<From> &s) {
 }
 
 LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t layer);  // layer `layer` of init_params
+LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t layer, int64_t input_width);
 std::vector<LayerParams<float>> init_params(const ModelConfig &cfg);
+// The same with layer l's input width layer_inputs[l] (e.g. the dense stack's n + l*m).
+std::vector<LayerParams<float>> init_params(const ModelConfig &cfg, const std::vector<int64_t> &layer_inputs);
 Tensor<float> init_input(const ModelConfig &cfg);  // x [T][B][n], uniform in [-1, 1]
 template <class T>
 StackState<T> initial_state(const ModelConfig &cfg);
+template <class T>
+StackState<T> initial_state(const ModelConfig &cfg, const std::vector<int64_t> &layer_inputs);
+std::vector<int64_t> layer_inputs(const ModelConfig &cfg);  // cfg.layer_input(l) for every layer
 LayerMasks layer_masks(const QrnnOptions &opt, int64_t layer);
 LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer);  // of qrnn_options(cfg)
 

@@ -49,7 +49,7 @@ Func schedule_cpu_conv_gemm(ConvFuncs &L, int vec, int tile_h_vectors, int tile_
 GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
     GemmTiles v;
     Var h = L.h, t = L.t, g = L.g, b = L.b;
-    L.gates.bound(g, 0, L.variant->gate_count())
+    L.gates.bound(g, 0, L.gate_extent())
         .tile(h, t, v.ho, v.to, v.hi, v.ti, vec * tile_h_vectors, tile_t, TailStrategy::RoundUp)
         .vectorize(v.hi, vec)
         .unroll(v.hi)
@@ -65,6 +65,22 @@ void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int 
     GemmTiles v = schedule_cpu_gates_gemm(L, vec, tile_h_vectors, tile_t, b_inner);
     L.gates.compute_root().parallel(v.to);
     L.gates.specialize(in.zoneout_threshold == 0);
+}
+
+Func schedule_gemm_tiles(Func acc, const Var &a, const Var &bv, const GemmTileVars &v, const std::vector<VarOrRVar> &outer,
+                         int vec, int tile_a_vectors, int tile_b, const std::vector<VarOrRVar> &reduction) {
+    Func tiles = acc.in();
+    std::vector<VarOrRVar> order{v.ai, v.bi, v.bo};
+    order.insert(order.end(), outer.begin(), outer.end());
+    tiles.compute_root()
+        .tile(a, bv, v.ao, v.bo, v.ai, v.bi, vec * tile_a_vectors, tile_b, TailStrategy::RoundUp)
+        .reorder(order)
+        .vectorize(v.ai, vec);
+    acc.compute_at(tiles, v.bo).vectorize(a, vec).unroll(a).unroll(bv);
+    std::vector<VarOrRVar> update_order{a, bv};
+    update_order.insert(update_order.end(), reduction.begin(), reduction.end());
+    acc.update().reorder(update_order).vectorize(a, vec).unroll(a).unroll(bv);
+    return tiles;
 }
 
 void schedule_scan_strips(Stage stage, const Var &h, const Expr &m, int vec, int chains, const ScanStripRest &rest) {

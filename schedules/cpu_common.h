@@ -43,6 +43,17 @@ GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, in
 // schedule_cpu_gates_gemm with gates computed at root, parallel over time tiles (tuned, chunked-scan).
 void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t, bool b_inner);
 
+// A register-blocked GEMM: `acc` (pure init + one update over `reduction`) computed per (vec * tile_a_vectors)
+// x tile_b tile of its wrapper (compute_root, returned), accumulators in registers over the whole reduction.
+// The wrapper's loops: ai (vectorised), bi, bo (the tile of b, where acc is computed), then `outer` (which
+// must name ao, the tiles of a, and the other dimensions).
+struct GemmTileVars {
+    Halide::Var ao{"ao"}, ai{"ai"}, bo{"bo"}, bi{"bi"};
+};
+Halide::Func schedule_gemm_tiles(Halide::Func acc, const Halide::Var &a, const Halide::Var &bv, const GemmTileVars &v,
+                                 const std::vector<Halide::VarOrRVar> &outer, int vec, int tile_a_vectors, int tile_b,
+                                 const std::vector<Halide::VarOrRVar> &reduction);
+
 // Splits h of a scan stage into strips of vec * chains lanes: hv vectorised, hu (the chains: independent
 // dependency chains in flight) unrolled, ho outer; guarded, so m need not be a multiple. When m < vec * chains
 // (e.g. m = 16) a specialisation with one chain avoids the guards. `rest` finishes the schedule of each

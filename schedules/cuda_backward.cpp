@@ -7,24 +7,8 @@
 #include "schedules/training_schedule.h"
 
 namespace qrnn {
-namespace {
 using namespace Halide;
 
-void forward_cuda(LayerFuncs &L, const LayerInputs &in, const Target &target, const Knobs &knobs) {
-    const LayerSchedule &tiled = find_layer_schedule("cuda-tiled");
-    Knobs forward_knobs;
-    for (auto &kv : tiled.defaults) forward_knobs[kv.first] = knobs.at(kv.first);
-    tiled.apply(L, in, target, forward_knobs);
-    Var tg("tg"), ho("ho"), hi("hi"), bo("bo"), bi("bi");
-    L.gates.bound(L.g, 0, L.variant->gate_count())
-        .fuse(L.t, L.g, tg)
-        .gpu_tile(L.h, L.b, ho, bo, hi, bi, knobs.at("threads"), 1, TailStrategy::GuardWithIf)
-        .gpu_blocks(tg);
-}
-
-// A GEMM-shaped reduction `acc` (a, tiled, rest): its wrapper gives each thread one a and `tile` consecutive
-// values of `tiled`, accumulated in registers over the whole reduction; blocks of `threads` along a, the
-// tiles of `tiled`, and `rest` fused into one block dimension.
 void schedule_gpu_gemm(Func acc, const Var &a, const Var &tiled, const std::vector<Var> &rest, int threads, int tile,
                        const std::vector<VarOrRVar> &reduction) {
     Var ab("ab"), at("at"), to("to"), ti("ti"), rb("rest");
@@ -44,6 +28,20 @@ void schedule_gpu_gemm(Func acc, const Var &a, const Var &tiled, const std::vect
     std::vector<VarOrRVar> update_order{tiled, a};
     update_order.insert(update_order.end(), reduction.begin(), reduction.end());
     acc.update().reorder(update_order).unroll(tiled);
+}
+
+namespace {
+
+void forward_cuda(LayerFuncs &L, const LayerInputs &in, const Target &target, const Knobs &knobs) {
+    const LayerSchedule &tiled = find_layer_schedule("cuda-tiled");
+    Knobs forward_knobs;
+    for (auto &kv : tiled.defaults) forward_knobs[kv.first] = knobs.at(kv.first);
+    tiled.apply(L, in, target, forward_knobs);
+    Var tg("tg"), ho("ho"), hi("hi"), bo("bo"), bi("bi");
+    L.gates.bound(L.g, 0, L.variant->gate_count())
+        .fuse(L.t, L.g, tg)
+        .gpu_tile(L.h, L.b, ho, bo, hi, bi, knobs.at("threads"), 1, TailStrategy::GuardWithIf)
+        .gpu_blocks(tg);
 }
 
 void backward_cuda(BackwardFuncs &D, const BackwardInputs &, const Target &, const Knobs &knobs) {

@@ -40,7 +40,7 @@ def compile_and_assemble(test, aot_args, prefix, label, pooling):
     """qrnn_aot AOT_ARGS... for CUDA capability 80 as LLVM assembly, its PTX assembled by ptxas for sm_90;
     asserts every step, reports registers and spills, returns the kernel names."""
     fn = "qrnn_" + re.sub(r"\W", "_", label + "_" + pooling)
-    aot = subprocess.run([AOT] + aot_args[:3] + ["host-cuda-cuda_capability_80", fn, prefix, "llvm_assembly"],
+    aot = subprocess.run([AOT] + aot_args + ["host-cuda-cuda_capability_80", fn, prefix, "llvm_assembly"],
                          capture_output=True, text=True)
     test.assertEqual(aot.returncode, 0, aot.stderr)
     with open(prefix + ".ll", encoding="latin-1") as f:

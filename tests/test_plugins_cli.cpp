@@ -119,7 +119,7 @@ TEST(PluginErrors, EntryPointMissing) {
 }
 
 TEST(PluginErrors, AbiVersionMismatch) {
-    expect_error("run --plugin " + plugin("qrnn_test_bad_abi"), "ABI version 999, this qrnn needs 3");
+    expect_error("run --plugin " + plugin("qrnn_test_bad_abi"), "ABI version 999, this qrnn needs 4");
 }
 
 TEST(PluginErrors, DuplicateName) {
@@ -143,14 +143,15 @@ TEST(RunModels, SideBySideListWithIgnoredOptions) {
 TEST(PluginsCommand, ListsKindsTargetsOptions) {
     CliResult r = run_cli("plugins");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    for (const char *want : {"kind", "targets", "status", "options", "description", "source", "gates=zfoi",
+    for (const char *want : {"kind", "targets", "status", "supports", "options", "description", "source", "gates=zfoi",
+                             "passes=inference+training bidirectional+variable-length", "passes=inference+training dense",
                              "tile_h_vectors=", "window,layers", "lstm-onednn", "cnn-maxpool", "built-in"})
         EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
     expect_error("plugins --kind nonsense", "unknown plugin kind 'nonsense' (known: pooling, model, schedule)");
 }
 
 TEST(RunModels, UnknownModelListsKnown) {
-    expect_error("run --model gru", "unknown model 'gru' (known: cnn, cnn-maxpool, lstm-cudnn, lstm-halide, lstm-onednn, qrnn)");
+    expect_error("run --model gru", "unknown model 'gru' (known: cnn, cnn-maxpool, lstm-cudnn, lstm-halide, lstm-onednn, qrnn, qrnn-bidir, qrnn-bidir-sum, qrnn-bidir-varlen, qrnn-dense, qrnn-varlen)");
 }
 
 TEST(RunModels, CudnnUnavailableMessage) {

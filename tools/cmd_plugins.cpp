@@ -1,5 +1,5 @@
 // `qrnn plugins`: every registered plugin (built-in and loaded with --plugin) with its kind, description,
-// options, targets, availability and source.
+// options, targets, availability, what it supports (models: passes and architecture features) and source.
 #include <iostream>
 
 #include "plugins/registry.h"
@@ -17,9 +17,9 @@ int plugins_command(const std::vector<std::string> &args) {
         ("kind", po::value<std::string>()->default_value(""), "only this kind: pooling, model or schedule");
     po::variables_map vm;
     if (!parse_options("usage: qrnn plugins [options]", desc, args, vm)) return kExitOk;
-    Table table({"kind", "name", "targets", "status", "options", "description", "source"});
+    Table table({"kind", "name", "targets", "status", "supports", "options", "description", "source"});
     for (auto &p : list_plugins(vm["kind"].as<std::string>()))
-        table.add({p.kind, p.name, p.targets, p.status, p.options, p.description, p.source});
+        table.add({p.kind, p.name, p.targets, p.status, p.supports.empty() ? "-" : p.supports, p.options, p.description, p.source});
     table.print(std::cout);
     return kExitOk;
 }

@@ -1,0 +1,182 @@
+#include "core/qrnn_seq.h"
+
+#include "core/activations.h"
+
+namespace qrnn {
+using namespace Halide;
+
+namespace {
+// Time offset of tap j for gate row g: the forward direction's rows read x[t-(k-1)+j], the reverse's x[t+(k-1)-j].
+Expr tap_offset(const Expr &g, const Expr &j, const Expr &k, int G) { return select(g < G, j - (k - 1), (k - 1) - j); }
+
+// The gates of direction d at time `time`, coordinates as given.
+std::vector<Expr> direction_gates(const Func &gates, int G, int d, const Expr &h, const Expr &b, const Expr &time) {
+    std::vector<Expr> gv;
+    for (int i = 0; i < G; i++) gv.push_back(gates(h, b, time, d * G + i));
+    return gv;
+}
+}  // namespace
+
+SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, const SeqOptions &options) {
+    SeqFuncs S;
+    S.options = options;
+    LayerFuncs &L = S.L;
+    const LayerInputs &li = in.layer;
+    L.variant = &variant;
+    const int G = variant.gate_count(), D = options.directions;
+    L.gate_rows = D * G;
+    Var c = L.c, h = L.h, b = L.b, t = L.t, g = L.g;
+    L.n = li.x.dim(0).extent();
+    L.B = li.x.dim(1).extent();
+    L.T = li.x.dim(2).extent();
+    L.m = li.weights.dim(0).extent();
+    L.k = li.weights.dim(2).extent();
+    const Expr &n = L.n, &B = L.B, &T = L.T, &m = L.m, &k = L.k;
+    Expr bc = clamp(b, 0, B - 1);
+    S.len = in.lengths(bc);
+
+    // Padding: history before 0, x in [0, len), zeros after (the reverse direction's window reads there).
+    Expr cc = clamp(c, 0, n - 1);
+    Expr hist_row = clamp(t + k - 1, 0, li.history.dim(2).extent() - 1);
+    Expr raw = select(t < 0, li.history(cc, bc, hist_row), t < S.len, li.x(cc, bc, clamp(t, 0, T - 1)), 0.0f);
+    Expr t_abs = li.time_offset + t;
+    L.input_padded(c, b, t) = apply_dropout(li, raw, t_abs, b, c);
+    L.weights_clamped(h, c, t, g) = li.weights(clamp(h, 0, m - 1), c, t, g);
+
+    // One conv GEMM over (c, j) for the gate rows of every direction.
+    L.conv_r = RDom(0, n, 0, k, "conv_r");
+    RVar rc = L.conv_r.x, rj = L.conv_r.y;
+    L.conv(h, b, t, g) = li.bias(clamp(h, 0, m - 1), g);
+    L.conv(h, b, t, g) += L.weights_clamped(h, rc, rj, g) * L.input_padded(rc, b, t + tap_offset(g, rj, k, G));
+
+    const int f_index = variant.gate_index('f');
+    Expr gi = g % G, direction = g / G;
+    Expr pre = L.conv(h, b, t, g);
+    Expr act = select(gi == 0, tanh_activation(pre), sigmoid(pre));
+    Expr zoned = select(keep_mask(li.zoneout_key, li.zoneout_threshold, t_abs, b, h + direction * m), act, 1.0f);
+    L.gates(h, b, t, g) = select(gi == f_index, zoned, act);
+
+    // The scans: step(d, time, c_prev) -> {c, h}; past a sequence's end the forward direction keeps its state
+    // and outputs 0, the reverse direction holds 0.
+    auto step = [&](int d, const Expr &time, const Expr &c_prev) {
+        std::vector<Expr> gv = direction_gates(L.gates, G, d, h, b, time);
+        Recurrence<Expr> rec = variant.halide_recurrence(gv);
+        Expr c_new = rec.a * c_prev + rec.b, live = time < S.len;
+        return Tuple(select(live, c_new, d == 0 ? c_prev : 0.0f), select(live, variant.halide_output(gv, c_new), 0.0f));
+    };
+    L.cell(h, b, t) = Tuple(undef<float>(), undef<float>());
+    L.cell(h, b, 0) = step(0, 0, li.c0(h, b));
+    L.scan_r = RDom(1, T - 1, "scan_r");
+    L.cell(h, b, L.scan_r) = step(0, L.scan_r, L.cell(h, b, L.scan_r - 1)[0]);
+
+    Expr hc = clamp(h, 0, m - 1);
+    if (D == 2) {
+        S.rev_cell(h, b, t) = Tuple(undef<float>(), undef<float>());
+        S.rev_cell(h, b, T - 1) = step(1, T - 1, 0.0f);
+        S.rev_r = RDom(1, T - 1, "rev_r");
+        Expr tr = T - 1 - S.rev_r;
+        S.rev_cell(h, b, tr) = step(1, tr, S.rev_cell(h, b, tr + 1)[0]);
+        Var d("d");
+        S.cells(h, b, t, d) = select(d == 0, L.cell(h, b, t)[0], S.rev_cell(h, b, t)[0]);
+        if (options.sum) S.out(h, b, t) = L.cell(h, b, t)[1] + S.rev_cell(h, b, t)[1];
+        else S.out(h, b, t) = select(h < m, L.cell(hc, b, t)[1], S.rev_cell(clamp(h - m, 0, m - 1), b, t)[1]);
+    } else {
+        Var d("d");
+        S.cells(h, b, t, d) = L.cell(h, b, t)[0];
+        S.out(h, b, t) = L.cell(h, b, t)[1];
+    }
+    return S;
+}
+
+SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options) {
+    variant.require_backward();
+    SeqBackwardFuncs D;
+    D.fwd = define_seq_layer(in.fwd, variant, options);
+    const LayerFuncs &L = D.fwd.L;
+    const LayerInputs &li = in.fwd.layer;
+    D.T = L.T, D.B = L.B, D.n = L.n, D.m = L.m, D.k = L.k;
+    const int G = variant.gate_count(), dirs = options.directions;
+    D.gate_rows = dirs * G;
+    Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
+    const Expr &T = D.T, &m = D.m, &k = D.k;
+    const Expr &len = D.fwd.len;
+
+    // Tape reads, coordinates clamped so that tiles may overrun.
+    Expr hc = clamp(h, 0, m - 1), bc = clamp(b, 0, D.B - 1);
+    auto tc = [&](const Expr &time) { return clamp(time, 0, T - 1); };
+    auto gates_at = [&](int d, const Expr &time) {
+        std::vector<Expr> gv;
+        for (int i = 0; i < G; i++) gv.push_back(in.gates(hc, bc, tc(time), d * G + i));
+        return gv;
+    };
+    auto cell_at = [&](int d, const Expr &time) { return in.cells(hc, bc, tc(time), d); };
+    auto partials_at = [&](int d, const Expr &time) { return complete_partials(variant, gates_at(d, time), cell_at(d, time)); };
+    auto a_at = [&](int d, const Expr &time) { return variant.halide_recurrence(gates_at(d, time)).a; };
+    // dL/dh of direction d at time (0 past the sequence's end: the output there is the constant 0).
+    const int width = options.out_width_factor();
+    auto dh_at = [&](int d, const Expr &time) {
+        Expr channel = width == 2 ? hc + d * m : hc;
+        return select(time < len, in.dy(channel, bc, tc(time)), 0.0f);
+    };
+
+    // Forward direction: dcell_t = dcell_{t+1} * a'_{t+1} + dh_t dout/dc_t, a' = a inside the sequence, 1 past it.
+    auto carry = [&](const Expr &time) { return select(time < len, a_at(0, time), 1.0f); };
+    D.dcell(h, b, t) = undef<float>();
+    D.dcell(h, b, T - 1) = in.dc_final(hc, bc, 0) + dh_at(0, T - 1) * partials_at(0, T - 1).dout_dc;
+    D.dcell_r = RDom(1, T - 1, "dcell_r");
+    Expr tr = T - 1 - D.dcell_r;
+    D.dcell(h, b, tr) = D.dcell(h, b, tr + 1) * carry(tr + 1) + dh_at(0, tr) * partials_at(0, tr).dout_dc;
+    D.dc0(h, b) = D.dcell(h, b, 0) * a_at(0, 0);  // len >= 1: step 0 is always inside
+
+    // Reverse direction, from t = 0 up: dcell_t = dcell_{t-1} a_{t-1} + dh_t dout/dc_t inside, 0 past the end.
+    if (dirs == 2) {
+        D.rev_dcell(h, b, t) = undef<float>();
+        D.rev_dcell(h, b, 0) = in.dc_final(hc, bc, 1) + dh_at(1, 0) * partials_at(1, 0).dout_dc;
+        D.rev_dcell_r = RDom(1, T - 1, "rev_dcell_r");
+        Expr tf = D.rev_dcell_r;
+        D.rev_dcell(h, b, tf) = select(tf < len, D.rev_dcell(h, b, tf - 1) * a_at(1, tf - 1) + dh_at(1, tf) * partials_at(1, tf).dout_dc, 0.0f);
+    }
+
+    // dgate_i = dh dout/dgate_i + dcell (da/dgate_i c_prev + db/dgate_i), through the activation and zoneout.
+    const int f_index = variant.gate_index('f');
+    auto dpre_of = [&](int d, int i) {
+        PoolingPartials<Expr> P = partials_at(d, t);
+        std::vector<Expr> gv = gates_at(d, t);
+        Expr c_prev = d == 0 ? select(t == 0, li.c0(hc, bc), cell_at(0, t - 1)) : select(t + 1 < T, cell_at(1, t + 1), 0.0f);
+        Expr dcell_t = d == 0 ? D.dcell(hc, bc, tc(t)) : D.rev_dcell(hc, bc, tc(t));
+        Expr dgate = dh_at(d, t) * P.dout[i] + dcell_t * (P.da[i] * c_prev + P.db[i]);
+        Expr slope = i == 0 ? 1.0f - gv[i] * gv[i] : gv[i] * (1.0f - gv[i]);
+        if (i == f_index)
+            slope = select(keep_mask(li.zoneout_key, li.zoneout_threshold, li.time_offset + t, b, h + d * m), slope, 0.0f);
+        return dgate * slope;
+    };
+    Expr value = dpre_of(dirs - 1, G - 1);
+    for (int row = dirs * G - 2; row >= 0; row--) value = select(g == row, dpre_of(row / G, row % G), value);
+    D.dpre(h, b, t, g) = select(t >= 0 && t < T && t < len && h < m, value, 0.0f);
+
+    // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t + offset(g, j)); dbias = sum dpre.
+    D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
+    D.dweights_acc(h, c, j, g) = 0.0f;
+    D.dweights_acc(h, c, j, g) += D.dpre(h, D.dweights_r.y, D.dweights_r.x, g) *
+                                  L.input_padded(c, D.dweights_r.y, D.dweights_r.x + tap_offset(g, j, k, G));
+    D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
+    D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
+    D.dbias_acc(h, g) = 0.0f;
+    D.dbias_acc(h, g) += D.dpre(h, D.dbias_r.y, D.dbias_r.x, g);
+    D.dbias(h, g) = D.dbias_acc(h, g);
+
+    // The transposed conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s - offset(g, j), g).
+    D.weights_t(c, h, j, g) = li.weights(clamp(h, 0, m - 1), clamp(c, 0, D.n - 1), j, g);
+    D.dinput_r = RDom(0, m, 0, k, 0, dirs * G, "dinput_r");
+    RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
+    D.dinput(c, b, t) = 0.0f;
+    D.dinput(c, b, t) += D.weights_t(c, rh, rj, rg) * D.dpre(rh, b, t - tap_offset(rg, rj, k, G), rg);
+
+    // Through dropout; x past each end was not read (the padding is zeros).
+    D.dx(c, b, t) = select(t < len, apply_dropout(li, D.dinput(c, b, t), li.time_offset + t, b, c), 0.0f);
+    Expr s = j - (k - 1);
+    D.dhistory(c, b, j) = select(k > 1, apply_dropout(li, D.dinput(c, b, s), li.time_offset + s, b, c), 0.0f);
+    return D;
+}
+
+}  // namespace qrnn

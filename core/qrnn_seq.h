@@ -1,0 +1,91 @@
+// A QRNN layer over variable-length sequences, one or two directions (bidirectional), forward and backward
+// (written by hand: Halide 14's autodiff is wrong for scans). Only Funcs; schedules in schedules/seq_*.cpp.
+//
+// Lengths: len[b] in [1, T] per sequence. Steps t >= len[b] are padding: the input there reads as 0, the
+// forward direction carries its state unchanged (c_t = c_{t-1}) and outputs 0, so c_{T-1} is the state at
+// each sequence's end; gradients there are 0. All lengths T is the plain layer (bit-identical algorithm
+// for one direction: the same conv, gates and scan).
+//
+// Two directions share one conv GEMM: weights [2G][k][n][m], bias [2G][m]; rows [0, G) are the forward
+// direction's gates (tap j reads x[t-(k-1)+j], causal), rows [G, 2G) the reverse direction's (tap j reads
+// x[t+(k-1)-j]: it looks at x_t .. x_{t+k-1}, zeros past each sequence's end). The reverse scan starts at
+// each sequence's last real step from c = 0: c_t = a_t c_{t+1} + b_t for t < len[b], 0 after; its "final
+// state" is c at t = 0. Zoneout of the reverse direction's F uses mask channel m + h. Output [T][B][2m]
+// (forward | reverse) or, summed, [T][B][m]. The forward direction's history / c0 inputs are the plain
+// layer's; the reverse direction has no carried state (a stack must be fed whole sequences).
+#pragma once
+#include "core/qrnn_layer.h"
+
+namespace qrnn {
+
+struct SeqOptions {
+    int directions = 1;  // 1 or 2
+    bool sum = false;    // two directions: outputs added instead of concatenated
+    int out_width_factor() const { return directions == 2 && !sum ? 2 : 1; }
+};
+
+struct SeqInputs {
+    LayerInputs layer;  // weights (m, n, k, D*G), bias (m, D*G)
+    Halide::ImageParam lengths{Halide::Int(32), 1, "lengths"};  // (B)
+
+    std::vector<Halide::Argument> arguments() const {
+        std::vector<Halide::Argument> args = layer.arguments();
+        args.push_back(lengths);
+        return args;
+    }
+};
+
+struct SeqFuncs {
+    LayerFuncs L;  // input_padded (0 past each end), weights_clamped, conv and gates over D*G rows, cell = the
+                   // forward scan (h, b, t) -> {c, h}; L.gate_rows = D*G
+    Halide::Func rev_cell{"rev_cell"};  // (h, b, t) -> {c, h}: reverse scan from t = T-1 down
+    Halide::RDom rev_r;                 // r in [1, T): t = T-1-r of rev_cell's update(1)
+    Halide::Func cells{"cells"};        // (h, b, t, d) c of direction d: output, the tape
+    Halide::Func out{"out"};            // (h', b, t) the layer output, h' < m * out_width_factor
+    Halide::Expr len;                   // lengths(b), clamped b
+    SeqOptions options;
+
+    std::vector<Halide::Func> outputs() const { return {out, cells, L.gates}; }
+};
+
+SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, const SeqOptions &options);
+
+struct SeqBackwardInputs {
+    SeqInputs fwd;
+    Halide::ImageParam gates{Halide::Float(32), 4, "tape_gates"};  // (h, b, t, g) g < D*G
+    Halide::ImageParam cells{Halide::Float(32), 4, "tape_cells"};  // (h, b, t, d)
+    Halide::ImageParam dy{Halide::Float(32), 3, "dy"};             // (h', b, t)
+    Halide::ImageParam dc_final{Halide::Float(32), 3, "dc_final"}; // (h, b, d): dL/dc_{T-1} forward, dL/dc_0 reverse
+
+    std::vector<Halide::Argument> arguments() const {
+        std::vector<Halide::Argument> args = fwd.arguments();
+        args.insert(args.end(), {gates, cells, dy, dc_final});
+        return args;
+    }
+};
+
+struct SeqBackwardFuncs {
+    Halide::Var c{"c"}, h{"h"}, b{"b"}, t{"t"}, g{"g"}, j{"j"};
+    SeqFuncs fwd;                              // input_padded is reused
+    Halide::Func dcell{"dcell"};               // (h, b, t) forward direction's dL/dc_t, scan from T-1 down
+    Halide::RDom dcell_r;
+    Halide::Func rev_dcell{"rev_dcell"};       // (h, b, t) reverse direction's, scan from 0 up
+    Halide::RDom rev_dcell_r;
+    Halide::Func dpre{"dpre"};                 // (h, b, t, g) g < D*G; 0 outside [0, len), h >= m
+    Halide::Func weights_t{"weights_t"};       // (c, h, j, g)
+    Halide::Func dweights_acc{"dweights_acc"};
+    Halide::RDom dweights_r;                   // (t, b)
+    Halide::Func dbias_acc{"dbias_acc"};
+    Halide::RDom dbias_r;
+    Halide::Func dinput{"dinput"};             // (c, b, s) s in [-(k-1), T)
+    Halide::RDom dinput_r;                     // (h, j, g)
+    Halide::Func dweights{"dweights"}, dbias{"dbias"}, dx{"dx"}, dhistory{"dhistory"}, dc0{"dc0"};
+    Halide::Expr T, B, n, m, k;
+    int gate_rows = 0;
+
+    std::vector<Halide::Func> outputs() const { return {dweights, dbias, dx, dhistory, dc0}; }
+};
+
+SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options);
+
+}  // namespace qrnn

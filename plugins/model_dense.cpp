@@ -1,0 +1,98 @@
+// Model plugin "qrnn-dense": the densely connected QRNN stack (nn/dense_stack.h) — inference through the
+// plain layer's compiled pipelines reading their concatenated inputs in place, training (`--pass training`)
+// through nn::DenseQrnn's forward with tape + backward; verified against reference/dense.h.
+#include "core/error.h"
+#include "nn/dense_stack.h"
+#include "plugins/model.h"
+#include "plugins/training_model.h"
+#include "reference/dense.h"
+#include "runtime/experiment.h"
+
+namespace qrnn {
+namespace {
+// The block's parameters and a state (as DenseQrnn holds them) in double, for the reference.
+std::vector<LayerParams<double>> double_params(nn::DenseQrnn &block) {
+    std::vector<LayerParams<double>> params;
+    for (int64_t l = 0; l < block.layers(); l++) params.push_back(convert<double>(block.layer_params(l)));
+    return params;
+}
+StackState<double> double_state(const nn::DenseQrnn &block, const nn::State &s) {
+    StackState<double> state;
+    state.time = s.time;
+    for (int64_t l = 0; l < block.layers(); l++) state.layers.push_back(convert<double>(nn::DenseQrnn::layer_state(s, l)));
+    return state;
+}
+
+class DenseModel : public Model {
+public:
+    DenseModel(const ModelConfig &cfg, const RunOptions &opts) : cfg_(cfg), block_(cfg, opts.knobs) {
+        x_ = init_input(cfg);
+        initial_ = block_.initial_state(cfg.batch);
+    }
+    void forward() override {
+        nn::State state = initial_;
+        block_.forward(x_, state, y_, nullptr);
+        final_ = std::move(state);
+    }
+    Comparison verify() override {
+        forward();
+        StackState<double> state = double_state(block_, initial_);
+        ref::StackOutput ref = ref::dense_forward(cfg_, double_params(block_), convert<double>(x_), state);
+        Comparison cmp = compare(y_, ref.h);
+        for (int64_t l = 0; l < cfg_.layers; l++) {
+            Tensor<double> c_ref({cfg_.batch, cfg_.hidden});
+            std::copy(ref.c_T.data.begin() + l * c_ref.size(), ref.c_T.data.begin() + (l + 1) * c_ref.size(), c_ref.data.begin());
+            cmp.merge(compare(nn::DenseQrnn::layer_state(final_, l).c, c_ref));
+        }
+        return cmp;
+    }
+    double flops() const override { return block_.forward_flops(cfg_.seq, cfg_.batch); }
+
+private:
+    ModelConfig cfg_;
+    nn::DenseQrnn block_;
+    Tensor<float> x_, y_;
+    nn::State initial_, final_;
+};
+
+// --pass training --verify: the output and every gradient against ref::dense_backward (loss = sum(dh * h)).
+Comparison verify_training(const TrainingStep &s) {
+    auto *block = dynamic_cast<nn::DenseQrnn *>(&s.stack.layer(0));
+    if (!block || s.stack.size() != 1) fail("--verify: the qrnn-dense stack is not one dense block");
+    const ModelConfig &cfg = s.cfg;
+    const std::vector<LayerParams<double>> params = double_params(*block);
+    const StackState<double> state = double_state(*block, s.initial.at(0));
+    const Tensor<double> x = convert<double>(s.x);
+    StackState<double> forward_state = state;
+    Comparison cmp = compare(s.y, ref::dense_forward(cfg, params, x, forward_state).h);
+    auto add = [&cmp](const Comparison &c) { keep_worst(cmp, c); };  // each tensor to its own scale
+    ref::StackGrads g = ref::dense_backward(cfg, params, x, state, convert<double>(s.dy),
+                                            Tensor<double>({cfg.layers, cfg.batch, cfg.hidden}));
+    add(compare(s.dx, g.dx));
+    for (int64_t l = 0; l < cfg.layers; l++) {
+        add(compare(block->params()[2 * l].grad[0], g.layers[l].dweights));
+        add(compare(block->params()[2 * l + 1].grad[0], g.layers[l].dbias));
+        LayerState<float> d = nn::DenseQrnn::layer_state(s.d_initial.at(0), l);
+        add(compare(d.c, g.layers[l].dc0));
+        add(compare(d.history, g.layers[l].dhistory));
+    }
+    return cmp;
+}
+
+const bool registered = [] {
+    register_training_verifier("qrnn-dense", verify_training);
+    register_model({"qrnn-dense",
+                    "densely connected QRNN stack: layer l reads concat(input, h_0..h_{l-1}) in place (no copy); "
+                    "output = last layer's h",
+                    {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"},
+                    {"cpu"},
+                    nullptr,
+                    [](const ModelConfig &cfg) { find_pooling(cfg.pooling); },
+                    [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
+                        return std::make_unique<DenseModel>(cfg, opts);
+                    },
+                    {"dense"}});
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn

@@ -1,0 +1,108 @@
+// Model plugins "qrnn-varlen", "qrnn-bidir", "qrnn-bidir-sum", "qrnn-bidir-varlen": stacks of the
+// variable-length / bidirectional QRNN layer (nn/seq_layer.h); -varlen models draw seeded lengths
+// (nn::seq_lengths: sequence 0 is T long). Inference and `--pass training`, verified against
+// reference/qrnn_seq.h.
+#include "core/error.h"
+#include "nn/qrnn_layer.h"
+#include "nn/seq_layer.h"
+#include "plugins/model.h"
+#include "plugins/training_model.h"
+#include "reference/qrnn_seq.h"
+#include "runtime/experiment.h"
+
+namespace qrnn {
+namespace {
+// The stack's layers as seq layers, with their parameters and the given states in double.
+struct DoubleStack {
+    std::vector<LayerParams<double>> params;
+    std::vector<LayerState<double>> states;
+    const nn::SeqQrnnLayer *first = nullptr;
+};
+DoubleStack double_stack(nn::LayerStack &stack, const std::vector<nn::State> &states) {
+    DoubleStack d;
+    for (size_t l = 0; l < stack.size(); l++) {
+        auto *layer = dynamic_cast<nn::SeqQrnnLayer *>(&stack.layer(l));
+        if (!layer) fail("--verify: layer ", l, " is not a variable-length/bidirectional QRNN layer");
+        if (!d.first) d.first = layer;
+        d.params.push_back(convert<double>(layer->layer_params()));
+        d.states.push_back(convert<double>(nn::layer_state(states.at(l))));
+    }
+    return d;
+}
+
+class SeqModel : public Model {
+public:
+    SeqModel(const ModelConfig &cfg, const RunOptions &) : cfg_(cfg), stack_(cfg) {
+        x_ = init_input(cfg);
+        initial_ = stack_.initial_state(cfg.batch);
+    }
+    void forward() override {
+        std::vector<nn::State> states = initial_;
+        y_ = &stack_.forward(x_, states, nullptr);
+    }
+    Comparison verify() override {
+        forward();
+        DoubleStack d = double_stack(stack_, initial_);
+        return compare(*y_, ref::seq_stack_forward(cfg_, d.first->options(), d.params, convert<double>(x_),
+                                                   d.first->lengths(), d.states, 0));
+    }
+    double flops() const override { return stack_.forward_flops(cfg_.seq, cfg_.batch); }
+
+private:
+    ModelConfig cfg_;
+    nn::LayerStack stack_;
+    Tensor<float> x_;
+    const Tensor<float> *y_ = nullptr;
+    std::vector<nn::State> initial_;
+};
+
+// --pass training --verify: the output and every gradient against ref::seq_stack_backward.
+Comparison verify_training(const TrainingStep &s) {
+    DoubleStack d = double_stack(s.stack, s.initial);
+    const SeqOptions &options = d.first->options();
+    const Tensor<double> x = convert<double>(s.x);
+    const int64_t time = s.initial.at(0).time;
+    Comparison cmp = compare(s.y, ref::seq_stack_forward(s.cfg, options, d.params, x, d.first->lengths(), d.states, time));
+    ref::StackGrads g =
+        ref::seq_stack_backward(s.cfg, options, d.params, x, d.first->lengths(), d.states, time, convert<double>(s.dy));
+    keep_worst(cmp, compare(s.dx, g.dx));
+    for (size_t l = 0; l < s.stack.size(); l++) {
+        auto p = s.stack.layer(l).params();
+        keep_worst(cmp, compare(*p[0].grad, g.layers[l].dweights));
+        keep_worst(cmp, compare(*p[1].grad, g.layers[l].dbias));
+        keep_worst(cmp, compare(s.d_initial[l].at("c"), g.layers[l].dc0));
+        keep_worst(cmp, compare(s.d_initial[l].at("history"), g.layers[l].dhistory));
+    }
+    return cmp;
+}
+
+const bool registered = [] {
+    struct Entry {
+        const char *name, *description;
+        std::vector<std::string> features;
+    };
+    const Entry models[] = {
+        {"qrnn-varlen", "QRNN stack over variable-length sequences (seeded lengths; state carried past each end, outputs 0)",
+         {"variable-length"}},
+        {"qrnn-bidir", "bidirectional QRNN stack: forward + time-reversed scan sharing one conv GEMM, outputs concatenated",
+         {"bidirectional"}},
+        {"qrnn-bidir-sum", "bidirectional QRNN stack, the two directions' outputs summed", {"bidirectional"}},
+        {"qrnn-bidir-varlen", "bidirectional QRNN stack over variable-length sequences (seeded lengths)",
+         {"bidirectional", "variable-length"}}};
+    for (auto &[name, description, features] : models) {
+        register_training_verifier(name, verify_training);
+        register_model({name, description, {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"},
+                        {"cpu"}, nullptr,
+                        [](const ModelConfig &cfg) {
+                            find_pooling(cfg.pooling).require_backward();
+                            find_seq_schedule(cfg.schedule);
+                        },
+                        [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
+                            return std::make_unique<SeqModel>(cfg, opts);
+                        },
+                        features});
+    }
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn

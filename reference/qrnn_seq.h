@@ -1,0 +1,40 @@
+// Double-precision reference of the variable-length / bidirectional QRNN layer (core/qrnn_seq.h defines the
+// semantics): obvious loops, derivations in comments. The backward is checked against central finite
+// differences in tests/test_seq_layer.cpp; with one direction and every length T it is the plain layer.
+#pragma once
+#include "core/qrnn_seq.h"
+#include "reference/qrnn_backward.h"
+
+namespace qrnn::ref {
+
+struct SeqTrace {
+    Tensor<double> x, history;  // dropped; x zero past each sequence's end
+    Tensor<double> gates;       // [T][B][D*G][m] activated, zoneout applied
+    Tensor<double> cells;       // [D][T][B][m]
+    Tensor<double> y;           // [T][B][m * out_width_factor]
+};
+
+SeqTrace seq_trace(const PoolingVariant &variant, const SeqOptions &options, const Tensor<double> &x,
+                   const std::vector<int32_t> &lengths, const LayerState<double> &state, const LayerParams<double> &p,
+                   const LayerMasks &masks, int64_t time_offset);
+
+// Gradients of loss = sum(dy * y) + sum(dc_final * final cells), dc_final [D][B][m]: the forward direction's
+// c_{T-1} (= c at each sequence's end) and the reverse direction's c_0.
+LayerGrads seq_backward(const PoolingVariant &variant, const SeqOptions &options, const Tensor<double> &x,
+                        const std::vector<int32_t> &lengths, const LayerState<double> &state, const LayerParams<double> &p,
+                        const LayerMasks &masks, int64_t time_offset, const Tensor<double> &dy, const Tensor<double> &dc_final);
+
+// The final states [D][B][m] of a trace (forward: c at T-1; reverse: c at 0).
+Tensor<double> seq_final_cells(const SeqTrace &trace);
+
+// A stack of such layers (layer l >= 1 reads layer l-1's output; masks layer_masks(cfg, l)) from `states`
+// (one per layer, not advanced): the last layer's output, and with `dy` every gradient (zero final-state
+// gradients; StackGrads::layers[l].dx is the gradient of layer l's input).
+Tensor<double> seq_stack_forward(const ModelConfig &cfg, const SeqOptions &options, const std::vector<LayerParams<double>> &params,
+                                 const Tensor<double> &x, const std::vector<int32_t> &lengths,
+                                 const std::vector<LayerState<double>> &states, int64_t time_offset);
+StackGrads seq_stack_backward(const ModelConfig &cfg, const SeqOptions &options, const std::vector<LayerParams<double>> &params,
+                              const Tensor<double> &x, const std::vector<int32_t> &lengths,
+                              const std::vector<LayerState<double>> &states, int64_t time_offset, const Tensor<double> &dy);
+
+}  // namespace qrnn::ref

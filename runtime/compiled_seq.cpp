@@ -1,0 +1,113 @@
+#include "runtime/compiled_seq.h"
+
+#include <map>
+
+#include "core/error.h"
+#include "runtime/buffer_cache.h"
+
+namespace qrnn {
+namespace {
+void require_shape(const char *what, const Tensor<float> &t, std::vector<int64_t> want) {
+    if (t.shape != want) {
+        Tensor<float> w;
+        w.shape = std::move(want);
+        fail("variable-length/bidirectional layer: ", what, " has shape ", t.shape_str(), ", expected ", w.shape_str());
+    }
+}
+}  // namespace
+
+void check_seq_call(const SeqCall &call, const PoolingVariant &variant, const SeqOptions &options) {
+    const Tensor<float> &x = *call.x;
+    if (x.shape.size() != 3) fail("variable-length/bidirectional layer: input must be [T][B][n], got ", x.shape_str());
+    const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2), D = options.directions;
+    const auto &w = call.params->weights;
+    if (w.shape.size() != 4 || w.dim(0) != D * variant.gate_count())
+        fail("variable-length/bidirectional layer: weights ", w.shape_str(), " must be [", D * variant.gate_count(), "][k][n][m]");
+    const int64_t k = w.dim(1), m = w.dim(3);
+    require_shape("weights", w, {D * variant.gate_count(), k, n, m});
+    require_shape("bias", call.params->bias, {D * variant.gate_count(), m});
+    require_shape("history", call.state->history, {std::max<int64_t>(k - 1, 1), B, n});
+    require_shape("c0", call.state->c, {B, m});
+    require_shape("y output", *call.y, {T, B, m * options.out_width_factor()});
+    require_shape("cells output", *call.cells, {D, T, B, m});
+    if (static_cast<int64_t>(call.lengths->size()) != B)
+        fail("lengths has ", call.lengths->size(), " entries, the batch has ", B, " sequences");
+    for (int64_t b = 0; b < B; b++) {
+        const int32_t len = (*call.lengths)[b];
+        if (len < 1 || len > T) fail("lengths[", b, "] = ", len, " is outside [1, T] (T = ", T, ")");
+    }
+}
+
+CompiledSeqLayer::CompiledSeqLayer(const std::string &pooling, const SeqOptions &options, const std::string &schedule,
+                                   const Halide::Target &target)
+    : variant_(&find_pooling(pooling)), options_(options) {
+    variant_->require_backward();
+    if (options.directions != 1 && options.directions != 2) fail("directions must be 1 or 2 (got ", options.directions, ")");
+    const SeqSchedule &s = find_seq_schedule(schedule);
+    if (target.has_gpu_feature() || s.target_family != "cpu")
+        fail("the variable-length/bidirectional layer runs on CPU targets only (schedule '", schedule, "', target ",
+             target.to_string(), ")");
+    if (s.tape_padding) padding_ = s.tape_padding(target);
+    forward_ = build_seq_forward(s, forward_inputs_, *variant_, options, target);
+    backward_ = build_seq_backward(s, backward_inputs_, *variant_, options, target);
+    for (Halide::Pipeline *p : {&forward_, &backward_}) {
+        use_buffer_cache(*p);
+        p->compile_jit(target);
+    }
+}
+
+void CompiledSeqLayer::bind(LayerInputs &layer, Halide::ImageParam &lengths, const SeqCall &call) {
+    Tensor<float> h_shape;
+    LayerCall plain{call.x, call.state, call.params, call.masks, call.time_offset, &h_shape, &h_shape};
+    bind_layer_inputs(layer, plain, false);
+    lengths.set(Halide::Buffer<int32_t>(const_cast<int32_t *>(call.lengths->data()), static_cast<int>(call.lengths->size())));
+}
+
+void CompiledSeqLayer::forward(const SeqCall &call, LayerTapeData &tape) {
+    check_seq_call(call, *variant_, options_);
+    const int64_t T = call.x->dim(0), B = call.x->dim(1), m = call.params->weights.dim(3);
+    ensure_shape(tape.gates, padded_tape_shape(options_.directions * variant_->gate_count(), T, B, m, padding_));
+    std::lock_guard<std::mutex> lock(mutex_);
+    bind(forward_inputs_.layer, forward_inputs_.lengths, call);
+    std::vector<Halide::Buffer<>> outputs{halide_view(*call.y), halide_view(*call.cells), halide_view(tape.gates)};
+    Halide::Realization realization(outputs);
+    forward_.realize(realization);
+}
+
+void CompiledSeqLayer::backward(const SeqCall &call, const LayerTapeData &tape, const Tensor<float> &dy,
+                                const Tensor<float> &dc_final, LayerGradsF &grads) {
+    check_seq_call(call, *variant_, options_);
+    const int64_t T = call.x->dim(0), B = call.x->dim(1), n = call.x->dim(2);
+    const auto &w = call.params->weights;
+    const int64_t GD = w.dim(0), k = w.dim(1), m = w.dim(3);
+    require_shape("dy", dy, call.y->shape);
+    require_shape("dc_final", dc_final, {options_.directions, B, m});
+    ensure_shape(grads.dx, {T, B, n});
+    ensure_shape(grads.dhistory, call.state->history.shape);
+    ensure_shape(grads.dc0, {B, m});
+    ensure_shape(grads.dweights, {GD, k, n, m});
+    ensure_shape(grads.dbias, {GD, m});
+    std::lock_guard<std::mutex> lock(mutex_);
+    bind(backward_inputs_.fwd.layer, backward_inputs_.fwd.lengths, call);
+    backward_inputs_.gates.set(tape_gates_view(tape, T, m));
+    backward_inputs_.cells.set(halide_view(*call.cells));
+    backward_inputs_.dy.set(halide_view(dy));
+    backward_inputs_.dc_final.set(halide_view(dc_final));
+    Halide::Realization realization = gradient_outputs(grads);
+    backward_.realize(realization);
+}
+
+std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const std::string &pooling, const SeqOptions &options,
+                                                     const std::string &schedule, const std::string &target) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<CompiledSeqLayer>> cache;
+    Halide::Target t = parse_target(target);
+    std::string key = pooling + "|" + std::to_string(options.directions) + (options.sum ? "sum" : "cat") + "|" + schedule +
+                      "|" + t.to_string();
+    std::lock_guard<std::mutex> lock(mutex);
+    auto &slot = cache[key];
+    if (!slot) slot = std::make_shared<CompiledSeqLayer>(pooling, options, schedule, t);
+    return slot;
+}
+
+}  // namespace qrnn

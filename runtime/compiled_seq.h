@@ -1,0 +1,53 @@
+// The variable-length / bidirectional layer's pipelines (schedules/seq_schedule.h), JIT-compiled once per
+// (pooling, directions, sum, schedule, target): forward (output, cells, gates tape) and backward. CPU targets.
+#pragma once
+#include <memory>
+#include <mutex>
+
+#include "runtime/compiled_training.h"
+#include "schedules/seq_schedule.h"
+
+namespace qrnn {
+
+// One call: x [T][B][n], lengths [B] in [1, T], the forward direction's state (history, c0), params
+// (weights [D*G][k][n][m], bias [D*G][m]); writes y [T][B][m * out_width_factor] and cells [D][T][B][m].
+struct SeqCall {
+    const Tensor<float> *x;
+    const std::vector<int32_t> *lengths;
+    const LayerState<float> *state;
+    const LayerParams<float> *params;
+    LayerMasks masks;
+    int64_t time_offset = 0;
+    Tensor<float> *y, *cells;
+};
+
+// Throws qrnn::Error "lengths[b] = v is outside [1, T]" (and the like) for a bad call.
+void check_seq_call(const SeqCall &call, const PoolingVariant &variant, const SeqOptions &options);
+
+class CompiledSeqLayer {
+public:
+    CompiledSeqLayer(const std::string &pooling, const SeqOptions &options, const std::string &schedule,
+                     const Halide::Target &target);
+    void forward(const SeqCall &call, LayerTapeData &tape);
+    // From the forward's call (its cells), its tape, dy (y's shape) and dc_final [D][B][m]: every gradient.
+    void backward(const SeqCall &call, const LayerTapeData &tape, const Tensor<float> &dy, const Tensor<float> &dc_final,
+                  LayerGradsF &grads);
+    const PoolingVariant &variant() const { return *variant_; }
+    const SeqOptions &options() const { return options_; }
+
+private:
+    void bind(LayerInputs &layer, Halide::ImageParam &lengths, const SeqCall &call);
+    const PoolingVariant *variant_;
+    SeqOptions options_;
+    TapePadding padding_;
+    SeqInputs forward_inputs_;
+    SeqBackwardInputs backward_inputs_;
+    Halide::Pipeline forward_, backward_;
+    std::mutex mutex_;
+};
+
+// Cached for the life of the process; empty target: the host JIT target.
+std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const std::string &pooling, const SeqOptions &options,
+                                                     const std::string &schedule, const std::string &target = "");
+
+}  // namespace qrnn

@@ -1,0 +1,77 @@
+// GPU schedule "cuda-tiled" of the variable-length / bidirectional layer (schedules/seq_schedule.h): the conv
+// and forward scan as the "cuda-tiled" layer schedule (one tiled GEMM over every direction's gate rows), the
+// reverse scan likewise one thread per (h, b); backward as the plain layer's "cuda-tiled" training schedule
+// (scans per thread, dW and dx as per-thread-row GEMMs). Compiled for CUDA capability 80 and PTX-assembled
+// for sm_90 by tests/test_gpu_ptxas_seq.py (qrnn_aot seq-forward|seq-backward); no GPU here to run it on.
+#include "schedules/gpu_common.h"
+#include "schedules/seq_schedule.h"
+
+namespace qrnn {
+namespace {
+using namespace Halide;
+
+constexpr int kThreads = 64, kTile = 4, kUnroll = 4;
+
+// A (h, b, rest...) elementwise stage: 32-wide thread rows of h, guarded; the other dimensions blocks.
+void schedule_gpu_elementwise(Func f, const Var &x, const Var &y, const std::vector<Var> &blocks) {
+    Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), fused("fused");
+    f.gpu_tile(x, y, xo, yo, xi, yi, 32, 1, TailStrategy::GuardWithIf);
+    if (blocks.size() == 2) f.fuse(blocks[0], blocks[1], fused).gpu_blocks(fused);
+    else if (blocks.size() == 1) f.gpu_blocks(blocks[0]);
+}
+
+void forward_cuda(SeqFuncs &S, const SeqInputs &in, const Target &target) {
+    LayerFuncs &L = S.L;
+    find_layer_schedule("cuda-tiled").apply(L, in.layer, target, {{"threads", kThreads}, {"tile_t", kTile}, {"unroll", kUnroll}});
+    L.cell.compute_root();
+    Var tg("tg"), ho("ho"), hi("hi"), bo("bo"), bi("bi"), d("d");
+    L.gates.bound(L.g, 0, L.gate_extent())
+        .fuse(L.t, L.g, tg)
+        .gpu_tile(L.h, L.b, ho, bo, hi, bi, kThreads, 1, TailStrategy::GuardWithIf)
+        .gpu_blocks(tg);
+    if (S.options.directions == 2) {
+        S.rev_cell.compute_root();
+        schedule_gpu_scan(S.rev_cell.update(0), L.h, L.b, RVar(), kThreads, 1);
+        schedule_gpu_scan(S.rev_cell.update(1), L.h, L.b, S.rev_r.x, kThreads, kUnroll);
+    }
+    schedule_gpu_elementwise(S.out, L.h, L.b, {L.t});
+    schedule_gpu_elementwise(S.cells, L.h, L.b, {L.t, S.cells.args()[3]});
+}
+
+void backward_cuda(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target &) {
+    Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
+    Var ob("ob"), ot("ot"), pb("pb"), pt("pt"), tg("tg"), jg("jg");
+    schedule_gpu_inputs(D.fwd.L);
+    D.dcell.compute_root();
+    schedule_gpu_scan(D.dcell.update(0), h, b, RVar(), kThreads, 1);
+    schedule_gpu_scan(D.dcell.update(1), h, b, D.dcell_r.x, kThreads, kUnroll);
+    if (D.gate_rows > D.fwd.L.variant->gate_count()) {
+        D.rev_dcell.compute_root();
+        schedule_gpu_scan(D.rev_dcell.update(0), h, b, RVar(), kThreads, 1);
+        schedule_gpu_scan(D.rev_dcell.update(1), h, b, D.rev_dcell_r.x, kThreads, kUnroll);
+    }
+    D.dpre.compute_root()
+        .bound(g, 0, D.gate_rows)
+        .fuse(t, g, tg)
+        .gpu_tile(h, b, ob, pb, ot, pt, kThreads, 1, TailStrategy::RoundUp)
+        .gpu_blocks(tg);
+    D.weights_t.compute_root().fuse(j, g, jg).gpu_tile(c, h, ob, pb, ot, pt, 32, 1, TailStrategy::RoundUp).gpu_blocks(jg);
+    schedule_gpu_gemm(D.dweights_acc, h, c, {j, g}, kThreads, kTile, {D.dweights_r.x, D.dweights_r.y});
+    schedule_gpu_gemm(D.dinput, c, t, {b}, kThreads, kTile, {D.dinput_r.x, D.dinput_r.y, D.dinput_r.z});
+    RVar rt = D.dbias_r.x, rb = D.dbias_r.y;
+    D.dbias_acc.compute_root().split(h, ob, ot, kThreads, TailStrategy::RoundUp).gpu_threads(ot).gpu_blocks(ob, g);
+    D.dbias_acc.update().split(h, ob, ot, kThreads, TailStrategy::RoundUp).reorder(rb, rt, ot, ob, g).gpu_threads(ot).gpu_blocks(ob, g);
+    schedule_gpu_elementwise(D.dweights, h, c, {j, g});
+    schedule_gpu_elementwise(D.dbias, h, g, {});
+    schedule_gpu_elementwise(D.dx, c, b, {t});
+    schedule_gpu_elementwise(D.dhistory, c, b, {j});
+    schedule_gpu_elementwise(D.dc0, h, b, {});
+}
+
+const bool registered = [] {
+    register_seq_schedule({"cuda-tiled", "GPU: tiled GEMM conv over both directions' rows, scans one thread per (h, b)",
+                           "gpu", forward_cuda, backward_cuda, nullptr});
+    return true;
+}();
+}  // namespace
+}  // namespace qrnn
