@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "nn/layer.h"
-#include "plugins/seeded_fill.h"
+#include "runtime/seeded_fill.h"
 #include "runtime/timing.h"
 #include "schedules/cpu_target.h"
 

@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "core/hash_rng.h"
 #include "nn/qrnn_layer.h"
-#include "plugins/seeded_fill.h"
+#include "runtime/seeded_fill.h"
 
 namespace qrnn::nn {
 namespace {

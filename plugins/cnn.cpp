@@ -12,7 +12,7 @@
 #include "plugins/cnn.h"
 #include "plugins/halide_gemms.h"
 #include "plugins/model.h"
-#include "plugins/seeded_fill.h"
+#include "runtime/seeded_fill.h"
 #include "reference/baselines.h"
 #include "runtime/params.h"
 #include "schedules/cpu_common.h"

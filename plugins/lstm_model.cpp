@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "plugins/seeded_fill.h"
+#include "runtime/seeded_fill.h"
 #include "reference/baselines.h"
 #include "runtime/params.h"
 

@@ -6,7 +6,7 @@
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 #include "reference/dense.h"
-#include "runtime/experiment.h"
+#include "plugins/model.h"
 
 namespace qrnn {
 namespace {

@@ -8,7 +8,7 @@
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 #include "reference/qrnn_seq.h"
-#include "runtime/experiment.h"
+#include "plugins/model.h"
 
 namespace qrnn {
 namespace {

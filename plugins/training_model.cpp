@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "nn/qrnn_layer.h"
-#include "plugins/seeded_fill.h"
+#include "runtime/seeded_fill.h"
 #include "runtime/hdf5_dump.h"
 
 namespace qrnn {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "plugins/seeded_fill.h"
+#include "runtime/seeded_fill.h"
 
 namespace qrnn::test {
 

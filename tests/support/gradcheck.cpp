@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "plugins/loader.h"
-#include "plugins/seeded_fill.h"
+#include "runtime/seeded_fill.h"
 
 namespace qrnn::test {
 namespace {
