@@ -39,7 +39,9 @@ LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &varian
     // Masked convolution as one GEMM over (c, j).
     L.conv_r = RDom(0, n, 0, k, "conv_r");
     RVar rc = L.conv_r.x, rj = L.conv_r.y;
-    L.conv(h, b, t, g) = in.bias(clamp(h, 0, m - 1), g);
+    Expr bias = in.bias(clamp(h, 0, m - 1), g);
+    if (in.with_batch_bias) bias += in.batch_bias(clamp(h, 0, m - 1), bc, g);
+    L.conv(h, b, t, g) = bias;
     L.conv(h, b, t, g) += L.weights_clamped(h, rc, rj, g) * L.input_padded(rc, b, t - (k - 1) + rj);
 
     const int f_index = variant.gate_index('f');

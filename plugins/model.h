@@ -35,6 +35,8 @@ struct ModelPlugin {
     // Model-specific checks of a config whose generic sizes are valid; throws qrnn::Error. May be unset.
     std::function<void(const ModelConfig &)> validate;
     std::function<std::unique_ptr<Model>(const ModelConfig &, const RunOptions &)> build;
+    // `--pass training` for a model that is not a stack of nn::Layers (e.g. encdec); unset: the layer stack's.
+    std::function<std::unique_ptr<Model>(const ModelConfig &, const RunOptions &)> build_training;
 };
 
 void register_model(ModelPlugin plugin);  // rejects duplicates and plugins without build
