@@ -185,6 +185,7 @@ std::vector<TrainPoint> train_reversal(const ReversalTraining &opts, Seq2Seq &mo
     int64_t since = 0;
     for (int64_t step = 1;; step++) {
         loss_sum += model.loss_and_grads(reversal_batch(opts.task, opts.batch, opts.seed, 0, static_cast<uint64_t>(step)));
+        if (opts.decay) adam.set_lr(opts.adam.lr * std::max(0.05, 1.0 - seconds() / opts.time_limit));
         adam.step(model.params());
         since++;
         const bool out_of_time = seconds() >= opts.time_limit || (opts.max_steps > 0 && step >= opts.max_steps);

@@ -62,6 +62,7 @@ struct ReversalTraining {
     ReversalTask task;
     int64_t batch = 32, eval_every = 100, eval_size = 256, max_steps = 0;  // max_steps 0: no limit
     double time_limit = 300, target_accuracy = 0.99;                       // seconds
+    bool decay = true;  // learning rate decayed linearly over the time limit (to 5% of adam.lr)
     uint32_t seed = 1;
     AdamOptions adam;
 };

@@ -49,6 +49,7 @@ int train_seq2seq_command(const std::vector<std::string> &args) {
         ("schedule", po::value(&base.schedule)->default_value(base.schedule), "training schedule")
         ("batch", po::value(&opts.batch)->default_value(opts.batch), "training batch")
         ("lr", po::value(&opts.adam.lr)->default_value(opts.adam.lr), "Adam learning rate")
+        ("decay", po::value(&opts.decay)->default_value(opts.decay), "decay the learning rate linearly over --time-limit (to 5%)")
         ("clip", po::value(&opts.adam.clip_norm)->default_value(opts.adam.clip_norm), "global gradient-norm clip (0: off)")
         ("seed", po::value(&opts.seed)->default_value(opts.seed), "data and initialisation")
         ("vocab", po::value(&opts.task.vocab)->default_value(opts.task.vocab), "content tokens")
