@@ -7,7 +7,7 @@
 namespace qrnn::nn {
 
 struct AdamOptions {
-    double lr = 2e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+    double lr = 3e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
     double clip_norm = 5.0;  // 0: off
     void validate() const;   // throws qrnn::Error naming the bad option and value
 };

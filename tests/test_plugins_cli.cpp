@@ -150,7 +150,7 @@ TEST(PluginsCommand, ListsKindsTargetsOptions) {
 }
 
 TEST(RunModels, UnknownModelListsKnown) {
-    expect_error("run --model gru", "unknown model 'gru' (known: cnn, cnn-maxpool, lstm-cudnn, lstm-halide, lstm-onednn, qrnn)");
+    expect_error("run --model gru", "unknown model 'gru' (known: cnn, cnn-maxpool, encdec, encdec-noattn, lstm-cudnn, lstm-halide, lstm-onednn, qrnn)");
 }
 
 TEST(RunModels, CudnnUnavailableMessage) {

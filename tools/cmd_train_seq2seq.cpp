@@ -37,7 +37,7 @@ void write_heatmap(const std::string &path, nn::Seq2Seq &model, const nn::Revers
 int train_seq2seq_command(const std::vector<std::string> &args) {
     nn::ReversalTraining opts;
     ModelConfig base;
-    base.hidden = 128, base.layers = 2, base.window = 2, base.pooling = "fo";
+    base.hidden = 128, base.layers = 2, base.window = 4, base.pooling = "fo";
     std::string attention = "on", heatmap;
     po::options_description desc("qrnn train-seq2seq options");
     desc.add_options()("help,h", "show this help")
