@@ -89,15 +89,19 @@ void EncoderDecoder::set_parameters(const EncDecParams<float> &p) {
         if (!have.shape.empty() && have.shape != given.shape)
             fail("encoder-decoder parameter ", name, ": ", given.shape_str(), " is not ", have.shape_str());
     };
+    const size_t L = static_cast<size_t>(cfg_.layers());
+    if (p.encoder.size() != L || p.decoder.size() != L || p.condition.size() != L || p.attention.data.empty() == cfg_.attention)
+        fail("encoder-decoder parameters: ", p.encoder.size(), "/", p.decoder.size(), "/", p.condition.size(),
+             " encoder/decoder/condition layers", p.attention.data.empty() ? " without" : " with",
+             " attention weights, for a model of ", L, " layers", cfg_.attention ? " with" : " without", " attention");
     for (int64_t l = 0; l < cfg_.layers(); l++)
         for (auto *stack : {&encoder_, &decoder_}) {
-            const LayerParams<float> &src = (stack == &encoder_ ? p.encoder : p.decoder).at(l);
+            const LayerParams<float> &src = (stack == &encoder_ ? p.encoder : p.decoder)[l];
             std::vector<Param> ps = (*stack)[l]->params();
             require(*ps[0].value, src.weights, "weights"), require(*ps[1].value, src.bias, "bias");
             *ps[0].value = src.weights, *ps[1].value = src.bias;
         }
-    for (size_t l = 0; l < p.condition.size(); l++)
-        if (l < condition_.size()) require(condition_[l], p.condition[l], "condition");
+    for (size_t l = 0; l < condition_.size(); l++) require(condition_[l], p.condition[l], "condition");
     require(attention_, p.attention, "attention");
     condition_ = p.condition, attention_ = p.attention;
     condition_grad_.clear();

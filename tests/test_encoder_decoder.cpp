@@ -76,6 +76,9 @@ TEST(EncoderDecoderFloat, BadInputIsAClearError) {
     EXPECT_NE(message([&] { model.forward(source, {0, 1}, target, nullptr); }).find("source length 0 of sequence 0"),
               std::string::npos);
     EXPECT_NE(message([&] { model.forward(source, {4, 1}, target, nullptr); }).find("outside [1, 3]"), std::string::npos);
+    EncDecParams<float> one_layer = model.parameters();
+    one_layer.encoder.pop_back();
+    EXPECT_NE(message([&] { model.set_parameters(one_layer); }).find("encoder-decoder parameters: 1/2/2"), std::string::npos);
     nn::EncDecTape empty;
     EXPECT_NE(message([&] { model.backward(empty, Tensor<float>({2, 2, 5}), nullptr, nullptr); }).find("no tape"),
               std::string::npos);

@@ -2,9 +2,10 @@
 // the seeded reversal task (nn/seq2seq.h) until held-out exact-match accuracy reaches --target-accuracy, the
 // --time-limit or --max-steps; prints the accuracy curve, and with --heatmap FILE the attention weights of one
 // held-out example as CSV (rows: output steps, columns: source positions).
-#include <fstream>
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "core/error.h"
 #include "nn/seq2seq.h"
@@ -27,7 +28,8 @@ void write_heatmap(const std::string &path, nn::Seq2Seq &model, const nn::Revers
     os << "\n# decoded:";
     for (auto t : decoded[0]) os << " " << t;
     os << "\n";
-    for (int64_t t = 0; t <= static_cast<int64_t>(decoded[0].size()); t++) {
+    const int64_t steps = std::min(static_cast<int64_t>(decoded[0].size()) + 1, alpha.dim(1));  // with the EOS step
+    for (int64_t t = 0; t < steps; t++) {
         for (int64_t s = 0; s < alpha.dim(2); s++) os << (s ? "," : "") << alpha(0, t, s);
         os << "\n";
     }
