@@ -159,6 +159,14 @@ double exact_match(const std::vector<std::vector<int64_t>> &decoded, const std::
 
 namespace qrnn::nn {
 
+void ReversalTraining::validate() const {
+    task.validate();
+    if (batch < 1 || eval_every < 1 || eval_size < 1 || max_steps < 0 || !(time_limit > 0))
+        fail("batch, eval-every, eval-size must be >= 1, max-steps >= 0, time-limit > 0 (got ", batch, ", ", eval_every,
+             ", ", eval_size, ", ", max_steps, ", ", time_limit, ")");
+    adam.validate();
+}
+
 double reversal_accuracy(const ReversalTraining &opts, Seq2Seq &model) {
     constexpr int64_t kEvalBatch = 64;
     double hits = 0;
@@ -175,8 +183,7 @@ double reversal_accuracy(const ReversalTraining &opts, Seq2Seq &model) {
 
 std::vector<TrainPoint> train_reversal(const ReversalTraining &opts, Seq2Seq &model,
                                        const std::function<void(const TrainPoint &)> &on_eval) {
-    if (opts.batch < 1 || opts.eval_every < 1 || opts.eval_size < 1 || opts.max_steps < 0 || !(opts.time_limit > 0))
-        fail("train-seq2seq: batch, eval-every, eval-size must be >= 1, max-steps >= 0, time-limit > 0");
+    opts.validate();
     Adam adam(opts.adam);
     std::vector<TrainPoint> curve;
     const auto start = std::chrono::steady_clock::now();

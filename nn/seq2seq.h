@@ -65,6 +65,7 @@ struct ReversalTraining {
     bool decay = true;  // learning rate decayed linearly over the time limit (to 5% of adam.lr)
     uint32_t seed = 1;
     AdamOptions adam;
+    void validate() const;  // throws qrnn::Error naming a bad value
 };
 struct TrainPoint {
     int64_t step = 0;

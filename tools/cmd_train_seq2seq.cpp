@@ -69,7 +69,7 @@ int train_seq2seq_command(const std::vector<std::string> &args) {
         return kExitOk;
     if (attention != "on" && attention != "off") fail("--attention must be on or off (got '", attention, "')");
     if (!heatmap.empty() && attention == "off") fail("--heatmap needs --attention on");
-    opts.task.validate();
+    opts.validate();
     base.seed = opts.seed, base.batch = opts.batch, base.seq = opts.task.max_len + 1, base.input = opts.task.symbols();
     base.model = "encdec";
     EncDecConfig cfg = make_encdec_config(base, opts.task.max_len, opts.task.symbols(), attention == "on");
