@@ -17,8 +17,9 @@ struct ConvFuncs {
 };
 
 // Defines f.weights_clamped and f.conv from f.input_padded, weights (m, n, k, G) and bias (m, G); n, m, k
-// are the extents.
+// are the extents. extra_bias (an Expr of f.h, f.b, f.g), when defined, is added to the bias.
 void define_masked_conv(ConvFuncs &f, const Halide::ImageParam &weights, const Halide::ImageParam &bias,
-                        const Halide::Expr &n, const Halide::Expr &m, const Halide::Expr &k);
+                        const Halide::Expr &n, const Halide::Expr &m, const Halide::Expr &k,
+                        const Halide::Expr &extra_bias = Halide::Expr());
 
 }  // namespace qrnn

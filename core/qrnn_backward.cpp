@@ -78,6 +78,7 @@ BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVarian
     Expr zoneout_keep = keep_mask(in.fwd.zoneout_key, in.fwd.zoneout_threshold, in.fwd.time_offset + t, b, h);
     auto dpre_of = [&](int i) {
         Expr dgate = dh_t * P.dout[i] + dcell_t * (P.da[i] * c_prev + P.db[i]);
+        if (in.with_gate_grads) dgate += in.dgates(hc, bc, clamp(t, 0, T - 1), i);
         Expr slope = i == 0 ? 1.0f - gv[i] * gv[i] : gv[i] * (1.0f - gv[i]);
         if (i == f_index) slope = select(zoneout_keep, slope, 0.0f);
         return dgate * slope;
@@ -87,6 +88,10 @@ BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVarian
     D.dpre(h, b, t, g) = select(t >= 0 && t < T && h < m, value, 0.0f);
 
     define_backward_gemms(D, in, D.dpre);
+    D.with_batch_bias = in.fwd.with_batch_bias;
+    D.dbatch_bias_r = RDom(0, T, "dbatch_bias_r");
+    D.dbatch_bias(h, b, g) = 0.0f;
+    D.dbatch_bias(h, b, g) += D.dpre(h, b, D.dbatch_bias_r, g);
     return D;
 }
 

@@ -16,10 +16,16 @@ struct BackwardInputs {
     Halide::ImageParam dh{Halide::Float(32), 3, "dh"};             // (h, b, t) dL/dh_t
     Halide::ImageParam dc_final{Halide::Float(32), 2, "dc_final"}; // (h, b) dL/dc_{T-1} (the carried state)
 
-    // The forward's arguments, then gates, cell, dh, dc_final.
+    // The encoder-decoder's attention layer: a gradient of the activated gates from outside the pooling (its
+    // output gate, applied after attention), added before the activations' slopes. Only when set.
+    bool with_gate_grads = false;
+    Halide::ImageParam dgates{Halide::Float(32), 4, "dgates"};  // (h, b, t, g)
+
+    // The forward's arguments, then gates, cell, dh, dc_final (and dgates).
     std::vector<Halide::Argument> arguments() const {
         std::vector<Halide::Argument> args = fwd.arguments();
         args.insert(args.end(), {gates, cell, dh, dc_final});
+        if (with_gate_grads) args.push_back(dgates);
         return args;
     }
 };
@@ -43,10 +49,17 @@ struct BackwardFuncs {
     Halide::Func dx{"dx"};              // (c, b, t) through dropout
     Halide::Func dhistory{"dhistory"};  // (c, b, j) through dropout; 0 when k = 1
     Halide::Func dc0{"dc0"};            // (h, b)
+    Halide::Func dbatch_bias{"dbatch_bias"};  // (h, b, g) sum over t of dpre; an output only with fwd.with_batch_bias
+    Halide::RDom dbatch_bias_r;               // t
     Halide::Expr T, B, n, m, k, G;
     const PoolingVariant *variant = nullptr;
+    bool with_batch_bias = false;
 
-    std::vector<Halide::Func> outputs() const { return {dweights, dbias, dx, dhistory, dc0}; }
+    std::vector<Halide::Func> outputs() const {
+        std::vector<Halide::Func> out{dweights, dbias, dx, dhistory, dc0};
+        if (with_batch_bias) out.push_back(dbatch_bias);
+        return out;
+    }
 };
 
 // Throws qrnn::Error if the variant has no backward.

@@ -50,7 +50,9 @@ LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &varian
     Expr t_abs = in.time_offset + t;
     L.input_padded(c, b, t) = apply_dropout(in, raw, t_abs, b, c);
 
-    define_masked_conv(L, in.weights, in.bias, n, m, k);  // one GEMM over (c, j)
+    Expr batch_bias;  // the encoder-decoder's per-sequence conditioning (+ V h~_T), when the pipeline has it
+    if (in.with_batch_bias) batch_bias = in.batch_bias(clamp(h, 0, m - 1), bc, g);
+    define_masked_conv(L, in.weights, in.bias, n, m, k, batch_bias);  // one GEMM over (c, j)
 
     const int f_index = variant.gate_index('f');
     Expr pre = L.conv(h, b, t, g);

@@ -21,12 +21,18 @@ struct LayerInputs {
     Halide::Param<float> dropout_scale{"dropout_scale", 1.0f};
     Halide::Param<uint32_t> zoneout_key{"zoneout_key", 0};
     Halide::Param<uint32_t> zoneout_threshold{"zoneout_threshold", 0};
+    // The encoder-decoder's conditioning (runtime/encdec_config.h): a per-sequence bias (m, B, G) added to the
+    // conv. Part of the pipeline only when set: the plain layer's arguments and code do not change.
+    bool with_batch_bias = false;
+    Halide::ImageParam batch_bias{Halide::Float(32), 3, "batch_bias"};
 
     // The pipeline arguments in order (ahead-of-time compiled functions take them so). Every input is listed
     // here and in set_estimates, nowhere else.
     std::vector<Halide::Argument> arguments() const {
-        return {x, history, weights, bias, c0, time_offset, dropout_key, dropout_threshold, dropout_scale,
-                zoneout_key, zoneout_threshold};
+        std::vector<Halide::Argument> args{x, history, weights, bias, c0, time_offset, dropout_key, dropout_threshold,
+                                           dropout_scale, zoneout_key, zoneout_threshold};
+        if (with_batch_bias) args.push_back(batch_bias);
+        return args;
     }
     // Estimates of every input for a shape (autoschedulers): extents of the buffers, masks off. Parameters are
     // handles, so this sets the estimates of the pipeline's own.

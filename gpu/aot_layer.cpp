@@ -7,6 +7,11 @@
 //     forward's, then tape gates, tape c, dh, dc_final; outputs: dweights, dbias, dx, dhistory, dc0.
 //   qrnn_aot seq-forward|seq-backward SCHEDULE POOLING 1|2|2sum TARGET FUNCTION OUT_PREFIX [kind]
 //     the variable-length / bidirectional layer's pipelines (schedules/seq_schedule.h), 1 or 2 directions.
+//   qrnn_aot decoder-forward|decoder-backward SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX [kind]
+//     the same for the encoder-decoder's attention layer (nn/encoder_decoder.h): batch_bias input (forward),
+//     dgates input and dbatch_bias output (backward), the pooling's cell_output_variant.
+//   qrnn_aot attention-forward|attention-backward TARGET FUNCTION OUT_PREFIX [kind]
+//     the attention pipelines (core/attention.h, schedules/attention_schedule.h).
 // Function arguments: LayerInputs::arguments() (core/qrnn_layer.h: x, history, weights, bias, c0, then the
 // time offset and mask parameters), then the outputs c and h.
 // Per-shape schedules (autoschedulers) use the estimates of the given shape (default: the paper's
@@ -14,7 +19,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/attention.h"
 #include "core/error.h"
+#include "schedules/attention_schedule.h"
 #include "schedules/schedule.h"
 #include "schedules/seq_schedule.h"
 #include "schedules/training_schedule.h"
@@ -52,17 +59,21 @@ int main(int argc, char **argv) {
             emit(p, in.arguments(), a[4], a[5], a.size() >= 7 ? a[6] : "static_library", target);
             return 0;
         }
-        if ((a.size() == 6 || a.size() == 7) && (a[0] == "training-forward" || a[0] == "training-backward")) {
+        const bool decoder = !a.empty() && (a[0] == "decoder-forward" || a[0] == "decoder-backward");
+        if ((a.size() == 6 || a.size() == 7) &&
+            (decoder || a[0] == "training-forward" || a[0] == "training-backward")) {
             const TrainingSchedule &s = find_training_schedule(a[1]);
-            const PoolingVariant &variant = find_pooling(a[2]);
+            const PoolingVariant &variant = decoder ? cell_output_variant(find_pooling(a[2])) : find_pooling(a[2]);
             Halide::Target target(a[3]);
             const std::string kind = a.size() == 7 ? a[6] : "static_library";
-            if (a[0] == "training-forward") {
+            if (a[0] == "training-forward" || a[0] == "decoder-forward") {
                 LayerInputs in;
+                in.with_batch_bias = decoder;
                 Halide::Pipeline p = build_training_forward(s, in, variant, target, merge_knobs(s, {}, target));
                 emit(p, in.arguments(), a[4], a[5], kind, target);
             } else {
                 BackwardInputs in;
+                in.fwd.with_batch_bias = in.with_gate_grads = decoder;
                 Halide::Pipeline p = build_training_backward(s, in, variant, target, merge_knobs(s, {}, target));
                 emit(p, in.arguments(), a[4], a[5], kind, target);
             }
@@ -86,12 +97,30 @@ int main(int argc, char **argv) {
             }
             return 0;
         }
+        if ((a.size() == 4 || a.size() == 5) && (a[0] == "attention-forward" || a[0] == "attention-backward")) {
+            Halide::Target target(a[1]);
+            const std::string kind = a.size() == 5 ? a[4] : "static_library";
+            if (a[0] == "attention-forward") {
+                AttentionInputs in;
+                Halide::Pipeline p = build_attention_forward(in, target);
+                emit(p, in.arguments(), a[2], a[3], kind, target);
+            } else {
+                AttentionBackwardInputs in;
+                Halide::Pipeline p = build_attention_backward(in, target);
+                emit(p, in.arguments(), a[2], a[3], kind, target);
+            }
+            return 0;
+        }
         std::cerr << "usage: qrnn_aot layer SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX [static_library|llvm_assembly] "
                      "[T,B,n,m,k]\n"
                      "       qrnn_aot runtime TARGET OUT_PREFIX\n"
                      "       qrnn_aot training-forward|training-backward SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX "
                      "[static_library|llvm_assembly]\n"
                      "       qrnn_aot seq-forward|seq-backward SCHEDULE POOLING 1|2|2sum TARGET FUNCTION OUT_PREFIX "
+                     "[static_library|llvm_assembly]\n"
+                     "       qrnn_aot decoder-forward|decoder-backward SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX "
+                     "[static_library|llvm_assembly]\n"
+                     "       qrnn_aot attention-forward|attention-backward TARGET FUNCTION OUT_PREFIX "
                      "[static_library|llvm_assembly]\n";
         return 2;
     } catch (const std::exception &e) {

@@ -14,6 +14,11 @@ struct QrnnTape : Tape {
     bool recorded = false;
 };
 
+const QrnnTape &recorded(const Tape &tape) {
+    auto *t = dynamic_cast<const QrnnTape *>(&tape);
+    if (!t || !t->recorded) fail("QRNN layer backward: no tape of a forward of this layer");
+    return *t;
+}
 }  // namespace
 
 void add_into(Tensor<float> &a, const Tensor<float> &b) {
@@ -40,12 +45,12 @@ State make_state(LayerState<float> s, int64_t time) {
     return out;
 }
 
-QrnnLayer::QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs)
+QrnnLayer::QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs, const TrainingLayerOptions &options)
     : opt_(opt), index_(index), n_(opt.layer_input(index)) {
     if (index < 0 || index >= opt.layers) fail("QRNN layer index ", index, " out of range (", opt.layers, " layers)");
     params_ = init_layer_params(opt, index);
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
-    training_ = compiled_training_layer(opt.pooling, opt.schedule, knobs, opt.target);
+    training_ = compiled_training_layer(opt.pooling, opt.schedule, knobs, opt.target, options);
 }
 
 State QrnnLayer::initial_state(int64_t batch) const {
@@ -55,7 +60,17 @@ State QrnnLayer::initial_state(int64_t batch) const {
 std::unique_ptr<Tape> QrnnLayer::make_tape() const { return std::make_unique<QrnnTape>(); }
 
 void QrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) {
+    forward_with(x, nullptr, state, y, tape);
+}
+
+void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_bias, State &state, Tensor<float> &y,
+                             Tape *tape) {
     const int64_t T = x.dim(0), B = x.dim(1), m = opt_.hidden;
+    const TrainingLayerOptions &options = training_->options();
+    if (!tape && (options.batch_bias || options.cell_output)) {  // only the training pipeline has these
+        if (!scratch_tape_) scratch_tape_ = make_tape();
+        tape = scratch_tape_.get();
+    }
     LayerState<float> s = layer_state(state);
     ensure_shape(y, {T, B, m});
     auto *t = tape ? dynamic_cast<QrnnTape *>(tape) : nullptr;
@@ -64,7 +79,7 @@ void QrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &y, 
     ensure_shape(c, {T, B, m});
     LayerCall call{&x, &s, &params_, layer_masks(opt_, index_), state.time, &y, &c};
     if (t) {
-        training_->forward(call, t->data);
+        training_->forward(call, t->data, batch_bias);
         t->x = x, t->state = s, t->masks = call.masks, t->time = state.time, t->recorded = true;
     } else {
         if (!inference_) {  // the training schedules are shape-generic: so is their forward
@@ -81,20 +96,40 @@ void QrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &y, 
 
 void QrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
                          State *d_initial) {
-    auto *t = dynamic_cast<const QrnnTape *>(&tape);
-    if (!t || !t->recorded) fail("QRNN layer backward: no tape of a forward of this layer");
+    backward_with(tape, dy, nullptr, d_final, dx, d_initial, nullptr);
+}
+
+void QrnnLayer::backward_with(const Tape &tape, const Tensor<float> &dy, const Tensor<float> *dgates, const State *d_final,
+                              Tensor<float> *dx, State *d_initial, Tensor<float> *dbatch_bias) {
+    const QrnnTape *t = &recorded(tape);
     const int64_t T = t->x.dim(0), B = t->x.dim(1), m = opt_.hidden;
     Tensor<float> dc_final({B, m});
     if (d_final) dc_final = d_final->at("c");
     ensure_shape(y_scratch_, {T, B, m});
     // The backward only reads the call's c (the forward's cell states, kept by the tape); h is not used.
     LayerCall call{&t->x, &t->state, &params_, t->masks, t->time, &y_scratch_, const_cast<Tensor<float> *>(&t->c)};
-    training_->backward(call, t->data, dy, dc_final, scratch_);
+    training_->backward(call, t->data, dy, dc_final, scratch_, dgates);
+    if (dbatch_bias) *dbatch_bias = scratch_.dbatch_bias;
     add_into(grads_.weights, scratch_.dweights);
     add_into(grads_.bias, scratch_.dbias);
     if (d_final) add_final_history_grad(d_final->at("history"), opt_.history_rows(), scratch_);
     if (dx) std::swap(*dx, scratch_.dx);  // no copy: the scratch is rewritten by the next call
     if (d_initial) *d_initial = make_state({scratch_.dhistory, scratch_.dc0}, t->time);
+}
+
+const Tensor<float> &QrnnLayer::tape_cell(const Tape &tape) { return recorded(tape).c; }
+
+Tensor<float> QrnnLayer::tape_gate(const Tape &tape, char letter) const {
+    const QrnnTape &t = recorded(tape);
+    const int g = training_->variant().gate_index(letter);
+    if (g < 0) fail("QRNN layer: pooling '", opt_.pooling, "' has no gate '", letter, "'");
+    const Tensor<float> &gates = t.data.gates;  // [G][T_pad][B][m_pad]
+    const int64_t T = t.c.dim(0), B = t.c.dim(1), m = t.c.dim(2);
+    Tensor<float> out({T, B, m});
+    for (int64_t s = 0; s < T; s++)
+        for (int64_t b = 0; b < B; b++)
+            std::copy_n(&gates(g, s, b, 0), m, &out(s, b, 0));
+    return out;
 }
 
 std::vector<Param> QrnnLayer::params() {

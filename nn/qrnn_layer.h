@@ -10,9 +10,10 @@ namespace qrnn::nn {
 class QrnnLayer : public Layer {
 public:
     // Layer `index` of the stack the options describe, parameters initialised as init_params(cfg) does.
-    QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs = {});
-    QrnnLayer(const ModelConfig &cfg, int64_t index, const Knobs &knobs = {})
-        : QrnnLayer(qrnn_options(cfg), index, knobs) {}
+    // options: the encoder-decoder's extra inputs/outputs of the training pipelines (runtime/compiled_training.h).
+    QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs = {}, const TrainingLayerOptions &options = {});
+    QrnnLayer(const ModelConfig &cfg, int64_t index, const Knobs &knobs = {}, const TrainingLayerOptions &options = {})
+        : QrnnLayer(qrnn_options(cfg), index, knobs, options) {}
     std::string kind() const override { return "qrnn"; }
     int64_t input_size() const override { return n_; }
     int64_t output_size() const override { return opt_.hidden; }
@@ -22,6 +23,15 @@ public:
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
                   State *d_initial) override;
+    // The encoder-decoder's decoder layers (built with TrainingLayerOptions): the forward adds batch_bias
+    // [G][B][m] to the gate pre-activations; the backward adds dgates [G][T][B][m] to the gradient of the
+    // activated gates and writes the gradient of batch_bias. forward/backward are these with none of them.
+    void forward_with(const Tensor<float> &x, const Tensor<float> *batch_bias, State &state, Tensor<float> &y, Tape *tape);
+    void backward_with(const Tape &tape, const Tensor<float> &dy, const Tensor<float> *dgates, const State *d_final,
+                       Tensor<float> *dx, State *d_initial, Tensor<float> *dbatch_bias);
+    // What a tape of this layer recorded: the cell states c [T][B][m]; activated gate `letter` [T][B][m].
+    static const Tensor<float> &tape_cell(const Tape &tape);
+    Tensor<float> tape_gate(const Tape &tape, char letter) const;
     std::vector<Param> params() override;
     double forward_flops(int64_t T, int64_t B) const override;
     double backward_flops(int64_t T, int64_t B) const override;
@@ -35,6 +45,7 @@ private:
     LayerGradsF scratch_;
     // Kept across calls: a fresh [T][B][m] tensor per call costs its page faults (tens of ms at B=64 T=256).
     Tensor<float> c_scratch_, y_scratch_;
+    std::unique_ptr<Tape> scratch_tape_;  // forward without a tape of a layer that has no inference pipeline
 };
 
 // Multiply/adds of one plain layer over T steps: forward (conv GEMM + pooling) or backward (two GEMMs of the

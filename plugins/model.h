@@ -47,6 +47,8 @@ struct ModelPlugin {
     std::function<std::unique_ptr<Model>(const ModelConfig &, const RunOptions &)> build;
     // Architecture features shown by `qrnn plugins` (e.g. "dense", "bidirectional", "variable-length").
     std::vector<std::string> features;
+    // `--pass training` for a model that is not a stack of nn::Layers (e.g. encdec); unset: the layer stack's.
+    std::function<std::unique_ptr<Model>(const ModelConfig &, const RunOptions &)> build_training;
 };
 
 void register_model(ModelPlugin plugin);  // rejects duplicates and plugins without build

@@ -98,6 +98,8 @@ void register_training_verifier(const std::string &model, TrainingVerifier verif
 
 std::unique_ptr<Model> build_training_model(const ModelConfig &cfg, const RunOptions &opts) {
     if (!opts.knobs.empty()) fail("--knob is not supported with --pass training (training schedules use their defaults)");
+    const ModelPlugin &plugin = find_model(cfg.model);
+    if (plugin.build_training) return plugin.build_training(cfg, opts);
     return std::make_unique<TrainingModel>(cfg, opts);
 }
 

@@ -44,14 +44,22 @@ Tensor<double> gate_gradients(const PoolingVariant &variant, const LayerTrace &t
 LayerGrads layer_backward(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
                           const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
                           const Tensor<double> &dh, const Tensor<double> &dc_final) {
-    const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2);
-    const int64_t G = p.weights.dim(0), k = p.weights.dim(1), m = p.weights.dim(3), H = state.history.dim(0);
+    const int64_t T = x.dim(0), B = x.dim(1), m = p.weights.dim(3);
     if (dh.shape != std::vector<int64_t>{T, B, m} || dc_final.shape != std::vector<int64_t>{B, m})
         fail("reference backward: dh ", dh.shape_str(), " / dc_final ", dc_final.shape_str(), " do not match the layer");
     LayerTrace tr = layer_trace(variant, x, state, p, masks, time_offset);
-    LayerGrads out;
-    Tensor<double> dpre = gate_gradients(variant, tr, state.c, masks, time_offset, dh, dc_final, out.dc0);
+    Tensor<double> dc0;
+    Tensor<double> dpre = gate_gradients(variant, tr, state.c, masks, time_offset, dh, dc_final, dc0);
+    LayerGrads out = conv_backward(tr, p, masks, time_offset, dpre);
+    out.dc0 = std::move(dc0);
+    return out;
+}
 
+LayerGrads conv_backward(const LayerTrace &tr, const LayerParams<double> &p, const LayerMasks &masks,
+                         int64_t time_offset, const Tensor<double> &dpre) {
+    const int64_t T = tr.x.dim(0), B = tr.x.dim(1), n = tr.x.dim(2);
+    const int64_t G = p.weights.dim(0), k = p.weights.dim(1), m = p.weights.dim(3), H = tr.history.dim(0);
+    LayerGrads out;
     // conv[t][b][g][h] = bias[g][h] + sum_{j,c} W[g][j][c][h] * xp[t-(k-1)+j][b][c], xp = history ++ x (dropped):
     // dbias = sum_{t,b} dpre, dW[g][j][c][h] = sum_{t,b} dpre[t][b][g][h] * xp[t-(k-1)+j][b][c],
     // dxp[s][b][c] = sum_{g,j,h} dpre[s+(k-1)-j][b][g][h] * W[g][j][c][h] (the transposed masked conv).

@@ -26,6 +26,11 @@ Tensor<double> gate_gradients(const PoolingVariant &variant, const LayerTrace &t
                               const LayerMasks &masks, int64_t time_offset, const Tensor<double> &dh,
                               const Tensor<double> &dc_final, Tensor<double> &dc0);
 
+// The masked conv's part of a layer's backward: from dpre = dL/dconv [T][B][G][m] of a traced layer (state's
+// history rows H), dweights, dbias, dx and dhistory (through the dropout); dc0 is left empty.
+LayerGrads conv_backward(const LayerTrace &trace, const LayerParams<double> &p, const LayerMasks &masks,
+                         int64_t time_offset, const Tensor<double> &dpre);
+
 struct StackGrads {
     Tensor<double> dx;               // [T][B][n] of the stack input
     std::vector<LayerGrads> layers;  // per layer (its dx is the gradient of the previous layer's output)

@@ -48,7 +48,8 @@ Tensor<double> apply_dropout(Tensor<double> v, const LayerMasks &masks, int64_t 
 }
 
 LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x_raw, const LayerState<double> &state,
-                       const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset) {
+                       const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
+                       const Tensor<double> *batch_bias) {
     const int64_t T = x_raw.dim(0), B = x_raw.dim(1);
     const int64_t G = p.weights.dim(0), m = p.weights.dim(3), H = state.history.dim(0);
     // Dropout on the input, history included, indexed by absolute time.
@@ -66,6 +67,7 @@ LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x_ra
             double c = state.c(b, h);
             for (int64_t t = 0; t < T; t++) {
                 for (int64_t g = 0; g < G; g++) {
+                    if (batch_bias) tr.conv(t, b, g, h) += (*batch_bias)(g, b, h);
                     double pre = tr.conv(t, b, g, h);
                     gates[g] = g == 0 ? std::tanh(pre) : sigmoid(pre);
                 }

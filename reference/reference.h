@@ -27,8 +27,11 @@ struct LayerTrace {
     Tensor<double> gates;       // [T][B][G][m] activated, zoneout applied to F
     LayerOutput out;
 };
+// batch_bias [G][B][m] (the encoder-decoder's conditioning, runtime/encdec_config.h), when given, is added to
+// the pre-activations at every step.
 LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
-                       const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset);
+                       const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
+                       const Tensor<double> *batch_bias = nullptr);
 
 // One layer: dropout on its input, conv, activations, zoneout, pooling from state c0.
 LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,

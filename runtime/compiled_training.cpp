@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/attention.h"
 #include "core/error.h"
 #include "runtime/buffer_cache.h"
 
@@ -27,10 +28,23 @@ Halide::Realization gradient_outputs(LayerGradsF &grads) {
     return Halide::Realization(outputs);
 }
 
+std::string TrainingLayerOptions::key() const {
+    return std::string(batch_bias ? "+batch_bias" : "") + (gate_grads ? "+gate_grads" : "") +
+           (cell_output ? "+cell_output" : "");
+}
+
+static void require(bool given, bool wanted, const char *what) {
+    if (given != wanted)
+        fail("layer pipeline: ", what, wanted ? " missing (the layer was built with it)" : " given to a layer built without it");
+}
+
 CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,
-                                             const Halide::Target &target)
-    : variant_(&find_pooling(pooling)) {
+                                             const Halide::Target &target, const TrainingLayerOptions &options)
+    : options_(options), variant_(&find_pooling(pooling)) {
     variant_->require_backward();
+    if (options.cell_output) variant_ = &cell_output_variant(*variant_);
+    forward_inputs_.with_batch_bias = backward_inputs_.fwd.with_batch_bias = options.batch_bias;
+    backward_inputs_.with_gate_grads = options.gate_grads;
     const TrainingSchedule &s = find_training_schedule(schedule);
     if (target.has_gpu_feature() || s.target_family != "cpu")
         fail("training runs on CPU targets only so far (schedule '", schedule, "', target ", target.to_string(), ")");
@@ -44,19 +58,30 @@ CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const s
     }
 }
 
-void CompiledTrainingLayer::forward(const LayerCall &call, LayerTapeData &tape) {
+// batch_bias [G][B][m] of a call, bound to `in` (whose with_batch_bias matches `given`).
+static void bind_batch_bias(LayerInputs &in, const Tensor<float> *batch_bias, const LayerCall &call, int64_t G) {
+    require(batch_bias != nullptr, in.with_batch_bias, "batch_bias");
+    if (!batch_bias) return;
+    const int64_t B = call.x->dim(1), m = call.params->weights.dim(3);
+    if (batch_bias->shape != std::vector<int64_t>{G, B, m})
+        fail("layer pipeline: batch_bias ", batch_bias->shape_str(), " must be [", G, "][", B, "][", m, "]");
+    in.batch_bias.set(halide_view(*batch_bias));
+}
+
+void CompiledTrainingLayer::forward(const LayerCall &call, LayerTapeData &tape, const Tensor<float> *batch_bias) {
     check_layer_call(call, *variant_);
     const int64_t T = call.x->dim(0), B = call.x->dim(1), m = call.params->weights.dim(3);
     ensure_shape(tape.gates, padded_tape_shape(variant_->gate_count(), T, B, m, padding_));
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(forward_inputs_, call, false);
+    bind_batch_bias(forward_inputs_, batch_bias, call, variant_->gate_count());
     std::vector<Halide::Buffer<>> outputs{halide_view(*call.c), call_output(call), halide_view(tape.gates)};
     Halide::Realization realization(outputs);
     forward_.realize(realization);
 }
 
 void CompiledTrainingLayer::backward(const LayerCall &call, const LayerTapeData &tape, const Tensor<float> &dh,
-                                     const Tensor<float> &dc_final, LayerGradsF &grads) {
+                                     const Tensor<float> &dc_final, LayerGradsF &grads, const Tensor<float> *dgates) {
     check_layer_call(call, *variant_);
     const int64_t T = call.x->dim(0), B = call.x->dim(1), n = call.x->dim(2);
     const auto &w = call.params->weights;
@@ -71,27 +96,37 @@ void CompiledTrainingLayer::backward(const LayerCall &call, const LayerTapeData 
     ensure_shape(grads.dc0, {B, m});
     ensure_shape(grads.dweights, {G, k, n, m});
     ensure_shape(grads.dbias, {G, m});
+    require(dgates != nullptr, options_.gate_grads, "dgates");
+    if (dgates && dgates->shape != std::vector<int64_t>{G, T, B, m})
+        fail("layer backward: dgates ", dgates->shape_str(), " must be [", G, "][", T, "][", B, "][", m, "]");
+    if (options_.batch_bias) ensure_shape(grads.dbatch_bias, {G, B, m});
 
     std::lock_guard<std::mutex> lock(mutex_);
     bind_layer_inputs(backward_inputs_.fwd, call, false);
+    // (The backward reads no batch_bias: only the forward's input_padded, not its conv.)
+    if (dgates) backward_inputs_.dgates.set(halide_view(*dgates));
     backward_inputs_.gates.set(tape_gates_view(tape, T, m));
     backward_inputs_.cell.set(halide_view(*call.c));
     backward_inputs_.dh.set(halide_view(dh));
     backward_inputs_.dc_final.set(halide_view(dc_final));
-    Halide::Realization realization = gradient_outputs(grads);
+    std::vector<Halide::Buffer<>> outputs{halide_view(grads.dweights), halide_view(grads.dbias), halide_view(grads.dx),
+                                          halide_view(grads.dhistory), halide_view(grads.dc0)};
+    if (options_.batch_bias) outputs.push_back(halide_view(grads.dbatch_bias));
+    Halide::Realization realization(outputs);
     backward_.realize(realization);
 }
 
 std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const std::string &pooling, const std::string &schedule,
-                                                               const Knobs &knobs, const std::string &target) {
+                                                               const Knobs &knobs, const std::string &target,
+                                                               const TrainingLayerOptions &options) {
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<CompiledTrainingLayer>> cache;
     Halide::Target t = parse_target(target);
-    std::string key = pooling + "|" + schedule + "|" + t.to_string();
+    std::string key = pooling + options.key() + "|" + schedule + "|" + t.to_string();
     for (auto &kv : knobs) key += "|" + kv.first + "=" + std::to_string(kv.second);
     std::lock_guard<std::mutex> lock(mutex);
     auto &slot = cache[key];
-    if (!slot) slot = std::make_shared<CompiledTrainingLayer>(pooling, schedule, knobs, t);
+    if (!slot) slot = std::make_shared<CompiledTrainingLayer>(pooling, schedule, knobs, t, options);
     return slot;
 }
 

@@ -17,6 +17,15 @@ struct LayerTapeData {
 // Float gradients of one layer (shapes of reference/qrnn_backward.h's LayerGrads).
 struct LayerGradsF {
     Tensor<float> dx, dhistory, dc0, dweights, dbias;
+    Tensor<float> dbatch_bias;  // [G][B][m], with TrainingLayerOptions::batch_bias only
+};
+
+// The encoder-decoder's decoder layers (nn/encoder_decoder.h); all off: the plain layer, the same pipelines.
+struct TrainingLayerOptions {
+    bool batch_bias = false;   // forward input batch_bias [G][B][m] added to the conv; backward gives its gradient
+    bool gate_grads = false;   // backward input dgates [G][T][B][m]: a gradient of the activated gates from outside
+    bool cell_output = false;  // run the pooling's cell_output_variant (h = c), core/attention.h
+    std::string key() const;
 };
 
 // Shape of a tape of `rows` gates over T steps, B, m, padded as the schedule's TapePadding asks.
@@ -29,16 +38,21 @@ Halide::Realization gradient_outputs(LayerGradsF &grads);
 class CompiledTrainingLayer {
 public:
     CompiledTrainingLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs = {},
-                          const Halide::Target &target = Halide::get_jit_target_from_environment());
-    // The forward of CompiledLayer::run (h and c written) that also fills the tape.
-    void forward(const LayerCall &call, LayerTapeData &tape);
+                          const Halide::Target &target = Halide::get_jit_target_from_environment(),
+                          const TrainingLayerOptions &options = {});
+    // The forward of CompiledLayer::run (h and c written) that also fills the tape. batch_bias [G][B][m]: given
+    // exactly when the options ask for it.
+    void forward(const LayerCall &call, LayerTapeData &tape, const Tensor<float> *batch_bias = nullptr);
     // From the call of the forward (its x, state, params, masks, time and the c it wrote), its tape, dh
-    // [T][B][m] and dc_final [B][m]: every gradient of the layer (resized as needed).
+    // [T][B][m] and dc_final [B][m]: every gradient of the layer (resized as needed). dgates [G][T][B][m]:
+    // given exactly when the options ask for it.
     void backward(const LayerCall &call, const LayerTapeData &tape, const Tensor<float> &dh, const Tensor<float> &dc_final,
-                  LayerGradsF &grads);
+                  LayerGradsF &grads, const Tensor<float> *dgates = nullptr);
     const PoolingVariant &variant() const { return *variant_; }
+    const TrainingLayerOptions &options() const { return options_; }
 
 private:
+    TrainingLayerOptions options_;
     const PoolingVariant *variant_;
     TapePadding padding_;
     LayerInputs forward_inputs_;
@@ -49,6 +63,7 @@ private:
 
 // Cached by (pooling, schedule, knobs, target) for the life of the process; empty target: the host JIT target.
 std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const std::string &pooling, const std::string &schedule,
-                                                               const Knobs &knobs = {}, const std::string &target = "");
+                                                               const Knobs &knobs = {}, const std::string &target = "",
+                                                               const TrainingLayerOptions &options = {});
 
 }  // namespace qrnn

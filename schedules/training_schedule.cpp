@@ -44,10 +44,27 @@ Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const 
     return Halide::Pipeline(L.outputs(true));
 }
 
+// The encoder-decoder's dbatch_bias (a sum over t of dpre, which every schedule computes at root), the same
+// for every schedule of a family: vectorised over h on CPUs, one thread per (h, b) on GPUs.
+static void schedule_batch_bias_grad(BackwardFuncs &D, const Halide::Target &target) {
+    using Halide::TailStrategy;
+    Halide::Var ho("ho"), hi("hi"), bo("bo"), bi("bi");
+    Halide::Func f = D.dbatch_bias;
+    if (target.has_gpu_feature()) {
+        f.gpu_tile(D.h, D.b, ho, bo, hi, bi, 32, 1, TailStrategy::GuardWithIf);
+        f.update().gpu_tile(D.h, D.b, ho, bo, hi, bi, 32, 1, TailStrategy::GuardWithIf);
+        return;
+    }
+    const int vec = target.natural_vector_size<float>();
+    f.vectorize(D.h, vec, TailStrategy::GuardWithIf).parallel(D.g);
+    f.update().reorder(D.h, D.dbatch_bias_r.x, D.b, D.g).vectorize(D.h, vec, TailStrategy::GuardWithIf).parallel(D.g);
+}
+
 Halide::Pipeline build_training_backward(const TrainingSchedule &schedule, const BackwardInputs &in,
                                          const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs) {
     BackwardFuncs D = define_qrnn_backward(in, variant);
     schedule.apply_backward(D, in, target, knobs);
+    if (D.with_batch_bias) schedule_batch_bias_grad(D, target);
     return Halide::Pipeline(D.outputs());
 }
 

@@ -88,7 +88,7 @@ TEST(ModelRegistry, ListsEveryKind) {
     std::set<std::string> seen;
     for (auto &p : list_plugins()) seen.insert(p.kind + ":" + p.name);
     for (const char *want : {"pooling:f", "pooling:fo", "pooling:ifo", "model:qrnn", "model:lstm-halide",
-                             "model:lstm-onednn", "model:lstm-cudnn", "model:cnn", "model:cnn-maxpool",
+                             "model:lstm-onednn", "model:lstm-cudnn", "model:cnn", "model:cnn-maxpool", "model:encdec", "model:encdec-noattn",
                              "schedule:tuned"})
         EXPECT_TRUE(seen.count(want)) << want;
     EXPECT_THROW(list_plugins("nonsense"), Error);

@@ -151,7 +151,7 @@ TEST(PluginsCommand, ListsKindsTargetsOptions) {
 }
 
 TEST(RunModels, UnknownModelListsKnown) {
-    expect_error("run --model gru", "unknown model 'gru' (known: cnn, cnn-maxpool, lstm-cudnn, lstm-halide, lstm-onednn, qrnn, qrnn-bidir, qrnn-bidir-sum, qrnn-bidir-varlen, qrnn-dense, qrnn-varlen)");
+    expect_error("run --model gru", "unknown model 'gru' (known: cnn, cnn-maxpool, encdec, encdec-noattn, lstm-cudnn, lstm-halide, lstm-onednn, qrnn, qrnn-bidir, qrnn-bidir-sum, qrnn-bidir-varlen, qrnn-dense, qrnn-varlen)");
 }
 
 TEST(RunModels, CudnnUnavailableMessage) {

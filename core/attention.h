@@ -1,0 +1,85 @@
+// The encoder-decoder's attention (runtime/encdec_config.h has the model), as Halide Funcs: scores and
+// weighted sums are batched GEMMs (one per sequence b), source positions s >= len_b masked out. Only Funcs;
+// schedules in schedules/attention_schedules.cpp. Host layouts (row-major; Halide names innermost first):
+//   cell   [T][B][m]   cell(h, b, t)     the last decoder layer's c_t (its pooling run with h = c)
+//   gate_o [T][B][m]   gate_o(h, b, t)   its output gate o_t (ones for pooling f)
+//   enc    [S][B][m]   enc(h, b, s)      the last encoder layer's outputs
+//   lengths [B] int32  lengths(b)        source lengths, each in [1, S]
+//   weights [2][m][m]  weights(h, c, i)  i = 0: W_k, i = 1: W_c; mixed[h] = sum_c W_k[c][h] k[c] + W_c[c][h] c[c]
+//   alpha  [B][T][S]   alpha(s, t, b)    softmax over s of c_t . e_s (0 where s >= len_b)
+//   out    [T][B][m]   out(h, b, t)      o_t * mixed_t
+#pragma once
+#include <Halide.h>
+
+#include "core/pooling.h"
+
+namespace qrnn {
+
+// The variant whose output is the cell state (h = c) and whose gates are the base's: the last decoder layer
+// runs it, leaving its output gate to the attention. Its partials: dout = 0, dout/dc = 1. Cached, never freed.
+const PoolingVariant &cell_output_variant(const PoolingVariant &base);
+
+struct AttentionInputs {
+    Halide::ImageParam cell{Halide::Float(32), 3, "att_cell"};
+    Halide::ImageParam gate_o{Halide::Float(32), 3, "att_gate_o"};
+    Halide::ImageParam enc{Halide::Float(32), 3, "att_enc"};
+    Halide::ImageParam lengths{Halide::Int(32), 1, "att_lengths"};
+    Halide::ImageParam weights{Halide::Float(32), 3, "att_weights"};
+    std::vector<Halide::Argument> arguments() const { return {cell, gate_o, enc, lengths, weights}; }
+};
+
+struct AttentionFuncs {
+    Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"};
+    Halide::Expr T, B, S, m;
+    Halide::Func enc_t{"enc_t"};      // (s, h, b) = enc(h, b, s): s innermost for the score GEMM
+    Halide::Func score{"score"};      // (s, t, b) c_t . e_s
+    Halide::RDom score_r;             // h
+    Halide::Func score_max{"score_max"};  // (t, b) over the valid s
+    Halide::Func weight{"weight"};    // (s, t, b) exp(score - max), 0 where s >= len_b
+    Halide::Func weight_sum{"weight_sum"};  // (t, b)
+    Halide::RDom source_r;            // s
+    Halide::Func alpha{"alpha"};      // (s, t, b) output
+    Halide::Func context{"context"};  // (h, b, t) k_t = sum_s alpha e_s, output
+    Halide::Func mixed{"mixed"};      // (h, b, t) W_k k_t + W_c c_t, output
+    Halide::RDom mix_r;               // c
+    Halide::Func out{"att_out"};      // (h, b, t) o_t * mixed_t, output
+    std::vector<Halide::Func> outputs() const { return {out, alpha, context, mixed}; }
+};
+AttentionFuncs define_attention(const AttentionInputs &in);
+
+struct AttentionBackwardInputs {
+    AttentionInputs fwd;
+    Halide::ImageParam alpha{Halide::Float(32), 3, "att_alpha"};      // the forward's, (s, t, b)
+    Halide::ImageParam context{Halide::Float(32), 3, "att_context"};  // (h, b, t)
+    Halide::ImageParam mixed{Halide::Float(32), 3, "att_mixed"};      // (h, b, t)
+    Halide::ImageParam dout{Halide::Float(32), 3, "att_dout"};        // (h, b, t) dL/dout
+    std::vector<Halide::Argument> arguments() const {
+        std::vector<Halide::Argument> args = fwd.arguments();
+        args.insert(args.end(), {alpha, context, mixed, dout});
+        return args;
+    }
+};
+
+struct AttentionBackwardFuncs {
+    Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"};
+    Halide::Expr T, B, S, m;
+    Halide::Func enc_t{"enc_t"};            // (s, h, b)
+    Halide::Func weights_t{"weights_t"};    // (c, h, i) = weights(h, c, i)
+    Halide::Func dmixed{"dmixed"};          // (h, b, t) dout * o
+    Halide::Func dcontext{"dcontext"};      // (c, b, t) sum_h W_k[c][h] dmixed[h]
+    Halide::Func dcell_direct{"dcell_direct"};  // (c, b, t) sum_h W_c[c][h] dmixed[h]
+    Halide::RDom hidden_r;                  // h (or c)
+    Halide::Func dalpha{"dalpha"};          // (s, t, b) dcontext_t . e_s
+    Halide::Func alpha_dot{"alpha_dot"};    // (t, b) sum_s alpha * dalpha
+    Halide::Func dscore{"dscore"};          // (s, t, b) alpha * (dalpha - alpha_dot)
+    Halide::RDom source_r, target_r, rows_r;  // s; t; (t, b)
+    // Outputs.
+    Halide::Func dcell{"att_dcell"};        // (h, b, t) dcell_direct + sum_s dscore e_s
+    Halide::Func denc{"att_denc"};          // (h, b, s) sum_t alpha dcontext_t + dscore c_t
+    Halide::Func dgate_o{"att_dgate_o"};    // (h, b, t) dout * mixed
+    Halide::Func dweights{"att_dweights"};  // (h, c, i) sum_{t,b} dmixed[h] * (k or c)[c]
+    std::vector<Halide::Func> outputs() const { return {dcell, denc, dgate_o, dweights}; }
+};
+AttentionBackwardFuncs define_attention_backward(const AttentionBackwardInputs &in);
+
+}  // namespace qrnn
