@@ -48,9 +48,6 @@ Tensor<float> last_steps(const Tensor<float> &y, const std::vector<int64_t> &len
     return out;
 }
 
-void add_into(Tensor<float> &a, const Tensor<float> &b) {
-    for (size_t i = 0; i < a.size(); i++) a.data[i] += b.data[i];
-}
 }  // namespace
 
 EncoderDecoder::EncoderDecoder(const EncDecConfig &cfg) : cfg_(cfg) {

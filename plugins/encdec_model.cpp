@@ -34,7 +34,7 @@ public:
                                                                                   static_cast<uint32_t>(b)) %
                                                                static_cast<uint32_t>(S - shortest + 1)));
         }
-        model_.set_stochastic(cfg.training);
+        model_.set_stochastic(cfg.stochastic);
     }
     void forward() override {
         if (!training_) {
