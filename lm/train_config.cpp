@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +74,20 @@ TrainKey str_key(const char *name, const char *help, bool resumable, Get member)
             [member](const TrainConfig &c) { return member(const_cast<TrainConfig &>(c)); }};
 }
 
+template <class Get>
+TrainKey choice_key(const char *name, const char *help, Get member, std::vector<std::string> values) {
+    return {name, help, true,
+            [member, values](TrainConfig &c, const std::string &v) {
+                if (std::find(values.begin(), values.end(), v) == values.end()) {
+                    std::string known;
+                    for (auto &x : values) known += (known.empty() ? "" : ", ") + (x.empty() ? std::string("''") : x);
+                    fail("must be one of ", known);
+                }
+                member(c) = v;
+            },
+            [member](const TrainConfig &c) { return member(const_cast<TrainConfig &>(c)); }};
+}
+
 #define FIELD(expr) [](TrainConfig &c) -> auto & { return expr; }
 
 std::vector<TrainKey> make_keys() {
@@ -112,6 +127,19 @@ std::vector<TrainKey> make_keys() {
         int_key("checkpoint_every", "also checkpoint every this many batches (0: epoch ends only)", true,
                 FIELD(c.checkpoint_every), 0),
         num_key("log_seconds", "progress line at most this often (seconds)", true, FIELD(c.log_seconds)),
+        // The synthetic sequence tasks (lm/seq_trainer.h); resumable = outside the identity, which only task lm's
+        // checkpoints use (so its checkpoints resume across this addition).
+        choice_key("task", "lm (language model), reverse, sort (encoder-decoder), classify (sequence classifier)",
+                   FIELD(c.seq.task), {"lm", "reverse", "sort", "classify"}),
+        choice_key("attention", "encoder-decoder attention: on, off (default: the model's)", FIELD(c.seq.attention), {"", "on", "off"}),
+        choice_key("pool", "classify: pool the outputs by mean over each sequence, or take its last step", FIELD(c.seq.pool),
+                   {"mean", "last"}),
+        int_key("vocab", "synthetic tasks: content tokens", true, FIELD(c.seq.vocab), 1),
+        int_key("min_len", "synthetic tasks: shortest sequence", true, FIELD(c.seq.min_len), 1),
+        int_key("max_len", "synthetic tasks: longest sequence", true, FIELD(c.seq.max_len), 1),
+        int_key("eval_size", "synthetic tasks: held-out sequences per evaluation", true, FIELD(c.seq.eval_size), 1),
+        num_key("time_limit", "synthetic tasks: stop after this many seconds (0: none)", true, FIELD(c.seq.time_limit)),
+        num_key("target_accuracy", "synthetic tasks: stop at this held-out accuracy", true, FIELD(c.seq.target_accuracy)),
     };
 }
 #undef FIELD
@@ -127,6 +155,10 @@ TrainConfig::TrainConfig() {
 }
 
 void TrainConfig::validate() const {
+    if (seq.task != "lm") fail("key 'task': '", seq.task, "' is not a language model (qrnn train runs it; sweeps train task lm)");
+    if (!seq.attention.empty())
+        fail("key 'attention': attention needs an encoder-decoder (task reverse or sort); model '", lm.stack.model,
+             "' of task lm has no encoder");
     if (train.empty()) fail("key 'train': no training file (--train FILE or --data DIR)");
     if (valid.empty()) fail("key 'valid': no validation file (--valid FILE or --data DIR)");
     ModelConfig c = lm.stack;

@@ -12,6 +12,16 @@
 
 namespace qrnn::lm {
 
+// The keys of the synthetic sequence tasks (`task: reverse | sort | classify`, lm/seq_trainer.h); task lm ignores
+// them but `attention`, which asks for an encoder-decoder.
+struct SeqTaskKeys {
+    std::string task = "lm";
+    std::string attention;       // "" (the model's: on for encdec), on, off
+    std::string pool = "mean";   // classify: mean | last
+    int64_t vocab = 10, min_len = 5, max_len = 40, eval_size = 256;
+    double time_limit = 0, target_accuracy = 1;  // seconds (0: none); stop at this held-out accuracy
+};
+
 struct TrainConfig {
     LmShape lm;                  // lm.vocab is set from the training data
     std::string train, valid, test;  // token files (test optional)
@@ -22,6 +32,7 @@ struct TrainConfig {
     std::string checkpoint, results;  // HDF5 files ("" : none)
     int64_t checkpoint_every = 100;   // also a checkpoint every this many batches (0: only at epoch ends)
     double log_seconds = 2;           // progress line at most this often
+    SeqTaskKeys seq;
 
     TrainConfig();
     void validate() const;            // throws qrnn::Error naming the bad key and value

@@ -30,19 +30,25 @@ bool is_train_results(const std::string &path) {
     }
 }
 
+std::map<std::string, Attr> read_root_attrs(H5::H5File &file, const std::string &path) {
+    std::map<std::string, Attr> attrs;
+    for (int i = 0; i < file.getNumAttrs(); i++) {
+        H5::Attribute a = file.openAttribute(static_cast<unsigned>(i));
+        const std::string name = a.getName();
+        if (a.getTypeClass() == H5T_STRING) attrs[name] = h5::read_string(file, path, name);
+        else if (a.getTypeClass() == H5T_INTEGER) attrs[name] = h5::read_int(file, path, name);
+        else attrs[name] = h5::read_double(file, path, name);
+    }
+    return attrs;
+}
+
 TrainResults read_train_results(const std::string &path) {
     H5::H5File file = open_hdf5_for_reading(path, kWhat);
     TrainResults r;
     try {
         if (!file.attrExists("format") || h5::read_string(file, path, "format") != kFormat)
             fail(path, ": not a ", kWhat, " (attribute format is not ", kFormat, ")");
-        for (int i = 0; i < file.getNumAttrs(); i++) {
-            H5::Attribute a = file.openAttribute(static_cast<unsigned>(i));
-            const std::string name = a.getName();
-            if (a.getTypeClass() == H5T_STRING) r.attrs[name] = h5::read_string(file, path, name);
-            else if (a.getTypeClass() == H5T_INTEGER) r.attrs[name] = h5::read_int(file, path, name);
-            else r.attrs[name] = h5::read_double(file, path, name);
-        }
+        r.attrs = read_root_attrs(file, path);
         for (auto &[name, member] : epoch_fields()) {
             std::vector<double> series = h5::read_series(file, path, std::string("/epochs/") + name);
             r.epochs.resize(series.size());

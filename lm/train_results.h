@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include <H5Cpp.h>
+
 #include "lm/checkpoint.h"
 
 namespace qrnn::lm {
@@ -23,5 +25,7 @@ struct TrainResults {
 void write_train_results(const std::string &path, const TrainResults &results);
 TrainResults read_train_results(const std::string &path);  // throws qrnn::Error if not such a file
 bool is_train_results(const std::string &path);             // an HDF5 file with format qrnn-lm-results
+// Every attribute on / of an open results file (strings, integers, doubles); `path` names it in errors.
+std::map<std::string, Attr> read_root_attrs(H5::H5File &file, const std::string &path);
 
 }  // namespace qrnn::lm

@@ -1,5 +1,6 @@
-// Plain SGD for trainable parameters (nn::Param): L2 weight decay, clipping of the global gradient norm, and a
-// learning rate that decays when the validation loss stops improving. Shared by every trainer (qrnn train).
+// Optimizers for trainable parameters (nn::Param): plain SGD (L2 weight decay, clipping of the global gradient
+// norm, a learning rate that decays when the validation loss stops improving; the language model of `qrnn
+// train`) and Adam (the same decay and clipping; the synthetic sequence tasks, lm/seq_trainer.h).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -7,6 +8,12 @@
 #include "nn/layer.h"
 
 namespace qrnn::nn {
+
+// Adds weight_decay * value to every gradient (when weight_decay != 0), then returns the global L2 norm of the
+// gradients; throws qrnn::Error when it is not finite (training diverged).
+double decay_and_norm(const std::vector<Param> &params, double weight_decay);
+// The factor that brings a gradient of global norm `norm` down to clip_norm (1: not exceeded, or clip_norm 0).
+double clip_scale(double norm, double clip_norm);
 
 struct SgdOptions {
     double lr = 1.0;
@@ -31,6 +38,28 @@ public:
 
 private:
     SgdOptions opts_;
+};
+
+struct AdamOptions {
+    double lr = 3e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+    double clip_norm = 5.0;     // 0: off
+    double weight_decay = 0.0;  // L2, as SgdOptions
+    void validate() const;      // throws qrnn::Error naming the bad option and value
+};
+
+// Adam (Kingma & Ba 2015): its state (moments, step) holds one slot per parameter in the order given.
+class Adam {
+public:
+    explicit Adam(AdamOptions opts);
+    // Returns the global gradient norm (after weight decay, before clipping).
+    double step(const std::vector<Param> &params);
+    void set_lr(double lr) { opts_.lr = lr; }
+    double lr() const { return opts_.lr; }
+
+private:
+    AdamOptions opts_;
+    std::vector<std::vector<float>> m_, v_;
+    int64_t t_ = 0;
 };
 
 // Divides the learning rate by `factor` when a validation loss fails to improve on the best by more than

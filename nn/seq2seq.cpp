@@ -1,49 +1,12 @@
 #include "nn/seq2seq.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "core/error.h"
-#include "core/hash_rng.h"
 #include "runtime/seeded_fill.h"
 
 namespace qrnn::nn {
-
-void ReversalTask::validate() const {
-    if (vocab < 1) fail("vocab must be >= 1 (got ", vocab, ")");
-    if (min_len < 1 || max_len < min_len) fail("lengths must satisfy 1 <= min <= max (got ", min_len, "..", max_len, ")");
-}
-
-Seq2SeqBatch reversal_batch(const ReversalTask &task, int64_t batch, uint32_t seed, uint32_t split, uint64_t index) {
-    task.validate();
-    const uint32_t key = stream_key(seed, 0x40000u + split);
-    auto draw = [&](uint64_t b, uint32_t pos) {
-        return hash_at<uint32_t>(key, static_cast<uint32_t>(index), static_cast<uint32_t>(b), pos);
-    };
-    Seq2SeqBatch out;
-    int64_t S = 0;
-    for (int64_t b = 0; b < batch; b++) {
-        const int64_t len = task.min_len + draw(b, 0xFFFFFFFFu) % static_cast<uint32_t>(task.max_len - task.min_len + 1);
-        std::vector<int64_t> tokens(len);
-        for (int64_t i = 0; i < len; i++) tokens[i] = draw(b, static_cast<uint32_t>(i)) % static_cast<uint32_t>(task.vocab);
-        std::vector<int64_t> target(tokens.rbegin(), tokens.rend());
-        target.push_back(task.eos());
-        out.lengths.push_back(len);
-        out.sources.push_back(std::move(tokens));
-        out.targets.push_back(std::move(target));
-        S = std::max(S, len);
-    }
-    const int64_t T = S + 1, V = task.symbols();
-    out.source = Tensor<float>({S, batch, V});
-    out.target_in = Tensor<float>({T, batch, V});
-    for (int64_t b = 0; b < batch; b++) {
-        for (size_t i = 0; i < out.sources[b].size(); i++) out.source(i, b, out.sources[b][i]) = 1;
-        out.target_in(0, b, task.bos()) = 1;
-        for (size_t i = 0; i + 1 < out.targets[b].size(); i++) out.target_in(i + 1, b, out.targets[b][i]) = 1;
-    }
-    return out;
-}
 
 Seq2Seq::Seq2Seq(const EncDecConfig &cfg, int64_t symbols) : net_(cfg), symbols_(symbols) {
     if (cfg.encoder.input != symbols || cfg.decoder.input != symbols)
@@ -155,56 +118,17 @@ double exact_match(const std::vector<std::vector<int64_t>> &decoded, const std::
     return static_cast<double>(hits) / static_cast<double>(decoded.size());
 }
 
-}  // namespace qrnn::nn
-
-namespace qrnn::nn {
-
-void ReversalTraining::validate() const {
-    task.validate();
-    if (batch < 1 || eval_every < 1 || eval_size < 1 || max_steps < 0 || !(time_limit > 0))
-        fail("batch, eval-every, eval-size must be >= 1, max-steps >= 0, time-limit > 0 (got ", batch, ", ", eval_every,
-             ", ", eval_size, ", ", max_steps, ", ", time_limit, ")");
-    adam.validate();
-}
-
-double reversal_accuracy(const ReversalTraining &opts, Seq2Seq &model) {
+double transduction_accuracy(const TransductionTask &task, Seq2Seq &model, uint32_t seed, int64_t eval_size) {
     constexpr int64_t kEvalBatch = 64;
     double hits = 0;
-    int64_t done = 0;
-    for (uint64_t index = 0; done < opts.eval_size; index++) {
-        const int64_t n = std::min(kEvalBatch, opts.eval_size - done);
-        Seq2SeqBatch b = reversal_batch(opts.task, n, opts.seed, 1, index);
-        auto decoded = model.greedy_decode(b.source, b.lengths, opts.task.bos(), opts.task.eos(), opts.task.max_len + 1);
+    for (int64_t done = 0, index = 0; done < eval_size; index++) {
+        const int64_t n = std::min(kEvalBatch, eval_size - done);
+        Seq2SeqBatch b = transduction_batch(task, n, seed, 1, static_cast<uint64_t>(index));
+        auto decoded = model.greedy_decode(b.source, b.lengths, task.bos(), task.eos(), task.max_len + 1);
         hits += exact_match(decoded, b.targets) * static_cast<double>(n);
         done += n;
     }
-    return hits / static_cast<double>(opts.eval_size);
-}
-
-std::vector<TrainPoint> train_reversal(const ReversalTraining &opts, Seq2Seq &model,
-                                       const std::function<void(const TrainPoint &)> &on_eval) {
-    opts.validate();
-    Adam adam(opts.adam);
-    std::vector<TrainPoint> curve;
-    const auto start = std::chrono::steady_clock::now();
-    auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-    double loss_sum = 0;
-    int64_t since = 0;
-    for (int64_t step = 1;; step++) {
-        loss_sum += model.loss_and_grads(reversal_batch(opts.task, opts.batch, opts.seed, 0, static_cast<uint64_t>(step)));
-        if (opts.decay) adam.set_lr(opts.adam.lr * std::max(0.05, 1.0 - seconds() / opts.time_limit));
-        adam.step(model.params());
-        since++;
-        const bool out_of_time = seconds() >= opts.time_limit || (opts.max_steps > 0 && step >= opts.max_steps);
-        if (step % opts.eval_every != 0 && !out_of_time) continue;
-        TrainPoint p{step, 0, loss_sum / static_cast<double>(since), reversal_accuracy(opts, model)};
-        p.seconds = seconds();
-        loss_sum = 0, since = 0;
-        curve.push_back(p);
-        if (on_eval) on_eval(p);
-        if (out_of_time || p.accuracy >= opts.target_accuracy) break;
-    }
-    return curve;
+    return hits / static_cast<double>(eval_size);
 }
 
 }  // namespace qrnn::nn

@@ -1,23 +1,23 @@
-// The reversal task and the token-level trainer over the encoder-decoder (nn/seq2seq.h, nn/adam.h): seeded
+// The reversal task and the token-level model over the encoder-decoder (nn/seq2seq.h, nn/optimizer.h): seeded
 // batches are reproducible and correct, the output layer's gradients match finite differences, a short
-// training run lowers the loss and greedy decoding stops at EOS, bad options are one-line CLI errors.
+// training run lowers the loss and greedy decoding stops at EOS (the CLI: tests/test_seq_tasks.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/error.h"
+#include "nn/optimizer.h"
 #include "nn/seq2seq.h"
-#include "tests/support/cli.h"
 
 namespace qrnn::test {
 namespace {
-nn::ReversalTask small_task() {
-    nn::ReversalTask t;
+nn::TransductionTask small_task() {
+    nn::TransductionTask t;
     t.vocab = 4, t.min_len = 2, t.max_len = 5;
     return t;
 }
 
-EncDecConfig small_config(const nn::ReversalTask &task, bool attention) {
+EncDecConfig small_config(const nn::TransductionTask &task, bool attention) {
     ModelConfig base;
     base.hidden = 16, base.layers = 1, base.window = 2, base.pooling = "fo", base.input = task.symbols(), base.seed = 3;
     return make_encdec_config(base, task.max_len, task.symbols(), attention);
@@ -25,12 +25,12 @@ EncDecConfig small_config(const nn::ReversalTask &task, bool attention) {
 }  // namespace
 
 TEST(Seq2Seq, ReversalBatchesAreSeededAndCorrect) {
-    const nn::ReversalTask task = small_task();
-    nn::Seq2SeqBatch a = nn::reversal_batch(task, 6, 7, 0, 3), b = nn::reversal_batch(task, 6, 7, 0, 3);
+    const nn::TransductionTask task = small_task();
+    nn::Seq2SeqBatch a = nn::transduction_batch(task, 6, 7, 0, 3), b = nn::transduction_batch(task, 6, 7, 0, 3);
     EXPECT_EQ(a.sources, b.sources);
     EXPECT_EQ(a.source.data, b.source.data);
-    EXPECT_NE(a.sources, nn::reversal_batch(task, 6, 7, 0, 4).sources);
-    EXPECT_NE(a.sources, nn::reversal_batch(task, 6, 7, 1, 3).sources);  // held-out split
+    EXPECT_NE(a.sources, nn::transduction_batch(task, 6, 7, 0, 4).sources);
+    EXPECT_NE(a.sources, nn::transduction_batch(task, 6, 7, 1, 3).sources);  // held-out split
     for (size_t i = 0; i < a.sources.size(); i++) {
         const auto &s = a.sources[i], &t = a.targets[i];
         ASSERT_GE(static_cast<int64_t>(s.size()), task.min_len);
@@ -49,9 +49,9 @@ TEST(Seq2Seq, ReversalBatchesAreSeededAndCorrect) {
 
 // d(mean cross-entropy)/d(output weights, bias) against central differences of the float loss.
 TEST(Seq2Seq, OutputLayerGradientsMatchFiniteDifferences) {
-    const nn::ReversalTask task = small_task();
+    const nn::TransductionTask task = small_task();
     nn::Seq2Seq model(small_config(task, true), task.symbols());
-    nn::Seq2SeqBatch batch = nn::reversal_batch(task, 3, 1, 0, 0);
+    nn::Seq2SeqBatch batch = nn::transduction_batch(task, 3, 1, 0, 0);
     model.loss_and_grads(batch);
     std::vector<nn::Param> params = model.params();
     double worst = 0;
@@ -74,10 +74,10 @@ TEST(Seq2Seq, OutputLayerGradientsMatchFiniteDifferences) {
 }
 
 TEST(Seq2Seq, ShortTrainingLowersTheLossAndDecodingStops) {
-    const nn::ReversalTask task = small_task();
+    const nn::TransductionTask task = small_task();
     nn::Seq2Seq model(small_config(task, true), task.symbols());
     nn::Adam adam(nn::AdamOptions{1e-2});
-    nn::Seq2SeqBatch fixed = nn::reversal_batch(task, 16, 2, 0, 0);
+    nn::Seq2SeqBatch fixed = nn::transduction_batch(task, 16, 2, 0, 0);
     const double first = model.loss_and_grads(fixed);
     for (int step = 0; step < 60; step++) {
         model.loss_and_grads(fixed);
@@ -99,13 +99,6 @@ TEST(Seq2Seq, AdamRejectsBadOptions) {
     nn::AdamOptions o;
     o.beta1 = 1;
     EXPECT_THROW(nn::Adam{o}, Error);
-}
-
-TEST(Seq2Seq, CliBadInputIsAOneLineError) {
-    expect_cli("train-seq2seq --attention maybe", 2, "--attention must be on or off (got 'maybe')");
-    expect_cli("train-seq2seq --attention off --heatmap x.csv", 2, "--heatmap needs --attention on");
-    expect_cli("train-seq2seq --min-len 0", 2, "lengths must satisfy 1 <= min <= max (got 0..40)");
-    expect_cli("train-seq2seq --batch 0 --max-len 6", 2, "batch, eval-every, eval-size must be >= 1");
 }
 
 }  // namespace qrnn::test

@@ -1,9 +1,11 @@
-// `qrnn train [CONFIG.yaml] [--KEY VALUE ...]`: train a word-level language model (lm/trainer.h); every key of
-// the config file is also an option, which overrides the file.
+// `qrnn train [CONFIG.yaml] [--KEY VALUE ...]`: train a word-level language model (lm/trainer.h; task lm) or a
+// model on a synthetic sequence task (lm/seq_trainer.h; task reverse, sort, classify); every key of the config
+// file is also an option, which overrides the file. A task's defaults come first, then the file, then options.
 #include <cmath>
 #include <iostream>
 
 #include "core/error.h"
+#include "lm/seq_trainer.h"
 #include "lm/trainer.h"
 #include "tools/command.h"
 #include "tools/options.h"
@@ -12,6 +14,18 @@ namespace po = boost::program_options;
 
 namespace qrnn::cli {
 namespace {
+
+int train_seq_task(const lm::TrainConfig &cfg) {
+    const lm::SeqResults r = lm::train_seq_task(cfg, std::cerr);
+    if (r.epochs.empty()) fail("task ", cfg.seq.task, ": no step ran (time_limit ", cfg.seq.time_limit, " s)");
+    const lm::SeqEpoch &last = r.epochs.back();
+    std::cout << "final: " << std::get<std::string>(r.attrs.at("metric")) << "=" << last.accuracy << " after "
+              << static_cast<int64_t>(last.step) << " steps, " << last.seconds << " s (task " << cfg.seq.task << ", model "
+              << cfg.lm.stack.model << ", attention " << std::get<std::string>(r.attrs.at("attention")) << "); best "
+              << std::get<double>(r.attrs.at("best_accuracy")) << "\n";
+    if (!cfg.results.empty()) std::cout << "results: " << cfg.results << "\n";
+    return kExitOk;
+}
 
 int train_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn train options (also keys of CONFIG.yaml; options override the file)");
@@ -25,13 +39,21 @@ int train_command(const std::vector<std::string> &args) {
     po::positional_options_description positional;
     positional.add("config", 1);
     po::variables_map vm;
-    if (!parse_options("usage: qrnn train [CONFIG.yaml] [options]", desc, args, vm, &positional)) return kExitOk;
+    if (!parse_options("usage: qrnn train [CONFIG.yaml] [options]   (defaults below are task lm's; tasks reverse, sort and "
+                       "classify start from their own, docs/training.md)", desc, args, vm, &positional)) return kExitOk;
 
-    lm::TrainConfig cfg;
+    std::string task = "lm";  // the file's or the option's, to start from that task's defaults
+    for (const bool from_option : {false, true}) {
+        lm::TrainConfig probe;
+        if (!from_option && vm.count("config")) lm::load_train_yaml(probe, vm["config"].as<std::string>()), task = probe.seq.task;
+        if (from_option && vm.count("task")) lm::set_train_key(probe, "task", vm["task"].as<std::string>(), "--task"), task = probe.seq.task;
+    }
+    lm::TrainConfig cfg = lm::task_defaults(task);
     if (vm.count("config")) lm::load_train_yaml(cfg, vm["config"].as<std::string>());
     if (vm.count("data")) lm::set_data_dir(cfg, vm["data"].as<std::string>());
     for (auto &k : lm::train_keys())
         if (vm.count(k.name)) lm::set_train_key(cfg, k.name, vm[k.name].as<std::string>(), "--" + k.name);
+    if (cfg.seq.task != "lm") return train_seq_task(cfg);
     lm::TrainOutcome out = lm::train_language_model(cfg, std::cerr);
     size_t best = 0;
     for (size_t e = 0; e < out.history.size(); e++)
@@ -45,6 +67,6 @@ int train_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command({"train", "train a word-level language model (QRNN, LSTM, CNN) on a text corpus", train_command});
+const bool registered = register_command({"train", "train a language model on a text corpus, or a model on a synthetic sequence task (reverse, sort, classify)", train_command});
 }  // namespace
 }  // namespace qrnn::cli

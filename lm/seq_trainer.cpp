@@ -1,0 +1,253 @@
+#include "lm/seq_trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "core/error.h"
+#include "lm/seq_classifier.h"
+#include "nn/optimizer.h"
+#include "nn/seq2seq.h"
+#include "runtime/machine_info.h"
+
+namespace qrnn::lm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool is_transduction(const std::string &task) { return task == "reverse" || task == "sort"; }
+bool is_encdec(const std::string &model) { return model == "encdec" || model == "encdec-noattn"; }
+bool attention_on(const TrainConfig &cfg) {
+    return cfg.seq.attention.empty() ? cfg.lm.stack.model == "encdec" : cfg.seq.attention == "on";
+}
+
+double load_average() {  // 1-minute load average, NaN where /proc/loadavg is missing
+    double load = NAN;
+    std::ifstream("/proc/loadavg") >> load;
+    return load;
+}
+
+// A task's data and model behind the training loop.
+class TaskRun {
+public:
+    virtual ~TaskRun() = default;
+    virtual std::vector<nn::Param> params() = 0;
+    virtual void set_stochastic(bool on) = 0;
+    virtual double train_step(uint64_t index) = 0;  // loss of training batch `index`; every gradient of it set
+    virtual double accuracy() = 0;                  // held-out
+    virtual std::optional<SeqHeatmap> heatmap() { return std::nullopt; }
+};
+
+class TransductionRun : public TaskRun {
+public:
+    explicit TransductionRun(const TrainConfig &cfg)
+        : batch_(cfg.batch), eval_size_(cfg.seq.eval_size), seed_(cfg.lm.stack.seed), attention_(attention_on(cfg)) {
+        task_.sort = cfg.seq.task == "sort";
+        task_.vocab = cfg.seq.vocab, task_.min_len = cfg.seq.min_len, task_.max_len = cfg.seq.max_len;
+        ModelConfig base = cfg.lm.stack;
+        base.model = "encdec", base.batch = cfg.batch, base.seq = task_.max_len + 1, base.input = task_.symbols();
+        EncDecConfig ec = make_encdec_config(base, task_.max_len, task_.symbols(), attention_);
+        ec.validate();
+        model_ = std::make_unique<nn::Seq2Seq>(ec, task_.symbols());
+    }
+    std::vector<nn::Param> params() override { return model_->params(); }
+    void set_stochastic(bool on) override { model_->net().set_stochastic(on); }
+    double train_step(uint64_t index) override {
+        return model_->loss_and_grads(nn::transduction_batch(task_, batch_, seed_, 0, index));
+    }
+    double accuracy() override { return nn::transduction_accuracy(task_, *model_, seed_, eval_size_); }
+    std::optional<SeqHeatmap> heatmap() override {  // held-out sequence 0 of batch 0
+        if (!attention_) return std::nullopt;
+        nn::Seq2SeqBatch b = nn::transduction_batch(task_, 1, seed_, 1, 0);
+        SeqHeatmap h;
+        Tensor<float> alpha;
+        const auto decoded = model_->greedy_decode(b.source, b.lengths, task_.bos(), task_.eos(), task_.max_len + 1, &alpha)[0];
+        h.source.assign(b.sources[0].begin(), b.sources[0].end());
+        h.expected.assign(b.targets[0].begin(), b.targets[0].end());
+        h.output.assign(decoded.begin(), decoded.end());
+        if (static_cast<int64_t>(decoded.size()) < alpha.dim(1)) h.output.push_back(static_cast<double>(task_.eos()));
+        const int64_t steps = static_cast<int64_t>(h.output.size()), S = alpha.dim(2);
+        h.alpha = Tensor<float>({steps, S});
+        std::copy_n(alpha.data.begin(), steps * S, h.alpha.data.begin());
+        h.eos = task_.eos();
+        return h;
+    }
+
+private:
+    nn::TransductionTask task_;
+    int64_t batch_, eval_size_;
+    uint32_t seed_;
+    bool attention_;
+    std::unique_ptr<nn::Seq2Seq> model_;
+};
+
+class ClassifyRun : public TaskRun {
+public:
+    explicit ClassifyRun(const TrainConfig &cfg)
+        : batch_(cfg.batch), eval_size_(cfg.seq.eval_size), seed_(cfg.lm.stack.seed), model_(shape(cfg)) {
+        task_.vocab = cfg.seq.vocab, task_.min_len = cfg.seq.min_len, task_.max_len = cfg.seq.max_len;
+    }
+    std::vector<nn::Param> params() override { return model_.params(); }
+    void set_stochastic(bool on) override { model_.set_stochastic(on); }
+    double train_step(uint64_t index) override { return model_.loss(nn::count_batch(task_, batch_, seed_, 0, index), true); }
+    double accuracy() override {
+        constexpr int64_t kEvalBatch = 64;
+        int64_t hits = 0;
+        for (int64_t done = 0, index = 0; done < eval_size_; index++) {
+            const int64_t n = std::min(kEvalBatch, eval_size_ - done);
+            nn::ClassifyBatch b = nn::count_batch(task_, n, seed_, 1, static_cast<uint64_t>(index));
+            const std::vector<int32_t> predicted = model_.predict(b);
+            for (int64_t i = 0; i < n; i++) hits += predicted[i] == b.labels[i];
+            done += n;
+        }
+        return static_cast<double>(hits) / static_cast<double>(eval_size_);
+    }
+
+private:
+    static ClassifierShape shape(const TrainConfig &cfg) {
+        ClassifierShape s;
+        s.stack = cfg.lm.stack;
+        s.stack.batch = cfg.batch, s.stack.seq = cfg.seq.max_len;
+        s.vocab = cfg.seq.vocab, s.classes = nn::CountTask::kClasses, s.pool = cfg.seq.pool;
+        return s;
+    }
+    nn::CountTask task_;
+    int64_t batch_, eval_size_;
+    uint32_t seed_;
+    SequenceClassifier model_;
+};
+
+}  // namespace
+
+TrainConfig task_defaults(const std::string &task) {
+    TrainConfig c;
+    c.seq.task = task;
+    if (task == "lm") return c;
+    if (!is_transduction(task) && task != "classify") fail("unknown task '", task, "' (known: lm, reverse, sort, classify)");
+    c.batch = 32, c.max_batches = 100;
+    c.sgd.lr = 3e-3, c.sgd.clip_norm = 5;
+    c.lm.stack.pooling = "fo";
+    if (is_transduction(task)) {
+        c.lm.stack.model = "encdec", c.lm.stack.window = 4, c.lm.stack.hidden = 128, c.lm.stack.layers = 2;
+        c.epochs = 20, c.seq.time_limit = 300, c.seq.target_accuracy = 0.99, c.seq.eval_size = 256;
+    } else {
+        c.lm.stack.model = "qrnn-dense", c.lm.stack.window = 2, c.lm.stack.input = 32, c.lm.stack.hidden = 64;
+        c.lm.stack.layers = 2, c.epochs = 10, c.seq.eval_size = 512;
+    }
+    return c;
+}
+
+void validate_seq_task(const TrainConfig &cfg) {
+    const std::string &task = cfg.seq.task, &model = cfg.lm.stack.model;
+    if (!is_transduction(task) && task != "classify") fail("key 'task': '", task, "' is not a synthetic sequence task");
+    if (!cfg.checkpoint.empty()) fail("key 'checkpoint': task ", task, " has no checkpoints (only task lm resumes); remove the key");
+    for (auto &[key, value] : {std::pair{"train", cfg.train}, {"valid", cfg.valid}, {"test", cfg.test}})
+        if (!value.empty()) fail("key '", key, "': task ", task, " generates its own data (no token files)");
+    if (cfg.max_batches < 1) fail("key 'max_batches': task ", task, " needs steps per epoch >= 1");
+    if (cfg.seq.min_len > cfg.seq.max_len)
+        fail("keys 'min_len', 'max_len': min_len ", cfg.seq.min_len, " is above max_len ", cfg.seq.max_len);
+    if (!(cfg.seq.time_limit >= 0)) fail("key 'time_limit': must be >= 0 (0: none), got ", cfg.seq.time_limit);
+    if (!(cfg.seq.target_accuracy > 0 && cfg.seq.target_accuracy <= 1))
+        fail("key 'target_accuracy': must be in (0, 1], got ", cfg.seq.target_accuracy);
+    if (!(cfg.log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", cfg.log_seconds);
+    nn::AdamOptions{cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay}.validate();
+    if (is_transduction(task)) {
+        if (!is_encdec(model))
+            fail("key 'model': task ", task, " trains an encoder-decoder (encdec, encdec-noattn), not '", model, "'");
+        if (model == "encdec-noattn" && cfg.seq.attention == "on")
+            fail("key 'attention': model 'encdec-noattn' has no attention (model encdec with attention on or off)");
+        return;
+    }
+    if (is_encdec(model))
+        fail("key 'model': task classify trains a classifier over a layer stack (qrnn, qrnn-dense, qrnn-bidir, qrnn-bidir-sum, "
+             "qrnn-varlen, ...); '", model, "' is an encoder-decoder (tasks reverse, sort)");
+    if (!cfg.seq.attention.empty())
+        fail("key 'attention': attention needs an encoder; model '", model, "' of task classify has none");
+    if (cfg.seq.vocab < 2) fail("key 'vocab': classify needs tokens A = 0 and B = 1 (vocab >= 2), got ", cfg.seq.vocab);
+    ModelConfig c = cfg.lm.stack;
+    c.batch = cfg.batch, c.seq = cfg.seq.max_len;
+    c.validate();
+    if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' has no backward pass"
+}
+
+SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
+    validate_seq_task(cfg);
+    const std::string &task = cfg.seq.task;
+    const bool transduction = is_transduction(task);
+    std::unique_ptr<TaskRun> run;
+    if (transduction) run = std::make_unique<TransductionRun>(cfg);
+    else run = std::make_unique<ClassifyRun>(cfg);
+    const std::vector<nn::Param> params = run->params();
+    int64_t n_params = 0;
+    for (auto &p : params) n_params += static_cast<int64_t>(p.value->size());
+    const std::string metric = transduction ? "exact_match" : "accuracy";
+    const std::string attention = transduction ? (attention_on(cfg) ? "on" : "off") : "-";
+    log << "task " << task << ": lengths " << cfg.seq.min_len << ".." << cfg.seq.max_len << ", vocab " << cfg.seq.vocab
+        << "; model " << cfg.lm.stack.model << (transduction ? " (attention " + attention + ")" : " (pool " + cfg.seq.pool + ")")
+        << " " << cfg.lm.stack.layers << " x " << cfg.lm.stack.hidden << ", " << n_params << " parameters; batch "
+        << cfg.batch << ", " << cfg.epochs << " epochs x " << cfg.max_batches << " steps; held-out " << metric << " of "
+        << cfg.seq.eval_size << " sequences\n";
+
+    SeqResults results;
+    const MachineInfo machine = machine_info();
+    results.attrs = {{"task", task},
+                     {"metric", metric},
+                     {"chance", transduction ? 0.0 : 1.0 / nn::CountTask::kClasses},
+                     {"model", cfg.lm.stack.model},
+                     {"attention", attention},
+                     {"config", config_text(cfg)},
+                     {"parameters", n_params},
+                     {"load_start", load_average()},
+                     {"host", machine.host},
+                     {"cpu_model", machine.cpu_model},
+                     {"cores", machine.cores}};
+    nn::Adam adam({cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay});
+    const int64_t total = cfg.epochs * cfg.max_batches;
+    const auto start = Clock::now();
+    auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    auto out_of_time = [&] { return cfg.seq.time_limit > 0 && seconds() >= cfg.seq.time_limit; };
+    double last_log = -1e9, best = 0;
+    int64_t step = 0;
+    for (int64_t epoch = 0; epoch < cfg.epochs; epoch++) {
+        run->set_stochastic(true);
+        double loss_sum = 0;
+        int64_t steps = 0;
+        while (steps < cfg.max_batches && !out_of_time()) {
+            step++, steps++;
+            adam.set_lr(cfg.sgd.lr * std::max(0.05, 1.0 - static_cast<double>(step - 1) / static_cast<double>(total)));
+            loss_sum += run->train_step(static_cast<uint64_t>(step));
+            adam.step(params);
+            if (seconds() - last_log >= cfg.log_seconds) {
+                last_log = seconds();
+                char line[256];
+                std::snprintf(line, sizeof line, "epoch %lld/%lld  step %lld/%lld | %.1f steps/s | loss %.4f | lr %.3g | %.0f s",
+                              (long long)(epoch + 1), (long long)cfg.epochs, (long long)step, (long long)total,
+                              static_cast<double>(step) / last_log, loss_sum / static_cast<double>(steps), adam.lr(), last_log);
+                log << line << "\n" << std::flush;
+            }
+        }
+        if (steps == 0) break;
+        run->set_stochastic(false);
+        SeqEpoch rec;
+        rec.step = static_cast<double>(step), rec.train_loss = loss_sum / static_cast<double>(steps), rec.lr = adam.lr();
+        rec.accuracy = run->accuracy();
+        rec.seconds = seconds();
+        best = std::max(best, rec.accuracy);
+        results.epochs.push_back(rec);
+        char line[256];
+        std::snprintf(line, sizeof line, "epoch %lld done: step %lld  %.1f s | train loss %.4f | held-out %s %.4f",
+                      (long long)(epoch + 1), (long long)step, rec.seconds, rec.train_loss, metric.c_str(), rec.accuracy);
+        log << line << "\n" << std::flush;
+        results.attrs["steps"] = step, results.attrs["seconds"] = rec.seconds;
+        results.attrs["final_accuracy"] = rec.accuracy, results.attrs["best_accuracy"] = best;
+        results.attrs["load_end"] = load_average();
+        results.heatmap = run->heatmap();
+        if (!cfg.results.empty()) write_seq_results(cfg.results, results);
+        if (rec.accuracy >= cfg.seq.target_accuracy || out_of_time()) break;
+    }
+    return results;
+}
+
+}  // namespace qrnn::lm
