@@ -68,3 +68,22 @@ TEST(PlateauDecay, DecaysAfterPatienceRunsOut) {
     EXPECT_FALSE(decay.observe(3.0, sgd));
     EXPECT_DOUBLE_EQ(decay.best, 3.0);
 }
+
+// Adam's first step is lr * sign(gradient) (bias-corrected moments: m = g, v = g^2), with Sgd's weight decay and
+// norm: the returned norm is after decay, before clipping; a diverged gradient throws.
+TEST(Adam, FirstStepIsLrTimesTheSignAndSharesSgdsNorm) {
+    TwoParams p;
+    p.a.data = {1, 2};
+    p.ga.data = {0.5f, -4};
+    p.b.data = {3};
+    p.gb.data = {-1.5f};  // + decay 0.5 * 3 = 0: no step
+    Adam adam({/*lr=*/0.1, 0.9, 0.999, 1e-8, /*clip_norm=*/1.0, /*weight_decay=*/0.5});
+    const double norm = adam.step(p.params());
+    EXPECT_NEAR(norm, std::sqrt(1.0 + 3.0 * 3.0), 1e-6);  // a's gradients + 0.5 * (1, 2) = (1, -3)
+    EXPECT_NEAR(p.a.data[0], 0.9f, 1e-6);
+    EXPECT_NEAR(p.a.data[1], 2.1f, 1e-6);
+    EXPECT_FLOAT_EQ(p.b.data[0], 3.0f);
+    p.ga.data = {NAN, 0};
+    EXPECT_THROW(adam.step(p.params()), Error);
+    EXPECT_THROW(Adam({0.1, 1.0}), Error);  // beta1 must be < 1
+}

@@ -8,12 +8,14 @@
 #include <set>
 
 #include "core/error.h"
+#include "lm/seq_results.h"
 #include "lm/train_results.h"
 #include "plugins/model.h"
 #include "sweep/speedup_grid.h"
 #include "tools/command.h"
 #include "tools/lm_report.h"
 #include "tools/options.h"
+#include "tools/seq_report.h"
 #include "tools/table.h"
 
 namespace po = boost::program_options;
@@ -153,7 +155,11 @@ int report_command(const std::vector<std::string> &args) {
         print_training_results(paths, std::cout);
         return kExitOk;
     }
-    if (paths.size() > 1) fail("several files are reported together only when all are `qrnn train` results files");
+    if (std::all_of(paths.begin(), paths.end(), lm::is_seq_results)) {
+        print_seq_results(paths, std::cout);
+        return kExitOk;
+    }
+    if (paths.size() > 1) fail("several files are reported together only when all are `qrnn train` results files of one kind (language model or sequence task)");
     const std::string path = paths.front();
     ResultTable t = sweep::read_results(path);
     print_header(t, path);
