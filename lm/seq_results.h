@@ -20,7 +20,7 @@ namespace qrnn::lm {
 struct SeqEpoch {
     double step = 0, seconds = 0, train_loss = 0, accuracy = 0, lr = 0;
 };
-const std::vector<std::pair<const char *, double SeqEpoch::*>> &seq_epoch_fields();
+const EpochFields<SeqEpoch> &seq_epoch_fields();
 
 struct SeqHeatmap {
     Tensor<float> alpha;                            // [steps][S]

@@ -11,23 +11,30 @@ constexpr const char *kFormat = "qrnn-lm-results", *kWhat = "training results fi
 
 void write_train_results(const std::string &path, const TrainResults &results) {
     write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
-        h5::write_attr(file, "format", std::string(kFormat));
-        for (auto &[name, value] : results.attrs) std::visit([&](auto &v) { h5::write_attr(file, name, v); }, value);
-        for (auto &[name, member] : epoch_fields()) {
-            std::vector<double> series;
-            for (auto &r : results.epochs) series.push_back(r.*member);
-            h5::write_series(file, std::string("/epochs/") + name, series);
-        }
+        write_root_attrs(file, kFormat, results.attrs);
+        write_epochs(file, results.epochs, epoch_fields());
     });
 }
 
-bool is_train_results(const std::string &path) {
+bool is_train_results(const std::string &path) { return has_results_format(path, kFormat, kWhat); }
+
+bool has_results_format(const std::string &path, const char *format, const char *what) {
     try {
-        H5::H5File file = open_hdf5_for_reading(path, kWhat);
-        return file.attrExists("format") && h5::read_string(file, path, "format") == kFormat;
+        H5::H5File file = open_hdf5_for_reading(path, what);
+        return file.attrExists("format") && h5::read_string(file, path, "format") == format;
     } catch (const std::exception &) {
         return false;
     }
+}
+
+void require_results_format(H5::H5File &file, const std::string &path, const char *format, const char *what) {
+    if (!file.attrExists("format") || h5::read_string(file, path, "format") != format)
+        fail(path, ": not a ", what, " (attribute format is not ", format, ")");
+}
+
+void write_root_attrs(H5::H5File &file, const char *format, const std::map<std::string, Attr> &attrs) {
+    h5::write_attr(file, "format", std::string(format));
+    for (auto &[name, value] : attrs) std::visit([&](auto &v) { h5::write_attr(file, name, v); }, value);
 }
 
 std::map<std::string, Attr> read_root_attrs(H5::H5File &file, const std::string &path) {
@@ -46,14 +53,9 @@ TrainResults read_train_results(const std::string &path) {
     H5::H5File file = open_hdf5_for_reading(path, kWhat);
     TrainResults r;
     try {
-        if (!file.attrExists("format") || h5::read_string(file, path, "format") != kFormat)
-            fail(path, ": not a ", kWhat, " (attribute format is not ", kFormat, ")");
+        require_results_format(file, path, kFormat, kWhat);
         r.attrs = read_root_attrs(file, path);
-        for (auto &[name, member] : epoch_fields()) {
-            std::vector<double> series = h5::read_series(file, path, std::string("/epochs/") + name);
-            r.epochs.resize(series.size());
-            for (size_t e = 0; e < series.size(); e++) r.epochs[e].*member = series[e];
-        }
+        r.epochs = read_epochs(file, path, epoch_fields());
     } catch (const H5::Exception &e) {
         fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
     }
