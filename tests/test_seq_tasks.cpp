@@ -147,7 +147,6 @@ TEST(SeqTasks, BadInputIsAOneLineErrorWithExitCode2) {
     expect_cli("train --task classify --model encdec", 2, "key 'model': task classify trains a classifier over a layer stack");
     expect_cli("train --task reverse --model qrnn", 2, "key 'model': task reverse trains an encoder-decoder (encdec, encdec-noattn), not 'qrnn'");
     expect_cli("train --task classify --attention on", 2, "key 'attention': attention needs an encoder; model 'qrnn-dense' of task classify has none");
-    expect_cli("train --task lm --attention on --data /nonexistent", 2, "--data /nonexistent: not a directory");
     expect_cli("train --attention on --train a.txt --valid b.txt", 2, "key 'attention': attention needs an encoder-decoder (task reverse or sort)");
     expect_cli("train --task sort --model encdec-noattn --attention on", 2, "key 'attention': model 'encdec-noattn' has no attention");
     expect_cli("train --task sort --checkpoint c.h5", 2, "key 'checkpoint': task sort has no checkpoints");
