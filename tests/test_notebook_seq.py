@@ -2,12 +2,14 @@
 on both results files (accuracy curves, the attention heatmap) and notebooks/seq_tasks.ipynb executed on them; fails
 if a run, the report or the notebook fails, or their outputs lack the summary lines, the curves, the heatmap or the
 figure."""
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+from notebook_check import run_notebook  # noqa: E402
 
 CLI = os.environ["QRNN_CLI"]
 SOURCE = os.environ["QRNN_SOURCE_DIR"]
@@ -40,22 +42,9 @@ def main():
         expect(report.stdout, ["task reverse, model encdec, attention on", "task classify, model qrnn-bidir",
                                "1:exact_match", "2:accuracy", "attention heatmap of held-out example 0 (reverse)",
                                "<- source", "chance 0.50"], "qrnn report output")
-        out = os.path.join(workdir, "executed.ipynb")
-        env = dict(os.environ, QRNN_SEQ_RESULTS=f"{reverse},{classify}", PYDEVD_DISABLE_FILE_VALIDATION="1")
-        proc = subprocess.run(["/usr/bin/python3", "-m", "jupyter", "nbconvert", "--execute", "--to", "notebook",
-                               "--output", out, NOTEBOOK], env=env, cwd=os.path.join(SOURCE, "notebooks"),
-                              capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            sys.exit(f"notebook failed:\n{proc.stderr[-4000:]}")
-        text, images = "", 0
-        for cell in json.load(open(out))["cells"]:
-            for o in cell.get("outputs", []):
-                text += "".join(o.get("text", ""))
-                images += "image/png" in o.get("data", {})
-        expect(text, ["reverse encdec attention on, final held-out exact_match", "classify qrnn-bidir, final held-out accuracy",
-                      "2 epochs", "heatmap: " + reverse], "notebook's output")
-        if images != 1:
-            sys.exit(f"FAIL: expected one figure, got {images}")
+        run_notebook(NOTEBOOK, os.path.join(workdir, "executed.ipynb"), {"QRNN_SEQ_RESULTS": f"{reverse},{classify}"},
+                     ["reverse encdec attention on, final held-out exact_match", "classify qrnn-bidir, final held-out accuracy",
+                      "2 epochs", "heatmap: " + reverse])
         print("seq tasks: qrnn train, qrnn report and the notebook ok")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
