@@ -15,19 +15,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
-int64_t parse_count(const std::string &value, int64_t min) {
-    size_t used = 0;
-    int64_t x = 0;
-    try {
-        x = std::stoll(value, &used);
-    } catch (const std::exception &) {
-        used = 0;
-    }
-    if (used == 0 || used != value.size()) fail("not an integer");
-    if (x < min) fail("must be >= ", min);
-    return x;
-}
-
 std::vector<std::string> split_models(const std::string &value) {
     std::vector<std::string> models;
     for (size_t at = 0; at <= value.size();) {

@@ -54,9 +54,7 @@ template <class Get>
 TrainKey int_key(const char *name, const char *help, bool resumable, Get member, int64_t min) {
     return {name, help, resumable,
             [member, min](TrainConfig &c, const std::string &v) {
-                int64_t x = parse_int(v);
-                if (x < min) fail("must be >= ", min);
-                member(c) = x;
+                member(c) = parse_count(v, min);
             },
             [member](const TrainConfig &c) { return std::to_string(member(const_cast<TrainConfig &>(c))); }};
 }
@@ -137,6 +135,12 @@ void TrainConfig::validate() const {
     sgd.validate();
     plateau.validate();
     if (!(log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", log_seconds);
+}
+
+int64_t parse_count(const std::string &value, int64_t min) {
+    const int64_t x = parse_int(value);
+    if (x < min) fail("must be >= ", min);
+    return x;
 }
 
 const std::vector<TrainKey> &train_keys() {

@@ -1,15 +1,15 @@
 """Executes notebooks/lm_training.ipynb on the results file of a short `qrnn train` run (an LSTM stack: no JIT
 compilation); fails if the notebook raises or its outputs lack the summary line, the time split or the figure."""
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 
+from notebook_support import execute_notebook
+
 CLI = os.environ["QRNN_CLI"]
 SOURCE = os.environ["QRNN_SOURCE_DIR"]
-NOTEBOOK = os.path.join(SOURCE, "notebooks", "lm_training.ipynb")
 
 
 def main():
@@ -23,18 +23,7 @@ def main():
         subprocess.run([CLI, "train", "--model", "lstm-onednn", "--train", train, "--valid", valid, "--emb", "16",
                         "--hidden", "16", "--batch", "4", "--bptt", "10", "--epochs", "2", "--max_batches", "5",
                         "--results", results], check=True, capture_output=True)
-        out = os.path.join(workdir, "executed.ipynb")
-        env = dict(os.environ, QRNN_LM_RESULTS=results, PYDEVD_DISABLE_FILE_VALIDATION="1")
-        proc = subprocess.run(["/usr/bin/python3", "-m", "jupyter", "nbconvert", "--execute", "--to", "notebook",
-                               "--output", out, NOTEBOOK], env=env, cwd=os.path.join(SOURCE, "notebooks"),
-                              capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            sys.exit(f"notebook failed:\n{proc.stderr[-4000:]}")
-        text, images = "", 0
-        for cell in json.load(open(out))["cells"]:
-            for o in cell.get("outputs", []):
-                text += "".join(o.get("text", ""))
-                images += "image/png" in o.get("data", {})
+        text, images = execute_notebook("lm_training.ipynb", {"QRNN_LM_RESULTS": results}, workdir)
         for want in ["lstm-onednn, best validation perplexity", "2 epochs", "lstm-onednn: "]:
             if want not in text:
                 sys.exit(f"FAIL: '{want}' not in the notebook's output:\n{text}")
