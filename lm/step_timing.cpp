@@ -29,9 +29,8 @@ std::vector<std::string> split_models(const std::string &value) {
     return models;
 }
 
-// The training file's vocabulary, padded with unused words up to `size` (0: as it is).
-Vocabulary padded_vocabulary(const std::string &path, int64_t size) {
-    Vocabulary v = Vocabulary::from_file(path);
+// A vocabulary padded with unused words up to `size` (0: as it is); `path` names its file in errors.
+Vocabulary padded(const Vocabulary &v, int64_t size, const std::string &path) {
     if (size == 0 || size == v.size()) return v;
     if (size < v.size())
         fail("key 'vocab': value '", size, "': below the ", v.size(), " words of ", path, " (0: the file's vocabulary)");
@@ -70,15 +69,15 @@ void StepTimingConfig::validate() const {
 }
 
 void set_step_timing_key(StepTimingConfig &cfg, const std::string &key, const std::string &value, const std::string &where) {
+    if (key != "models" && key != "warmup" && key != "batches" && key != "vocab" && key != "model")
+        return set_train_key(cfg.train, key, value, where);  // its errors name where, key and value
     try {
         if (key == "models") cfg.models = split_models(value);
         else if (key == "warmup") cfg.warmup = parse_count(value, 0);
         else if (key == "batches") cfg.batches = parse_count(value, 1);
         else if (key == "vocab") cfg.vocab = parse_count(value, 0);
-        else if (key == "model") fail("give the models to time as 'models' (a list)");
-        else return set_train_key(cfg.train, key, value, where);
+        else fail("give the models to time as 'models' (a list)");
     } catch (const Error &e) {
-        if (std::string(e.what()).rfind(where, 0) == 0) throw;
         fail(where, ": key '", key, "': value '", value, "': ", e.what());
     }
 }
@@ -112,14 +111,14 @@ const std::vector<std::pair<const char *, std::vector<double> ModelStepTimes::*>
 StepTimings time_training_steps(const StepTimingConfig &cfg, std::ostream &log) {
     cfg.validate();
     const TrainConfig &tc = cfg.train;
-    const Vocabulary vocab = padded_vocabulary(tc.train, cfg.vocab);
+    const Vocabulary file_vocab = Vocabulary::from_file(tc.train), vocab = padded(file_vocab, cfg.vocab, tc.train);
     const std::vector<int32_t> tokens = read_tokens(tc.train, vocab);
     const BatchStream data(tokens, tc.batch, tc.bptt, tc.train);
     int64_t full = data.batches();  // batches of the whole bptt length (the last may be shorter)
     if (full > 0 && data.batch(full - 1).T < tc.bptt) full--;
     if (full < 1)
         fail(tc.train, ": ", tokens.size(), " tokens give no batch of ", tc.batch, " x ", tc.bptt, " steps (lower batch or bptt)");
-    const int64_t file_words = Vocabulary::from_file(tc.train).size();
+    const int64_t file_words = file_vocab.size();
     log << "data: " << tokens.size() << " tokens (" << tc.train << "), " << full << " batches of " << tc.batch << " x "
         << tc.bptt << "; vocabulary " << vocab.size()
         << (vocab.size() > file_words ? " (" + std::to_string(file_words) + " from the file, padded)" : "") << "\n";

@@ -42,6 +42,13 @@ void print_bars(const std::string &title, const std::vector<Bar> &bars, int widt
 
 std::string times(double ratio) { return std::isfinite(ratio) ? fixed(ratio, 2) + "x" : "-"; }
 
+// Median over the rounds of a[i] / b[i]: the two steps of a round ran seconds apart, under the same load.
+double paired_ratio(const std::vector<double> &a, const std::vector<double> &b) {
+    std::vector<double> r;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); i++) r.push_back(a[i] / b[i]);
+    return r.empty() ? NAN : median(r);
+}
+
 }  // namespace
 
 void print_step_timings(const lm::StepTimings &t, const std::string &path, const std::string &paper_csv, std::ostream &os) {
@@ -112,9 +119,12 @@ void print_step_timings(const lm::StepTimings &t, const std::string &path, const
         os << "\n(no qrnn model timed: no ratios to the QRNN)\n";
         return;
     }
-    Table ratios({"model / qrnn", "rnn", "paper", "softmax", "paper", "optim", "paper", "step", "paper"});
+    const lm::ModelStepTimes &qt = t.models[static_cast<size_t>(q - ours.data())];
+    Table ratios({"model / qrnn", "rnn", "paper", "softmax", "paper", "optim", "paper", "step", "paper", "|", "rnn paired",
+                  "step paired"});
     for (auto &b : ours) {
         if (&b == q) continue;
+        const lm::ModelStepTimes &bt = t.models[static_cast<size_t>(&b - ours.data())];
         const lm::PaperBar *p = paper_bar(b.label);
         auto ratio_pair = [&](double mine, double qrnn, double their, double their_qrnn) {
             return std::vector<std::string>{times(mine / qrnn), p && pq ? times(their / their_qrnn) : "-"};
@@ -125,10 +135,11 @@ void print_step_timings(const lm::StepTimings &t, const std::string &path, const
                             ratio_pair(b.parts[2], q->parts[2], p ? p->optim_ms : NAN, pq ? pq->optim_ms : NAN),
                             ratio_pair(b.total, q->total, p ? p->total_ms : NAN, pq ? pq->total_ms : NAN)})
             row.insert(row.end(), cells.begin(), cells.end());
+        row.insert(row.end(), {"|", times(paired_ratio(bt.rnn_ms, qt.rnn_ms)), times(paired_ratio(bt.total_ms, qt.total_ms))});
         ratios.add(row);
     }
-    os << "\nratios to the QRNN (its time = 1; ours beside the paper's " << (pq ? "QRNN/LSTM/LSTM (cuDNN)" : "(no paper file)")
-       << "):\n";
+    os << "\nratios to the QRNN (its time = 1): ours (of the medians) beside the paper's; paired = median over the rounds "
+          "of\nthe per-round ratio (both steps ran seconds apart, under the same load):\n";
     ratios.print(os);
 
     // The targets (timing is reported, never a pass/fail of a test).
