@@ -44,5 +44,7 @@ private:
 
 // Multiplies x [T][B][C] by the inverted-dropout mask of rate p for `stream` at absolute step `time`.
 void apply_dropout(Tensor<float> &x, double p, uint32_t seed, uint32_t stream, int64_t time);
+// The same into out (reshaped to x's shape; out may be x): one pass instead of a copy and a pass.
+void dropout_into(const Tensor<float> &x, Tensor<float> &out, double p, uint32_t seed, uint32_t stream, int64_t time);
 
 }  // namespace qrnn::lm

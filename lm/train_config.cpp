@@ -55,9 +55,7 @@ template <class Get>
 TrainKey int_key(const char *name, const char *help, bool resumable, Get member, int64_t min) {
     return {name, help, resumable,
             [member, min](TrainConfig &c, const std::string &v) {
-                int64_t x = parse_int(v);
-                if (x < min) fail("must be >= ", min);
-                member(c) = x;
+                member(c) = parse_count(v, min);
             },
             [member](const TrainConfig &c) { return std::to_string(member(const_cast<TrainConfig &>(c))); }};
 }
@@ -171,6 +169,12 @@ void TrainConfig::validate() const {
     if (!(log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", log_seconds);
 }
 
+int64_t parse_count(const std::string &value, int64_t min) {
+    const int64_t x = parse_int(value);
+    if (x < min) fail("must be >= ", min);
+    return x;
+}
+
 const std::vector<TrainKey> &train_keys() {
     static const std::vector<TrainKey> keys = make_keys();
     return keys;
@@ -196,24 +200,39 @@ void set_train_key(TrainConfig &cfg, const std::string &key, const std::string &
     }
 }
 
-void load_train_yaml(TrainConfig &cfg, const std::string &path) {
-    if (std::filesystem::is_directory(path)) fail(path, ": is a directory, not a training config");
+void for_each_yaml_entry(const std::string &path, const std::string &what, const YamlEntry &entry) {
+    if (std::filesystem::is_directory(path)) fail(path, ": is a directory, not a ", what);
     YAML::Node root;
     try {
         root = YAML::LoadFile(path);
     } catch (const YAML::BadFile &) {
-        fail(path, ": cannot read training config");
+        fail(path, ": cannot read ", what);
     } catch (const YAML::Exception &e) {
         fail(path, ":", e.mark.line + 1, ":", e.mark.column + 1, ": ", e.msg);
     }
-    if (root.IsNull()) fail(path, ": training config is empty");
-    if (!root.IsMap()) fail(path, ": training config must be a mapping of key: value");
+    if (root.IsNull()) fail(path, ": ", what, " is empty");
+    if (!root.IsMap()) fail(path, ": ", what, " must be a mapping of key: value");
     for (auto it = root.begin(); it != root.end(); ++it) {
         const std::string key = it->first.as<std::string>();
         const std::string where = path + ":" + std::to_string(it->first.Mark().line + 1);
-        if (!it->second.IsScalar()) fail(where, ": key '", key, "': value must be a single value");
-        set_train_key(cfg, key, it->second.as<std::string>(), where);
+        const YAML::Node &v = it->second;
+        std::string joined;
+        if (v.IsSequence())
+            for (const auto &item : v) {
+                if (!item.IsScalar()) fail(where, ": key '", key, "': list items must be single values");
+                joined += (joined.empty() ? "" : ",") + item.as<std::string>();
+            }
+        else if (!v.IsScalar()) fail(where, ": key '", key, "': value must be a single value");
+        entry(key, v.IsSequence() ? joined : v.as<std::string>(), v.IsSequence(), where);
     }
+}
+
+void load_train_yaml(TrainConfig &cfg, const std::string &path) {
+    for_each_yaml_entry(path, "training config", [&](const std::string &key, const std::string &value, bool list,
+                                                     const std::string &where) {
+        if (list) fail(where, ": key '", key, "': value must be a single value");
+        set_train_key(cfg, key, value, where);
+    });
 }
 
 void set_data_dir(TrainConfig &cfg, const std::string &dir) {

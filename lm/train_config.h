@@ -46,9 +46,15 @@ struct TrainKey {
 };
 
 const std::vector<TrainKey> &train_keys();
+// An integer key's value: throws qrnn::Error "not an integer" or "must be >= min" (set_train_key adds where).
+int64_t parse_count(const std::string &value, int64_t min);
 const TrainKey *find_train_key(const std::string &name);
 // Sets a key; an unknown key or a malformed value is a qrnn::Error "<where>: key '<key>': value '<v>': why".
 void set_train_key(TrainConfig &cfg, const std::string &key, const std::string &value, const std::string &where);
+// Every `key: value` of a flat YAML mapping in file order (a list of single values joined by commas, with
+// `list` true); `where` is "file:line". Errors name the file (`what` says what kind of file it should be).
+using YamlEntry = std::function<void(const std::string &key, const std::string &value, bool list, const std::string &where)>;
+void for_each_yaml_entry(const std::string &path, const std::string &what, const YamlEntry &entry);
 // A YAML file of `key: value` pairs (a flat mapping).
 void load_train_yaml(TrainConfig &cfg, const std::string &path);
 // `--data DIR`: train/valid/test files of DIR (ptb.*.txt, wiki.*.tokens or train.txt...; test optional).

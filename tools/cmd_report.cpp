@@ -137,9 +137,12 @@ void print_grid(const sweep::Grid &g, const Beside &beside, int decimals) {
 int report_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn report options");
     desc.add_options()("help,h", "show this help")
-        ("file", po::value<std::vector<std::string>>(), "sweep results file, or `qrnn train` results files (one or more)")
+        ("file", po::value<std::vector<std::string>>(),
+         "sweep results file, or `qrnn train` results files (one or more), or `qrnn train-speed` results files")
         ("paper", po::value<std::string>()->default_value(sweep::default_paper_csv()),
          "the paper's speed-up grid (CSV) shown beside a 320-unit one-layer speed-up grid; '' for none")
+        ("paper-fig4-left", po::value<std::string>()->default_value(lm::default_paper_fig4_left_csv()),
+         "the paper's training time per batch (CSV) shown beside `qrnn train-speed` results; '' for none")
         ("inference", po::value<std::string>(),
          "a results file with the inference grid (e.g. of paper_speed_grid.yaml) to show beside this file's training grids")
         ("grids-only", "print only the batch x sequence grids");
@@ -151,6 +154,10 @@ int report_command(const std::vector<std::string> &args) {
         return kExitOk;
     if (!vm.count("file")) fail("give a results file: qrnn report results.h5");
     const std::vector<std::string> paths = vm["file"].as<std::vector<std::string>>();
+    if (std::all_of(paths.begin(), paths.end(), lm::is_step_timings)) {
+        for (auto &p : paths) print_step_timings(lm::read_step_timings(p), p, vm["paper-fig4-left"].as<std::string>(), std::cout);
+        return kExitOk;
+    }
     if (std::all_of(paths.begin(), paths.end(), lm::is_train_results)) {
         print_training_results(paths, std::cout);
         return kExitOk;
@@ -159,7 +166,8 @@ int report_command(const std::vector<std::string> &args) {
         print_seq_results(paths, std::cout);
         return kExitOk;
     }
-    if (paths.size() > 1) fail("several files are reported together only when all are `qrnn train` results files of one kind (language model or sequence task)");
+    if (paths.size() > 1)
+        fail("several files are reported together only when all are results files of one kind: `qrnn train` (language model or sequence task) or `qrnn train-speed`");
     const std::string path = paths.front();
     ResultTable t = sweep::read_results(path);
     print_header(t, path);

@@ -7,24 +7,25 @@
 #include "tools/table.h"
 
 namespace qrnn::cli {
-namespace {
 
-std::string attr(const lm::TrainResults &r, const std::string &name) {
-    auto it = r.attrs.find(name);
-    if (it == r.attrs.end()) return "-";
+std::string attr_text(const std::map<std::string, lm::Attr> &attrs, const std::string &name) {
+    auto it = attrs.find(name);
+    if (it == attrs.end()) return "-";
     if (auto s = std::get_if<std::string>(&it->second)) return *s;
     if (auto i = std::get_if<int64_t>(&it->second)) return std::to_string(*i);
     double d = std::get<double>(it->second);
     return std::isnan(d) ? "-" : fixed(d, 2);
 }
 
-// The value of `key: value` in a config text.
 std::string config_value(const std::string &config, const std::string &key) {
-    const size_t at = config.find(key + ": ");
-    if (at == std::string::npos || (at > 0 && config[at - 1] != '\n')) return "-";
-    const size_t start = at + key.size() + 2;
+    const std::string lines = "\n" + config;
+    const size_t at = lines.find("\n" + key + ": ");
+    if (at == std::string::npos) return "-";
+    const size_t start = at + key.size() + 2;  // in config: lines has one character more
     return config.substr(start, config.find('\n', start) - start);
 }
+
+namespace {
 
 // One row per epoch of every curve, side by side: epoch, then per run train/valid perplexity.
 void print_curves(const std::vector<std::string> &names, const std::vector<std::vector<double>> &train,
@@ -69,17 +70,17 @@ void print_training_results(const std::vector<std::string> &paths, std::ostream 
     std::vector<std::vector<double>> train, valid;
     for (size_t i = 0; i < paths.size(); i++) {
         const lm::TrainResults r = lm::read_train_results(paths[i]);
-        const std::string config = attr(r, "config");
+        const std::string config = attr_text(r.attrs, "config");
         const double best = std::get<double>(r.attrs.at("best_val_ppl")), uni = std::get<double>(r.attrs.at("unigram_val_ppl"));
         const lm::EpochRecord last = r.epochs.empty() ? lm::EpochRecord{} : r.epochs.back();
-        names.push_back(std::to_string(i + 1) + ":" + attr(r, "model"));
-        t.add({std::to_string(i + 1), attr(r, "model"), config_value(config, "layers") + " x " + config_value(config, "hidden"),
+        names.push_back(std::to_string(i + 1) + ":" + attr_text(r.attrs, "model"));
+        t.add({std::to_string(i + 1), attr_text(r.attrs, "model"), config_value(config, "layers") + " x " + config_value(config, "hidden"),
                config_value(config, "zoneout"), std::to_string(r.epochs.size()), fixed(best, 2), fixed(uni, 1),
-               fixed(uni / best, 2) + "x", attr(r, "test_ppl"), fixed(last.tokens_per_s, 0), fixed(last.rnn_ms, 1),
+               fixed(uni / best, 2) + "x", attr_text(r.attrs, "test_ppl"), fixed(last.tokens_per_s, 0), fixed(last.rnn_ms, 1),
                fixed(last.softmax_ms, 1), fixed(last.optim_ms, 1)});
         train.emplace_back(), valid.emplace_back();
         for (auto &e : r.epochs) train.back().push_back(e.train_ppl), valid.back().push_back(e.val_ppl);
-        os << i + 1 << ": " << paths[i] << " (" << attr(r, "cpu_model") << ", " << attr(r, "cores") << " cores)\n";
+        os << i + 1 << ": " << paths[i] << " (" << attr_text(r.attrs, "cpu_model") << ", " << attr_text(r.attrs, "cores") << " cores)\n";
     }
     os << "\nperplexity (validation; tok/s and per-batch ms of the last epoch: rnn and softmax are forward + backward):\n";
     t.print(os);

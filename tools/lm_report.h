@@ -5,12 +5,22 @@
 #include <string>
 #include <vector>
 
+#include "lm/step_timing.h"
 #include "sweep/results_file.h"
 
 namespace qrnn::cli {
 
+// An attribute as text ("-" when missing or NaN); the value of `key: value` in a config text ("-" if absent).
+std::string attr_text(const std::map<std::string, lm::Attr> &attrs, const std::string &name);
+std::string config_value(const std::string &config, const std::string &key);
+
 void print_training_results(const std::vector<std::string> &paths, std::ostream &os);
 // The training runs of a sweep results file; false when it has none.
 bool print_training_sweep(const sweep::ResultTable &t, std::ostream &os);
+
+// Step timings of `qrnn train-speed` (lm/step_timing.h; tools/lm_speed_report.cpp): the per-batch breakdown
+// (medians), stacked text bars beside the paper's Fig. 4 left (read from paper_csv; "" or a missing file: no
+// paper columns), the ratios to the QRNN, ours and the paper's, and the speed targets.
+void print_step_timings(const lm::StepTimings &t, const std::string &path, const std::string &paper_csv, std::ostream &os);
 
 }  // namespace qrnn::cli

@@ -1,0 +1,35 @@
+"""Executes notebooks/paper_fig4_left.ipynb on the results file of a tiny `qrnn train-speed` run of the Fig. 4 left
+experiment (qrnn and lstm-onednn at 16 units, 3 batches); fails if the notebook raises or its outputs lack the summary lines, the ratios or
+the figure."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from notebook_support import execute_notebook
+
+CLI = os.environ["QRNN_CLI"]
+SOURCE = os.environ["QRNN_SOURCE_DIR"]
+
+
+def main():
+    workdir = tempfile.mkdtemp(prefix="qrnn_notebook_fig4_")
+    try:
+        results = os.path.join(workdir, "fig4.h5")
+        subprocess.run([CLI, "train-speed", os.path.join(SOURCE, "experiments", "paper_fig4_left.yaml"), "--models",
+                        "qrnn,lstm-onednn", "--emb", "16", "--hidden", "16", "--batch", "4", "--bptt", "10", "--warmup",
+                        "0", "--batches", "3", "--results", results], check=True, capture_output=True, cwd=SOURCE)
+        text, images = execute_notebook("paper_fig4_left.ipynb", {"QRNN_FIG4_RESULTS": results}, workdir)
+        for want in ["medians of 3 timed batches", "vocabulary 10000", "qrnn: rnn ", "lstm-onednn: rnn ",
+                     "lstm-onednn / qrnn rnn: ours ", "paper 4.25x", "lstm-onednn / qrnn step: ours "]:
+            if want not in text:
+                sys.exit(f"FAIL: '{want}' not in the notebook's output:\n{text}")
+        if images != 1:
+            sys.exit(f"FAIL: expected one figure, got {images}")
+        print("fig4 notebook executed")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+main()
