@@ -6,7 +6,6 @@
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 #include "reference/dense.h"
-#include "plugins/model.h"
 
 namespace qrnn {
 namespace {
@@ -79,6 +78,18 @@ Comparison verify_training(const TrainingStep &s) {
     return cmp;
 }
 
+// Layer l reads n + l*m channels; the block holds its [T][B][n + (L-1)m] buffer (and its gradient when
+// training), dy's slice and a c scratch; nn::Layer keeps every weight's gradient.
+MemoryShape memory_shape(const ModelConfig &cfg) {
+    const double TB = double(cfg.seq) * double(cfg.batch), n = double(cfg.input), m = double(cfg.hidden);
+    MemoryShape shape;
+    shape.weight_copies = 3;
+    shape.later_input = n;
+    shape.input_growth = m;
+    shape.extra_floats = TB * (n + double(cfg.layers - 1) * m) * (cfg.training_pass() ? 2 : 1) + 2 * TB * m;
+    return shape;
+}
+
 const bool registered = [] {
     register_training_verifier("qrnn-dense", verify_training);
     register_model({"qrnn-dense",
@@ -91,7 +102,9 @@ const bool registered = [] {
                     [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
                         return std::make_unique<DenseModel>(cfg, opts);
                     },
-                    {"dense"}});
+                    {"dense"},
+                    nullptr,
+                    memory_shape});
     return true;
 }();
 }  // namespace

@@ -8,7 +8,6 @@
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 #include "reference/qrnn_seq.h"
-#include "plugins/model.h"
 
 namespace qrnn {
 namespace {
@@ -76,6 +75,17 @@ Comparison verify_training(const TrainingStep &s) {
     return cmp;
 }
 
+// Two directions: 2G gate rows, states and outputs; concatenated, layers >= 1 read 2m channels. nn::Layer
+// keeps every weight's gradient.
+MemoryShape memory_shape(const ModelConfig &cfg) {
+    const SeqOptions options = nn::seq_model_options(cfg.model);
+    MemoryShape shape;
+    shape.weight_copies = 3;
+    shape.directions = double(options.directions);
+    shape.later_input = double(cfg.hidden) * double(options.out_width_factor());
+    return shape;
+}
+
 const bool registered = [] {
     struct Entry {
         const char *name, *description;
@@ -100,7 +110,9 @@ const bool registered = [] {
                         [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
                             return std::make_unique<SeqModel>(cfg, opts);
                         },
-                        features});
+                        features,
+                        nullptr,
+                        memory_shape});
     }
     return true;
 }();

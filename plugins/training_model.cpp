@@ -99,6 +99,11 @@ void register_training_verifier(const std::string &model, TrainingVerifier verif
 std::unique_ptr<Model> build_training_model(const ModelConfig &cfg, const RunOptions &opts) {
     if (!opts.knobs.empty()) fail("--knob is not supported with --pass training (training schedules use their defaults)");
     const ModelPlugin &plugin = find_model(cfg.model);
+    if (!model_trains(plugin)) {
+        std::string known;
+        for (auto &name : training_model_names()) known += (known.empty() ? "" : ", ") + name;
+        fail("model '", cfg.model, "' has no backward pass (--pass training runs: ", known, ")");
+    }
     if (plugin.build_training) return plugin.build_training(cfg, opts);
     return std::make_unique<TrainingModel>(cfg, opts);
 }

@@ -18,7 +18,7 @@ struct TrainingStep {
 using TrainingVerifier = std::function<Comparison(const TrainingStep &)>;
 void register_training_verifier(const std::string &model, TrainingVerifier verifier);
 
-// Throws qrnn::Error "model 'X' has no backward pass (trainable: ...)" for a model without trainable layers.
+// Throws qrnn::Error "model 'X' has no backward pass (--pass training runs: ...)" unless model_trains.
 std::unique_ptr<Model> build_training_model(const ModelConfig &cfg, const RunOptions &opts);
 
 }  // namespace qrnn
