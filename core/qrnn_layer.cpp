@@ -32,15 +32,19 @@ void LayerInputs::set_estimates(int T, int B, int n, int m, int k, int G) const 
     scale.set_estimate(1.0f);
 }
 
-LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant) {
-    LayerFuncs L;
-    L.variant = &variant;
-    Var c = L.c, h = L.h, b = L.b, t = L.t, g = L.g;
+void set_layer_extents(LayerFuncs &L, const LayerInputs &in) {
     L.n = in.x.dim(0).extent();
     L.B = in.x.dim(1).extent();
     L.T = in.x.dim(2).extent();
     L.m = in.weights.dim(0).extent();
     L.k = in.weights.dim(2).extent();
+}
+
+LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant) {
+    LayerFuncs L;
+    L.variant = &variant;
+    Var c = L.c, h = L.h, b = L.b, t = L.t, g = L.g;
+    set_layer_extents(L, in);
     const Expr &n = L.n, &B = L.B, &T = L.T, &m = L.m, &k = L.k;
 
     // Causal padding: steps before 0 come from history; all coordinates clamped so tiles may overrun.

@@ -59,6 +59,8 @@ struct LayerFuncs : ConvFuncs {
 };
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant);
+// L's extents from the inputs: n, B, T from x; m, k from the weights (every layer algorithm's first step).
+void set_layer_extents(LayerFuncs &L, const LayerInputs &in);
 
 // The training masks (core/layout.h), shared by the forward and the backward: keep(t_abs, b, channel).
 Halide::Expr keep_mask(const Halide::Expr &key, const Halide::Expr &threshold, const Halide::Expr &t_abs,

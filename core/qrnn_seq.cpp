@@ -26,11 +26,7 @@ SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, co
     const int G = variant.gate_count(), D = options.directions;
     L.gate_rows = D * G;
     Var c = L.c, h = L.h, b = L.b, t = L.t, g = L.g;
-    L.n = li.x.dim(0).extent();
-    L.B = li.x.dim(1).extent();
-    L.T = li.x.dim(2).extent();
-    L.m = li.weights.dim(0).extent();
-    L.k = li.weights.dim(2).extent();
+    set_layer_extents(L, li);
     const Expr &n = L.n, &B = L.B, &T = L.T, &m = L.m, &k = L.k;
     Expr bc = clamp(b, 0, B - 1);
     S.len = in.lengths(bc);

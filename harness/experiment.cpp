@@ -18,7 +18,7 @@ struct Prepared {
 
 Prepared prepare(const ModelConfig &cfg, const RunOptions &opts) {
     validate_model_config(cfg);
-    check_run_memory(cfg, opts.verify, opts.max_memory);
+    check_model_memory(cfg, opts);
     const ModelPlugin &plugin = find_model(cfg.model);
     Prepared p{{cfg, {}, 0, std::nullopt}, nullptr};
     std::string why = model_unavailable(plugin);

@@ -162,7 +162,7 @@ void TrainConfig::validate() const {
     ModelConfig c = lm.stack;
     c.batch = batch, c.seq = bptt;
     c.validate();
-    if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' has no backward pass"
+    if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' is not a stack of trainable layers"
     if (!(lm.io_dropout >= 0 && lm.io_dropout < 1)) fail("key 'io_dropout': must be in [0, 1), got ", lm.io_dropout);
     sgd.validate();
     plateau.validate();

@@ -56,13 +56,21 @@ std::vector<std::unique_ptr<Layer>> make_layers(const ModelConfig &cfg) {
 
 std::unique_ptr<Layer> make_layer(const ModelConfig &cfg, int64_t index) {
     auto it = factories().find(cfg.model);
-    if (it == factories().end()) {
-        std::string known;
-        for (auto &kv : factories()) known += (known.empty() ? "" : ", ") + kv.first;
-        for (auto &kv : stack_factories()) known += (known.empty() ? "" : ", ") + kv.first;
-        fail("model '", cfg.model, "' has no backward pass (trainable: ", known.empty() ? "none" : known, ")");
-    }
-    return it->second(cfg, index);
+    if (it != factories().end()) return it->second(cfg, index);
+    if (stack_factories().count(cfg.model))
+        fail("model '", cfg.model, "' trains only as a whole stack (nn::LayerStack(cfg) or nn::make_layers(cfg)), not layer "
+             "by layer: its layers read each other's outputs");
+    std::string known;
+    for (auto &name : layer_stack_models()) known += (known.empty() ? "" : ", ") + name;
+    fail("model '", cfg.model, "' is not a stack of trainable layers (those are: ", known.empty() ? "none" : known, ")");
+}
+
+std::vector<std::string> layer_stack_models() {
+    std::vector<std::string> names;
+    for (auto &kv : factories()) names.push_back(kv.first);
+    for (auto &kv : stack_factories()) names.push_back(kv.first);
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 }  // namespace qrnn::nn

@@ -66,8 +66,10 @@ public:
 using LayerFactory = std::function<std::unique_ptr<Layer>(const ModelConfig &cfg, int64_t index)>;
 void register_layer_factory(const std::string &model, LayerFactory factory);
 bool has_layer_factory(const std::string &model);  // a layer or a stack factory
-// Throws qrnn::Error "model 'X' has no backward pass (trainable: ...)" for a model without one.
+// Throws qrnn::Error for a model without a layer factory: "model 'X' trains only as a whole stack (...)" for
+// one with a stack factory, else "model 'X' is not a stack of trainable layers (those are: ...)".
 std::unique_ptr<Layer> make_layer(const ModelConfig &cfg, int64_t index);
+std::vector<std::string> layer_stack_models();  // every model with a layer or a stack factory, sorted
 
 // Models whose stack is not one make_layer per cfg.layers (e.g. "qrnn-dense": one block holding every layer,
 // since layer l reads all earlier outputs) register the layers of their whole stack instead.

@@ -11,7 +11,6 @@
 #include "runtime/seeded_fill.h"
 #include "reference/encoder_decoder.h"
 #include "runtime/compare.h"
-#include "plugins/model.h"
 
 namespace qrnn {
 namespace {
@@ -86,6 +85,21 @@ private:
     nn::EncDecTape tape_;
 };
 
+// Encoder and decoder stacks (S = T); besides: the target and, training, dsource and dtarget; V_l and the
+// per-sequence bias V_l h~^l per layer, W (with gradients when training); the attention's [T][S][B] scores,
+// weights and alpha (and their gradients when training) and its [T][B][m] context, mixed, cell, o and dout
+// (and gradients); the encoder's outputs kept for the backward.
+MemoryShape memory(const ModelConfig &cfg) {
+    const double T = cfg.seq, B = cfg.batch, n = cfg.input, m = cfg.hidden, L = cfg.layers, G = 4;
+    const double grads = cfg.training_pass() ? 2 : 1;
+    MemoryShape shape;
+    shape.weight_copies = 3;  // nn::Layer: the gradient too
+    shape.stacks = 2;
+    shape.extra_floats = T * B * n * (cfg.training_pass() ? 3 : 1) + grads * (L * (G * m * m + G * B * m) + 2 * m * m) +
+                         (cfg.training_pass() ? 7 : 4) * T * T * B + grads * 5 * T * B * m + L * T * B * m;
+    return shape;
+}
+
 void validate(const ModelConfig &cfg) {
     find_pooling(cfg.pooling).require_backward();
     if (!cfg.target.empty() && parse_target(cfg.target).has_gpu_feature())
@@ -101,9 +115,12 @@ const bool registered = [] {
         p.options = {"pooling", "window", "layers", "mode", "zoneout", "dropout", "seed", "schedule"};
         p.targets = {"cpu"};
         p.validate = validate;
+        p.memory = memory;
         p.build = [attention](const ModelConfig &cfg, const RunOptions &) -> std::unique_ptr<Model> {
             return std::make_unique<EncDecModel>(cfg, attention, false);
         };
+        p.features = attention ? std::vector<std::string>{"encoder-decoder", "attention", "variable-length"}
+                               : std::vector<std::string>{"encoder-decoder", "variable-length"};  // source lengths
         p.build_training = [attention](const ModelConfig &cfg, const RunOptions &) -> std::unique_ptr<Model> {
             return std::make_unique<EncDecModel>(cfg, attention, true);
         };

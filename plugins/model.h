@@ -8,6 +8,7 @@
 
 #include "runtime/compare.h"
 #include "runtime/config.h"
+#include "runtime/memory_guard.h"
 #include "schedules/schedule.h"
 
 namespace qrnn {
@@ -49,16 +50,24 @@ struct ModelPlugin {
     std::vector<std::string> features;
     // `--pass training` for a model that is not a stack of nn::Layers (e.g. encdec); unset: the layer stack's.
     std::function<std::unique_ptr<Model>(const ModelConfig &, const RunOptions &)> build_training;
+    // How its memory differs from the plain QRNN stack's, for the memory guard; unset: the plain stack.
+    std::function<MemoryShape(const ModelConfig &)> memory;
 };
 
 void register_model(ModelPlugin plugin);  // rejects duplicates and plugins without build
 const ModelPlugin &find_model(const std::string &name);  // throws qrnn::Error listing the known ones
 std::vector<std::string> model_names();
 std::string model_unavailable(const ModelPlugin &plugin);  // "" when available
+// `--pass training` runs: a stack of trainable layers (nn/layer.h factories) or the plugin's build_training.
+bool model_trains(const ModelPlugin &plugin);
+std::vector<std::string> training_model_names();  // the models for which model_trains holds
 
 // cfg.validate() (sizes, probabilities, pass), then the model's own checks: an unknown model names the known
 // ones. Throws qrnn::Error.
 void validate_model_config(const ModelConfig &cfg);
+
+// check_run_memory with the model's MemoryShape: throws qrnn::Error "... needs about X, above the memory limit".
+void check_model_memory(const ModelConfig &cfg, const RunOptions &opts);
 
 // Rejects --mode train for models without zoneout/dropout (the LSTM and CNN baselines).
 void require_eval(const ModelConfig &cfg);

@@ -6,7 +6,6 @@
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 #include "reference/dense.h"
-#include "plugins/model.h"
 
 namespace qrnn {
 namespace {
@@ -64,19 +63,29 @@ Comparison verify_training(const TrainingStep &s) {
     const StackState<double> state = double_state(*block, s.initial.at(0));
     const Tensor<double> x = convert<double>(s.x);
     StackState<double> forward_state = state;
-    Comparison cmp = compare(s.y, ref::dense_forward(cfg, params, x, forward_state).h);
-    auto add = [&cmp](const Comparison &c) { keep_worst(cmp, c); };  // each tensor to its own scale
+    Tensor<double> y = ref::dense_forward(cfg, params, x, forward_state).h;
     ref::StackGrads g = ref::dense_backward(cfg, params, x, state, convert<double>(s.dy),
                                             Tensor<double>({cfg.layers, cfg.batch, cfg.hidden}));
-    add(compare(s.dx, g.dx));
+    std::vector<LayerGradsF> grads(cfg.layers);
     for (int64_t l = 0; l < cfg.layers; l++) {
-        add(compare(block->params()[2 * l].grad[0], g.layers[l].dweights));
-        add(compare(block->params()[2 * l + 1].grad[0], g.layers[l].dbias));
+        grads[l].dweights = *block->params()[2 * l].grad, grads[l].dbias = *block->params()[2 * l + 1].grad;
         LayerState<float> d = nn::DenseQrnn::layer_state(s.d_initial.at(0), l);
-        add(compare(d.c, g.layers[l].dc0));
-        add(compare(d.history, g.layers[l].dhistory));
+        grads[l].dc0 = d.c, grads[l].dhistory = d.history;
     }
-    return cmp;
+    return compare_training(s, y, g, grads);
+}
+
+// Layer l reads n + l*m channels; the block holds its [T][B][n + (L-1)m] buffer (and its gradient when
+// training), dy's slice and a c scratch. Weights: the values, each layer's compiled pipeline's copy and
+// (nn::Layer) the gradient.
+MemoryShape memory_shape(const ModelConfig &cfg) {
+    const double TB = double(cfg.seq) * double(cfg.batch), n = double(cfg.input), m = double(cfg.hidden);
+    MemoryShape shape;
+    shape.weight_copies = 3;
+    shape.later_input = n;
+    shape.input_growth = m;
+    shape.extra_floats = TB * (n + double(cfg.layers - 1) * m) * (cfg.training_pass() ? 2 : 1) + 2 * TB * m;
+    return shape;
 }
 
 const bool registered = [] {
@@ -91,7 +100,9 @@ const bool registered = [] {
                     [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
                         return std::make_unique<DenseModel>(cfg, opts);
                     },
-                    {"dense"}});
+                    {"dense"},
+                    nullptr,
+                    memory_shape});
     return true;
 }();
 }  // namespace

@@ -80,20 +80,10 @@ Comparison verify_training(const TrainingStep &s) {
     }
     const Tensor<double> x = convert<double>(s.x);
     StackState<double> forward_state = state;
-    // Each tensor relative to its own scale; the worst one is reported.
-    Comparison cmp = compare(s.y, ref::stack_forward(cfg, params, x, forward_state).h);
-    auto add = [&cmp](const Comparison &c) { keep_worst(cmp, c); };  // each tensor to its own scale
+    Tensor<double> y = ref::stack_forward(cfg, params, x, forward_state).h;
     ref::StackGrads g = ref::stack_backward(cfg, params, x, state, convert<double>(s.dy),
                                             Tensor<double>({cfg.layers, cfg.batch, cfg.hidden}));
-    add(compare(s.dx, g.dx));
-    for (size_t l = 0; l < s.stack.size(); l++) {
-        auto p = s.stack.layer(l).params();
-        add(compare(*p[0].grad, g.layers[l].dweights));
-        add(compare(*p[1].grad, g.layers[l].dbias));
-        add(compare(s.d_initial[l].at("c"), g.layers[l].dc0));
-        add(compare(s.d_initial[l].at("history"), g.layers[l].dhistory));
-    }
-    return cmp;
+    return compare_training(s, y, g, stack_layer_grads(s));
 }
 
 const bool registered = [] {

@@ -1,4 +1,5 @@
 #include "core/named_registry.h"
+#include "nn/layer.h"
 #include "plugins/model.h"
 
 namespace qrnn {
@@ -21,10 +22,26 @@ const ModelPlugin &find_model(const std::string &name) { return registry().find(
 std::vector<std::string> model_names() { return registry().names(); }
 std::string model_unavailable(const ModelPlugin &plugin) { return plugin.unavailable ? plugin.unavailable() : ""; }
 
+bool model_trains(const ModelPlugin &plugin) {
+    return static_cast<bool>(plugin.build_training) || nn::has_layer_factory(plugin.name);
+}
+
+std::vector<std::string> training_model_names() {
+    std::vector<std::string> names;
+    for (auto &name : model_names())
+        if (model_trains(find_model(name))) names.push_back(name);
+    return names;
+}
+
 void validate_model_config(const ModelConfig &cfg) {
     cfg.validate();
     const ModelPlugin &plugin = find_model(cfg.model);
     if (plugin.validate) plugin.validate(cfg);
+}
+
+void check_model_memory(const ModelConfig &cfg, const RunOptions &opts) {
+    const ModelPlugin &plugin = find_model(cfg.model);
+    check_run_memory(cfg, opts.verify, opts.max_memory, plugin.memory ? plugin.memory(cfg) : MemoryShape{});
 }
 
 void require_eval(const ModelConfig &cfg) {

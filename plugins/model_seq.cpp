@@ -8,7 +8,6 @@
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 #include "reference/qrnn_seq.h"
-#include "plugins/model.h"
 
 namespace qrnn {
 namespace {
@@ -62,18 +61,21 @@ Comparison verify_training(const TrainingStep &s) {
     const SeqOptions &options = d.first->options();
     const Tensor<double> x = convert<double>(s.x);
     const int64_t time = s.initial.at(0).time;
-    Comparison cmp = compare(s.y, ref::seq_stack_forward(s.cfg, options, d.params, x, d.first->lengths(), d.states, time));
+    Tensor<double> y = ref::seq_stack_forward(s.cfg, options, d.params, x, d.first->lengths(), d.states, time);
     ref::StackGrads g =
         ref::seq_stack_backward(s.cfg, options, d.params, x, d.first->lengths(), d.states, time, convert<double>(s.dy));
-    keep_worst(cmp, compare(s.dx, g.dx));
-    for (size_t l = 0; l < s.stack.size(); l++) {
-        auto p = s.stack.layer(l).params();
-        keep_worst(cmp, compare(*p[0].grad, g.layers[l].dweights));
-        keep_worst(cmp, compare(*p[1].grad, g.layers[l].dbias));
-        keep_worst(cmp, compare(s.d_initial[l].at("c"), g.layers[l].dc0));
-        keep_worst(cmp, compare(s.d_initial[l].at("history"), g.layers[l].dhistory));
-    }
-    return cmp;
+    return compare_training(s, y, g, stack_layer_grads(s));
+}
+
+// Two directions: 2G gate rows, states and outputs; concatenated, layers >= 1 read 2m channels. Weights:
+// the values, the compiled pipeline's copy and (nn::Layer) the gradient.
+MemoryShape memory_shape(const ModelConfig &cfg) {
+    const SeqOptions options = nn::seq_model_options(cfg.model);
+    MemoryShape shape;
+    shape.weight_copies = 3;
+    shape.directions = double(options.directions);
+    shape.later_input = double(cfg.hidden) * double(options.out_width_factor());
+    return shape;
 }
 
 const bool registered = [] {
@@ -100,7 +102,9 @@ const bool registered = [] {
                         [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
                             return std::make_unique<SeqModel>(cfg, opts);
                         },
-                        features});
+                        features,
+                        nullptr,
+                        memory_shape});
     }
     return true;
 }();

@@ -5,7 +5,6 @@
 #include "core/error.h"
 #include "core/pooling.h"
 #include "plugins/loader.h"
-#include "nn/layer.h"
 #include "plugins/model.h"
 #include "schedules/schedule.h"
 
@@ -34,7 +33,7 @@ std::vector<PluginListing> list_models() {
         const ModelPlugin &p = find_model(name);
         std::string why = model_unavailable(p);
         std::string options = p.options.empty() ? "(shape only)" : join(p.options);
-        std::string supports = nn::has_layer_factory(name) ? "passes=inference+training" : "passes=inference";
+        std::string supports = model_trains(p) ? "passes=inference+training" : "passes=inference";
         if (!p.features.empty()) supports += " " + join(p.features, "+");
         out.push_back({"model", name, p.description, options, join(p.targets),
                        why.empty() ? "available" : "unavailable: " + why, plugin_source("model", name), supports});

@@ -96,9 +96,39 @@ void register_training_verifier(const std::string &model, TrainingVerifier verif
     verifiers()[model] = std::move(verifier);
 }
 
+Comparison compare_training(const TrainingStep &s, const Tensor<double> &ref_y, const ref::StackGrads &ref,
+                            const std::vector<LayerGradsF> &grads) {
+    Comparison cmp = compare(s.y, ref_y);
+    keep_worst(cmp, compare(s.dx, ref.dx));
+    for (size_t l = 0; l < grads.size(); l++) {
+        keep_worst(cmp, compare(grads[l].dweights, ref.layers.at(l).dweights));
+        keep_worst(cmp, compare(grads[l].dbias, ref.layers[l].dbias));
+        keep_worst(cmp, compare(grads[l].dc0, ref.layers[l].dc0));
+        keep_worst(cmp, compare(grads[l].dhistory, ref.layers[l].dhistory));
+    }
+    return cmp;
+}
+
+std::vector<LayerGradsF> stack_layer_grads(const TrainingStep &s) {
+    std::vector<LayerGradsF> grads;
+    for (size_t l = 0; l < s.stack.size(); l++) {
+        auto p = s.stack.layer(l).params();
+        LayerGradsF g;
+        g.dweights = *p.at(0).grad, g.dbias = *p.at(1).grad;
+        g.dc0 = s.d_initial.at(l).at("c"), g.dhistory = s.d_initial[l].at("history");
+        grads.push_back(std::move(g));
+    }
+    return grads;
+}
+
 std::unique_ptr<Model> build_training_model(const ModelConfig &cfg, const RunOptions &opts) {
     if (!opts.knobs.empty()) fail("--knob is not supported with --pass training (training schedules use their defaults)");
     const ModelPlugin &plugin = find_model(cfg.model);
+    if (!model_trains(plugin)) {
+        std::string known;
+        for (auto &name : training_model_names()) known += (known.empty() ? "" : ", ") + name;
+        fail("model '", cfg.model, "' has no backward pass (--pass training runs: ", known, ")");
+    }
     if (plugin.build_training) return plugin.build_training(cfg, opts);
     return std::make_unique<TrainingModel>(cfg, opts);
 }

@@ -5,6 +5,8 @@
 #pragma once
 #include "nn/stack.h"
 #include "plugins/model.h"
+#include "reference/qrnn_backward.h"
+#include "runtime/compiled_training.h"
 
 namespace qrnn {
 
@@ -18,7 +20,15 @@ struct TrainingStep {
 using TrainingVerifier = std::function<Comparison(const TrainingStep &)>;
 void register_training_verifier(const std::string &model, TrainingVerifier verifier);
 
-// Throws qrnn::Error "model 'X' has no backward pass (trainable: ...)" for a model without trainable layers.
+// A verifier's comparison for QRNN-shaped layers: the output against the reference forward's ref_y, dx and
+// every layer's dweights, dbias, dc0, dhistory (grads[l], as the model holds them) against the reference
+// backward's; each tensor relative to its own scale, the worst reported.
+Comparison compare_training(const TrainingStep &s, const Tensor<double> &ref_y, const ref::StackGrads &ref,
+                            const std::vector<LayerGradsF> &grads);
+// grads[l] of a stack of QRNN-shaped layers (params "weights", "bias"; state "history", "c").
+std::vector<LayerGradsF> stack_layer_grads(const TrainingStep &s);
+
+// Throws qrnn::Error "model 'X' has no backward pass (--pass training runs: ...)" unless model_trains.
 std::unique_ptr<Model> build_training_model(const ModelConfig &cfg, const RunOptions &opts);
 
 }  // namespace qrnn

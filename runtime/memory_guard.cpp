@@ -10,21 +10,26 @@
 
 namespace qrnn {
 
-double estimated_run_bytes(const ModelConfig &cfg, bool verify) {
-    const double G = 4, T = cfg.seq, B = cfg.batch, m = cfg.hidden, k = cfg.window, L = cfg.layers;
-    // A training step also keeps the tape (gates), their gradients, dh and dx, and every parameter's gradient.
+double estimated_run_bytes(const ModelConfig &cfg, bool verify, const MemoryShape &shape) {
+    const double G = 4, T = cfg.seq, B = cfg.batch, m = cfg.hidden, k = cfg.window, L = cfg.layers, D = shape.directions;
+    // A training step also keeps the tape (gates), their gradients, dh and dx, and every parameter's gradient
+    // (plus the backward's scratch of the same size: nn::Layer adds it into the gradient).
     auto training_floats = [&](double n) {
-        return 2 * G * T * B * m + T * B * m + T * B * n + G * k * n * m + G * m + B * m + (k - 1) * B * n;
+        return D * (2 * G * T * B * m + T * B * m + 2 * (G * k * n * m + G * m) + B * m) + T * B * n + (k - 1) * B * n;
     };
     auto layer_floats = [&](double n) {
-        return G * k * n * m + G * m          // weights, bias
-               + B * m + (k - 1) * B * n      // c0, history
+        return shape.weight_copies * D * (G * k * n * m + G * m)  // weights, bias
+               + D * B * m + (k - 1) * B * n  // c0 (each direction's), history
                + (T + k - 1) * B * n          // padded input
-               + 2 * G * T * B * m            // conv and activated gates
-               + T * B * m + B * m            // h, c_T
+               + D * 2 * G * T * B * m        // conv and activated gates
+               + D * (T * B * m + B * m)      // h, c_T
                + (cfg.training_pass() ? training_floats(n) : 0);
     };
-    const double floats = T * B * cfg.input + layer_floats(cfg.input) + (L - 1) * layer_floats(m);
+    // layer_floats is linear in n: over the L layers it is L * layer_floats(0) + (its slope) * (sum of the widths).
+    const double later = shape.later_input < 0 ? m : shape.later_input;
+    const double widths = cfg.input + (L - 1) * later + shape.input_growth * L * (L - 1) / 2;
+    const double stack = L * layer_floats(0) + (layer_floats(1) - layer_floats(0)) * widths;
+    const double floats = T * B * cfg.input + shape.stacks * stack + shape.extra_floats;
     return floats * sizeof(float) * (verify ? 3 : 1);  // the reference holds the same in double
 }
 
@@ -57,9 +62,9 @@ std::string format_bytes(double bytes) {
     return buf;
 }
 
-void check_run_memory(const ModelConfig &cfg, bool verify, int64_t limit_bytes) {
+void check_run_memory(const ModelConfig &cfg, bool verify, int64_t limit_bytes, const MemoryShape &shape) {
     const int64_t limit = limit_bytes > 0 ? limit_bytes : default_memory_limit();
-    const double need = estimated_run_bytes(cfg, verify);
+    const double need = estimated_run_bytes(cfg, verify, shape);
     if (need > static_cast<double>(limit))
         fail(cfg.describe(), ": needs about ", format_bytes(need), ", above the memory limit ", format_bytes(limit),
              " (--max-memory; default 80% of RAM)");

@@ -47,24 +47,12 @@ void forward_cuda(LayerFuncs &L, const LayerInputs &in, const Target &target, co
 void backward_cuda(BackwardFuncs &D, const BackwardInputs &, const Target &, const Knobs &knobs) {
     const int threads = knobs.at("threads"), tile = knobs.at("tile_t");
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
-    Var ob("ob"), ot("ot"), pb("pb"), pt("pt"), tg("tg"), jg("jg");
+    Var ob("ob"), ot("ot"), pb("pb"), pt("pt"), jg("jg");
     schedule_gpu_inputs(D.fwd);
     D.dcell.compute_root();
     schedule_gpu_scan(D.dcell.update(0), h, b, RVar(), threads, 1);
     schedule_gpu_scan(D.dcell.update(1), h, b, D.dcell_r.x, threads, knobs.at("unroll"));
-    D.dpre.compute_root()
-        .bound(g, 0, D.variant->gate_count())
-        .fuse(t, g, tg)
-        .gpu_tile(h, b, ob, pb, ot, pt, threads, 1, TailStrategy::RoundUp)
-        .gpu_blocks(tg);
-    D.weights_t.compute_root().fuse(j, g, jg).gpu_tile(c, h, ob, pb, ot, pt, 32, 1, TailStrategy::RoundUp).gpu_blocks(jg);
-
-    schedule_gpu_gemm(D.dweights_acc, h, c, {j, g}, threads, tile, {D.dweights_r.x, D.dweights_r.y});
-    schedule_gpu_gemm(D.dinput, c, t, {b}, threads, tile, {D.dinput_r.x, D.dinput_r.y, D.dinput_r.z});
-
-    RVar rt = D.dbias_r.x, rb = D.dbias_r.y;
-    D.dbias_acc.compute_root().split(h, ob, ot, threads, TailStrategy::RoundUp).gpu_threads(ot).gpu_blocks(ob, g);
-    D.dbias_acc.update().split(h, ob, ot, threads, TailStrategy::RoundUp).reorder(rb, rt, ot, ob, g).gpu_threads(ot).gpu_blocks(ob, g);
+    schedule_gpu_backward_gemms(D, D.variant->gate_count(), threads, tile);
 
     // Outputs: 32-wide thread rows, guarded.
     D.dweights.fuse(j, g, jg).gpu_tile(h, c, ob, pb, ot, pt, 32, 1, TailStrategy::GuardWithIf).gpu_blocks(jg);

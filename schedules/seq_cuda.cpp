@@ -40,7 +40,6 @@ void forward_cuda(SeqFuncs &S, const SeqInputs &in, const Target &target) {
 
 void backward_cuda(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target &) {
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
-    Var ob("ob"), ot("ot"), pb("pb"), pt("pt"), tg("tg"), jg("jg");
     schedule_gpu_inputs(D.fwd.L);
     D.dcell.compute_root();
     schedule_gpu_scan(D.dcell.update(0), h, b, RVar(), kThreads, 1);
@@ -50,17 +49,7 @@ void backward_cuda(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target 
         schedule_gpu_scan(D.rev_dcell.update(0), h, b, RVar(), kThreads, 1);
         schedule_gpu_scan(D.rev_dcell.update(1), h, b, D.rev_dcell_r.x, kThreads, kUnroll);
     }
-    D.dpre.compute_root()
-        .bound(g, 0, D.gate_rows)
-        .fuse(t, g, tg)
-        .gpu_tile(h, b, ob, pb, ot, pt, kThreads, 1, TailStrategy::RoundUp)
-        .gpu_blocks(tg);
-    D.weights_t.compute_root().fuse(j, g, jg).gpu_tile(c, h, ob, pb, ot, pt, 32, 1, TailStrategy::RoundUp).gpu_blocks(jg);
-    schedule_gpu_gemm(D.dweights_acc, h, c, {j, g}, kThreads, kTile, {D.dweights_r.x, D.dweights_r.y});
-    schedule_gpu_gemm(D.dinput, c, t, {b}, kThreads, kTile, {D.dinput_r.x, D.dinput_r.y, D.dinput_r.z});
-    RVar rt = D.dbias_r.x, rb = D.dbias_r.y;
-    D.dbias_acc.compute_root().split(h, ob, ot, kThreads, TailStrategy::RoundUp).gpu_threads(ot).gpu_blocks(ob, g);
-    D.dbias_acc.update().split(h, ob, ot, kThreads, TailStrategy::RoundUp).reorder(rb, rt, ot, ob, g).gpu_threads(ot).gpu_blocks(ob, g);
+    schedule_gpu_backward_gemms(D, D.gate_rows, kThreads, kTile);
     schedule_gpu_elementwise(D.dweights, h, c, {j, g});
     schedule_gpu_elementwise(D.dbias, h, g, {});
     schedule_gpu_elementwise(D.dx, c, b, {t});

@@ -69,6 +69,9 @@ TEST(EncoderDecoderFloat, BadInputIsAClearError) {
     EncDecConfig c = p.cfg;
     c.decoder.layers = 3;
     EXPECT_NE(message([&] { nn::EncoderDecoder m(c); }).find("decoder has 3 layers but the encoder 2"), std::string::npos);
+    c = p.cfg, c.decoder.hidden += 1;
+    EXPECT_NE(message([&] { nn::EncoderDecoder m(c); }).find("decoder width " + std::to_string(c.decoder.hidden) +
+                                                              " differs from the encoder width"), std::string::npos);
     c = p.cfg, c.encoder.layers = 0;
     EXPECT_NE(message([&] { nn::EncoderDecoder m(c); }).find("attention needs an encoder"), std::string::npos);
     nn::EncoderDecoder model(p.cfg);

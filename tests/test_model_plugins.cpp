@@ -5,10 +5,12 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "nn/layer.h"
 #include "plugins/model.h"
 #include "plugins/registry.h"
 #include "reference/baselines.h"
 #include "harness/experiment.h"
+#include "plugins/training_model.h"
 
 namespace qrnn {
 namespace {
@@ -111,6 +113,42 @@ TEST(ModelRegistry, ValidateNamesKnownModels) {
     EXPECT_NO_THROW(validate_model_config(cfg));
     cfg.stochastic = true;  // the baselines have no zoneout/dropout
     EXPECT_THROW(validate_model_config(cfg), Error);
+}
+
+std::string error_of(const std::function<void()> &f) {
+    try {
+        f();
+    } catch (const Error &e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+// The listing's "passes" is the predicate --pass training dispatches on; make_layer says why it cannot build a
+// layer of a model that trains only as a whole stack, or not layer by layer at all.
+TEST(ModelRegistry, TrainingSupportAndMakeLayerErrors) {
+    for (const char *name : {"qrnn", "qrnn-dense", "qrnn-bidir", "qrnn-varlen", "encdec", "encdec-noattn", "cnn"})
+        EXPECT_TRUE(model_trains(find_model(name))) << name;
+    EXPECT_FALSE(model_trains(find_model("cnn-maxpool")));
+    for (auto &p : list_plugins("model")) {
+        const bool listed = p.supports.find("passes=inference+training") != std::string::npos;
+        EXPECT_EQ(listed, model_trains(find_model(p.name))) << p.name << ": " << p.supports;
+    }
+    ModelConfig cfg;
+    cfg.model = "qrnn-dense";
+    const std::string dense = error_of([&] { nn::make_layer(cfg, 0); });
+    EXPECT_NE(dense.find("model 'qrnn-dense' trains only as a whole stack (nn::LayerStack(cfg) or nn::make_layers(cfg)), not "
+                         "layer by layer"), std::string::npos) << dense;
+    EXPECT_EQ(dense.find('\n'), std::string::npos) << dense;
+    EXPECT_EQ(dense.find("no backward pass"), std::string::npos) << dense;
+    cfg.model = "encdec";
+    const std::string encdec = error_of([&] { nn::make_layer(cfg, 0); });
+    EXPECT_NE(encdec.find("model 'encdec' is not a stack of trainable layers (those are: cnn, "), std::string::npos) << encdec;
+    EXPECT_NE(encdec.find("qrnn-dense"), std::string::npos) << encdec;
+    cfg.model = "cnn-maxpool", cfg.pass = "training";
+    const std::string maxpool = error_of([&] { build_training_model(cfg, RunOptions{}); });
+    EXPECT_NE(maxpool.find("model 'cnn-maxpool' has no backward pass (--pass training runs: cnn, encdec, encdec-noattn, "),
+              std::string::npos) << maxpool;
 }
 
 TEST(ModelRegistry, DuplicateModelRejected) {

@@ -145,6 +145,8 @@ TEST(PluginsCommand, ListsKindsTargetsOptions) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     for (const char *want : {"kind", "targets", "status", "supports", "options", "description", "source", "gates=zfoi",
                              "passes=inference+training bidirectional+variable-length", "passes=inference+training dense",
+                             "passes=inference+training encoder-decoder+attention+variable-length",
+                             "passes=inference+training encoder-decoder+variable-length", "passes=inference ",
                              "tile_h_vectors=", "window,layers", "lstm-onednn", "cnn-maxpool", "built-in"})
         EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
     expect_error("plugins --kind nonsense", "unknown plugin kind 'nonsense' (known: pooling, model, schedule)");

@@ -138,7 +138,7 @@ int run_command(const std::vector<std::string> &args) {
     std::vector<ModelConfig> configs = expand(vm, base);
     for (auto &c : configs) {  // every config checked before anything runs
         validate_model_config(c);
-        check_run_memory(c, opts.verify, opts.max_memory);
+        check_model_memory(c, opts);
         if (uses(find_model(c.model), "schedule")) merge_knobs(find_layer_schedule(c.schedule), opts.knobs);
     }
     if (vm.count("dry-run")) {
