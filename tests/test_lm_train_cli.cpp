@@ -184,10 +184,10 @@ TEST(TrainCli, SweepOfTrainingRunsIsResumableAndReported) {
 // and ends with the parameters of an uninterrupted sweep, bit for bit.
 TEST(TrainCli, SweepKilledMidRunResumesFromItsCheckpoint) {
     const std::string train = ptb_slice("train.txt", 0, 400), valid = ptb_slice("valid.txt", 400, 60);
-    const std::string yaml = write_scratch("resume_sweep.yaml", "name: lm_resume\nbase:\n  model: qrnn\n  pooling: fo\n"
-                                           "  window: 2\n  input: 96\n  hidden: 96\n  layers: 2\n  batch: 8\n  seq: 20\n"
-                                           "  zoneout: 0.1\n  dropout: 0.1\n  train.io_dropout: 0.2\n  train.lr: 5\n"
-                                           "  train.epochs: 2\n  train.max_batches: 40\n  train.checkpoint_every: 7\n"
+    const std::string yaml = write_scratch("resume_sweep.yaml", "name: lm_resume\nbase:\n  model: lstm-onednn\n"
+                                           "  input: 96\n  hidden: 96\n  layers: 2\n  batch: 8\n  seq: 20\n"
+                                           "  dropout: 0.1\n  train.io_dropout: 0.2\n  train.lr: 5\n"
+                                           "  train.epochs: 1\n  train.max_batches: 40\n  train.checkpoint_every: 7\n"
                                            "  train.train: " + train + "\n  train.valid: " + valid + "\n");
     const std::string whole = scratch_path("sweep_whole.h5"), killed = scratch_path("sweep_killed.h5");
     expect_cli("sweep " + yaml + " -o " + whole, 0, "1 to run");
@@ -196,7 +196,7 @@ TEST(TrainCli, SweepKilledMidRunResumesFromItsCheckpoint) {
         if (entry.path().extension() == ".h5") checkpoint_name = entry.path().filename().string();
     ASSERT_FALSE(checkpoint_name.empty()) << "no checkpoint in " << whole << ".checkpoints";
     const std::string whole_ckpt = whole + ".checkpoints/" + checkpoint_name, killed_ckpt = killed + ".checkpoints/" + checkpoint_name;
-    ASSERT_EQ(lm::read_checkpoint_info(whole_ckpt).progress.step, 80);
+    ASSERT_EQ(lm::read_checkpoint_info(whole_ckpt).progress.step, 40);
 
     const lm::TrainProgress at_kill = kill_when_checkpointed("sweep " + yaml + " -o " + killed, killed_ckpt, 14);
     ASSERT_EQ(at_kill.epoch, 0);
@@ -205,7 +205,7 @@ TEST(TrainCli, SweepKilledMidRunResumesFromItsCheckpoint) {
     ASSERT_EQ(again.exit_code, 0) << again.output;
     EXPECT_NE(again.output.find("resuming from " + killed_ckpt + ": epoch 1, batch " + std::to_string(at_kill.batch)),
               std::string::npos) << again.output;
-    EXPECT_EQ(lm::read_checkpoint_info(killed_ckpt).progress.step, 80);
+    EXPECT_EQ(lm::read_checkpoint_info(killed_ckpt).progress.step, 40);
     expect_same_params(whole_ckpt, killed_ckpt);
     expect_cli("report " + killed, 0, "ok");
 }
