@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "lm/trainer.h"
+#include "runtime/writer_lock.h"
 #include "tests/support/cli.h"
 
 using namespace qrnn;
@@ -159,6 +160,11 @@ TEST(TrainCli, BadInputNamesFileKeyAndValue) {
     expect_cli("train --data /nonexistent", 2, "--data /nonexistent: not a directory");
     expect_cli("eval /nonexistent.h5 --data " + good, 2, "/nonexistent.h5");
     expect_cli("eval " + good + " --data " + good, 2, good);
+    const std::string held = scratch_path("held.h5");
+    WriterLock lock(held);  // another trainer on that checkpoint
+    expect_cli("train --train " + good + " --valid " + good + " --checkpoint " + held, 2,
+               held + " is being written by another process (pid " + std::to_string(getpid()));
+    expect_cli("train --train " + good + " --valid " + good + " --checkpoint " + held, 2, "); wait for it, or name another --checkpoint");
 }
 
 TEST(TrainCli, SweepOfTrainingRunsIsResumableAndReported) {
