@@ -24,15 +24,6 @@ const std::vector<std::pair<const char *, double TrainProgress::*>> &progress_su
 
 }  // namespace
 
-const std::vector<std::pair<const char *, double EpochRecord::*>> &epoch_fields() {
-    static const std::vector<std::pair<const char *, double EpochRecord::*>> fields{
-        {"train_ppl", &EpochRecord::train_ppl}, {"val_ppl", &EpochRecord::val_ppl},
-        {"lr", &EpochRecord::lr},               {"seconds", &EpochRecord::seconds},
-        {"tokens_per_s", &EpochRecord::tokens_per_s}, {"rnn_ms", &EpochRecord::rnn_ms},
-        {"softmax_ms", &EpochRecord::softmax_ms},     {"optim_ms", &EpochRecord::optim_ms}};
-    return fields;
-}
-
 void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model) {
     write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
         h5::write_attr(file, "format", std::string(kFormat));
@@ -44,7 +35,14 @@ void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model
         std::string vocab;
         for (auto &w : info.vocab) vocab += w + "\n";
         h5::write_bytes(file, "/vocab", vocab);
-        for (auto &p : model.params()) h5::write_tensor(file, "/params/" + p.name, *p.value);
+        const std::vector<nn::Param> params = model.params();
+        for (auto &p : params) h5::write_tensor(file, "/params/" + p.name, *p.value);
+        if (!info.best_params.empty()) {
+            if (info.best_params.size() != params.size()) fail(path, ": ", info.best_params.size(), " best parameters for a model of ", params.size());
+            H5::Group best = file.createGroup("/best");
+            h5::write_attr(best, "epoch", info.best_epoch);
+            for (size_t i = 0; i < params.size(); i++) h5::write_tensor(file, "/best/" + params[i].name, info.best_params[i]);
+        }
         const auto &states = model.carried_state();
         file.createGroup("/state");
         for (size_t l = 0; l < states.size(); l++) {
@@ -65,11 +63,7 @@ void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model
         h5::write_attr(prog, "step", p.step);
         h5::write_attr(prog, "targets", p.targets);
         for (auto &[name, member] : progress_sums()) h5::write_attr(prog, name, p.*member);
-        for (auto &[name, member] : epoch_fields()) {
-            std::vector<double> series;
-            for (auto &r : p.history) series.push_back(r.*member);
-            h5::write_series(file, std::string("/history/") + name, series);
-        }
+        write_epochs(file, "/history", p.history);
     });
 }
 
@@ -77,8 +71,7 @@ CheckpointInfo read_checkpoint_info(const std::string &path) {
     H5::H5File file = open_hdf5_for_reading(path, kWhat);
     CheckpointInfo info;
     try {
-        if (!file.attrExists("format") || h5::read_string(file, path, "format") != kFormat)
-            fail(path, ": not a ", kWhat, " (attribute format is not ", kFormat, ")");
+        h5::require_format(file, path, kFormat, kWhat);
         if (h5::read_int(file, path, "format_version") != kFormatVersion)
             fail(path, ": ", kWhat, " format_version ", h5::read_int(file, path, "format_version"), ", this build reads ", kFormatVersion);
         info.identity = h5::read_string(file, path, "identity");
@@ -97,10 +90,10 @@ CheckpointInfo read_checkpoint_info(const std::string &path) {
         p.step = h5::read_int(prog, path, "step");
         p.targets = h5::read_int(prog, path, "targets");
         for (auto &[name, member] : progress_sums()) p.*member = h5::read_double(prog, path, name);
-        for (auto &[name, member] : epoch_fields()) {
-            std::vector<double> series = h5::read_series(file, path, std::string("/history/") + name);
-            p.history.resize(series.size());
-            for (size_t e = 0; e < series.size(); e++) p.history[e].*member = series[e];
+        p.history = read_epochs(file, path, "/history");
+        if (file.nameExists("/best")) {
+            H5::Group best = file.openGroup("/best");
+            info.best_epoch = h5::read_int(best, path, "epoch");
         }
     } catch (const H5::Exception &e) {
         fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
@@ -108,14 +101,39 @@ CheckpointInfo read_checkpoint_info(const std::string &path) {
     return info;
 }
 
+namespace {
+// Dataset `name` of file into `into`, whose shape it must have.
+void load_tensor(H5::H5File &file, const std::string &path, const std::string &name, Tensor<float> &into) {
+    Tensor<float> t = h5::read_tensor(file, path, name);
+    if (t.shape != into.shape) fail(path, ": dataset ", name, " has shape ", t.shape_str(), ", the model's is ", into.shape_str());
+    into = std::move(t);
+}
+}  // namespace
+
+void set_params(Model &model, const std::vector<Tensor<float>> &values) {
+    const std::vector<nn::Param> params = model.params();
+    if (values.size() != params.size()) fail("set_params: ", values.size(), " tensors for ", params.size(), " parameters");
+    for (size_t i = 0; i < params.size(); i++) *params[i].value = values[i];
+}
+
+std::vector<Tensor<float>> read_best_params(const std::string &path, Model &model) {
+    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    std::vector<Tensor<float>> best;
+    try {
+        if (!file.nameExists("/best")) return best;
+        for (auto &p : model.params()) {
+            best.emplace_back(p.value->shape);
+            load_tensor(file, path, "/best/" + p.name, best.back());
+        }
+    } catch (const H5::Exception &e) {
+        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+    }
+    return best;
+}
+
 void load_checkpoint_model(const std::string &path, Model &model) {
     H5::H5File file = open_hdf5_for_reading(path, kWhat);
-    auto load = [&](const std::string &name, Tensor<float> &into) {
-        Tensor<float> t = h5::read_tensor(file, path, name);
-        if (t.shape != into.shape)
-            fail(path, ": dataset ", name, " has shape ", t.shape_str(), ", the model's is ", into.shape_str());
-        into = std::move(t);
-    };
+    auto load = [&](const std::string &name, Tensor<float> &into) { load_tensor(file, path, name, into); };
     try {
         for (auto &p : model.params()) load("/params/" + p.name, *p.value);
         auto &states = model.carried_state();

@@ -10,21 +10,17 @@
 //   /progress                attributes epoch (completed), batch (next in the epoch), step, and the epoch's
 //                            running sums loss, targets, rnn_ms, softmax_ms, optim_ms, seconds
 //   /history/<field>         float64 per completed epoch (fields of EpochRecord)
+//   /best/<name>             float32 the parameters of the epoch with the best validation perplexity so far
+//                            (attribute epoch on /best, 1-based); absent before the first epoch ends
 #pragma once
 #include <string>
 #include <vector>
 
+#include "lm/epoch_record.h"
 #include "lm/model.h"
 #include "nn/optimizer.h"
 
 namespace qrnn::lm {
-
-struct EpochRecord {
-    double train_ppl = 0, val_ppl = 0, lr = 0, seconds = 0, tokens_per_s = 0;
-    double rnn_ms = 0, softmax_ms = 0, optim_ms = 0;  // per batch, mean over the epoch
-};
-// The fields by name (results and checkpoint series).
-const std::vector<std::pair<const char *, double EpochRecord::*>> &epoch_fields();
 
 struct TrainProgress {
     int64_t epoch = 0, batch = 0, step = 0;
@@ -40,12 +36,19 @@ struct CheckpointInfo {
     double lr = 0;
     nn::PlateauDecay plateau;
     TrainProgress progress;
+    // Parameters (model.params() order) of the best validation epoch so far, and that epoch (1-based; 0: none).
+    std::vector<Tensor<float>> best_params;
+    int64_t best_epoch = 0;
 };
 
 void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model);
-// Everything but the model's tensors.
+// Everything but the model's tensors (best_params stays empty: read_best_params).
 CheckpointInfo read_checkpoint_info(const std::string &path);
 // Parameters and carried state into model (shapes must match; errors name the file and dataset).
 void load_checkpoint_model(const std::string &path, Model &model);
+// The /best parameters in model.params() order (shapes checked against model's); empty when there are none.
+std::vector<Tensor<float>> read_best_params(const std::string &path, Model &model);
+// Copies tensors (model.params() order, as best_params) into the model's parameters.
+void set_params(Model &model, const std::vector<Tensor<float>> &values);
 
 }  // namespace qrnn::lm

@@ -113,4 +113,9 @@ std::string read_string(H5::H5Object &obj, const std::string &file, const std::s
     return s;
 }
 
+void require_format(H5::H5File &h5, const std::string &file, const std::string &format, const std::string &what) {
+    if (!h5.attrExists("format") || read_string(h5, file, "format") != format)
+        fail(file, ": not a ", what, " (attribute format is not ", format, ")");
+}
+
 }  // namespace qrnn::lm::h5

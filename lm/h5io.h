@@ -26,5 +26,7 @@ std::string read_bytes(H5::H5File &h5, const std::string &file, const std::strin
 double read_double(H5::H5Object &obj, const std::string &file, const std::string &name);
 int64_t read_int(H5::H5Object &obj, const std::string &file, const std::string &name);
 std::string read_string(H5::H5Object &obj, const std::string &file, const std::string &name);
+// A qrnn::Error "<file>: not a <what> (attribute format is not <format>)" unless the root says it is one.
+void require_format(H5::H5File &h5, const std::string &file, const std::string &format, const std::string &what);
 
 }  // namespace qrnn::lm::h5

@@ -65,8 +65,9 @@ LanguageModel::LanguageModel(const LmShape &shape)
     const int64_t V = shape.vocab, n = shape.stack.input, m = shape.stack.hidden;
     if (V < 2) fail("language model: vocabulary of ", V, " words (need at least 2)");
     if (!(shape.io_dropout >= 0 && shape.io_dropout < 1)) fail("io_dropout must be in [0, 1), got ", shape.io_dropout);
+    if (shape.tie_weights && n != m) fail("tie_weights needs emb == hidden, got emb ", n, ", hidden ", m);
     embedding_ = uniform_init({V, n}, shape.stack.seed, 0, 0.1);
-    decoder_weights_ = uniform_init({V, m}, shape.stack.seed, 1, 0.1);
+    if (!shape.tie_weights) decoder_weights_ = uniform_init({V, m}, shape.stack.seed, 1, 0.1);
     decoder_bias_ = Tensor<float>({V});
     d_embedding_ = Tensor<float>({V, n});
     decoder_grads_ = {Tensor<float>({V, m}), Tensor<float>({V})};
@@ -81,7 +82,7 @@ std::vector<nn::Param> LanguageModel::params() {
     for (size_t l = 0; l < stack_.size(); l++)
         for (auto &p : stack_.layer(l).params())
             all.push_back({"layer_" + std::to_string(l) + "/" + p.name, p.value, p.grad});
-    all.push_back({"decoder/weights", &decoder_weights_, &decoder_grads_.dweights});
+    if (!shape_.tie_weights) all.push_back({"decoder/weights", &decoder_weights_, &decoder_grads_.dweights});
     all.push_back({"decoder/bias", &decoder_bias_, &decoder_grads_.dbias});
     return all;
 }
@@ -93,11 +94,12 @@ void LanguageModel::set_stochastic(bool on) {
 
 void LanguageModel::reset_state(int64_t batch, int64_t time) {
     states_ = stack_.initial_state(batch);
+    state_batch_ = batch;
     for (auto &s : states_) s.time = time;
 }
 
 StepResult LanguageModel::step(const Batch &batch, bool train) {
-    if (states_.empty() || states_.front().tensors.front().dim(1) != batch.B) reset_state(batch.B, 0);
+    if (states_.empty() || state_batch_ != batch.B) reset_state(batch.B, 0);
     const double p = stochastic_ ? shape_.io_dropout : 0.0;
     const uint32_t seed = shape_.stack.seed;
     const int64_t time = states_.front().time, n = shape_.stack.input, m = shape_.stack.hidden;
@@ -124,8 +126,13 @@ StepResult LanguageModel::step(const Batch &batch, bool train) {
     r.rnn_ms = ms_since(start);
 
     start = std::chrono::steady_clock::now();
-    r.loss = decoder_.loss(*h, batch.targets, decoder_weights_, decoder_bias_, train ? &dh_ : nullptr,
+    const Tensor<float> &weights = shape_.tie_weights ? embedding_ : decoder_weights_;
+    r.loss = decoder_.loss(*h, batch.targets, weights, decoder_bias_, train ? &dh_ : nullptr,
                            train ? &decoder_grads_ : nullptr);
+    if (train && shape_.tie_weights) {  // the decoder's share of the embedding's gradient
+        float *dw = decoder_grads_.dweights.data.data(), *de = d_embedding_.data.data();
+        for (size_t i = 0; i < d_embedding_.size(); i++) de[i] += dw[i], dw[i] = 0.0f;
+    }
     r.softmax_ms = ms_since(start);
     if (!train) return r;
 

@@ -4,6 +4,8 @@
 // (seed, step, stream, channel) as the layers' own, so a run is reproducible); `zoneout` and `dropout`
 // (between layers) come with the ModelConfig: QRNN layers apply both themselves; for layers without masks
 // (LSTM, CNN) the model applies the between-layer dropout, so that every model gets the same regularisation.
+// With `tie_weights` the decoder's weights are the embedding table (Press & Wolf 2017; needs emb == hidden):
+// one [V][m] matrix fewer, whose gradient is the sum of both uses.
 #pragma once
 #include <memory>
 
@@ -17,6 +19,7 @@ struct LmShape {
     ModelConfig stack;     // model, pooling, window, input (= embedding size), hidden, layers, rates, seed
     int64_t vocab = 0;
     double io_dropout = 0;
+    bool tie_weights = false;
 };
 
 class LanguageModel : public Model {
@@ -34,8 +37,9 @@ private:
     SoftmaxDecoder decoder_;
     Tensor<float> embedding_, d_embedding_;   // [V][n]
     DecoderGrads decoder_grads_;
-    Tensor<float> decoder_weights_, decoder_bias_;  // [V][m], [V]
+    Tensor<float> decoder_weights_, decoder_bias_;  // [V][m] (empty when tied), [V]
     std::vector<nn::State> states_;
+    int64_t state_batch_ = 0;  // the streams states_ holds (set by reset_state)
     nn::Tapes tapes_;
     bool stochastic_ = false, drops_between_ = false;  // drops_between_: the model applies `dropout` between layers
     Tensor<float> x_, dx_, h_, dh_;

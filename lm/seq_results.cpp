@@ -20,7 +20,7 @@ const EpochFields<SeqEpoch> &seq_epoch_fields() {
 void write_seq_results(const std::string &path, const SeqResults &results) {
     write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
         write_root_attrs(file, kFormat, results.attrs);
-        write_epochs(file, results.epochs, seq_epoch_fields());
+        write_epochs(file, "/epochs", results.epochs, seq_epoch_fields());
         if (!results.heatmap) return;
         h5::write_tensor(file, "/heatmap/alpha", results.heatmap->alpha);
         for (auto &[name, member] : kTokenSeries) h5::write_series(file, std::string("/heatmap/") + name, (*results.heatmap).*member);
@@ -35,9 +35,9 @@ SeqResults read_seq_results(const std::string &path) {
     H5::H5File file = open_hdf5_for_reading(path, kWhat);
     SeqResults r;
     try {
-        require_results_format(file, path, kFormat, kWhat);
+        h5::require_format(file, path, kFormat, kWhat);
         r.attrs = read_root_attrs(file, path);
-        r.epochs = read_epochs(file, path, seq_epoch_fields());
+        r.epochs = read_epochs(file, path, "/epochs", seq_epoch_fields());
         if (file.nameExists("/heatmap")) {
             SeqHeatmap h;
             h.alpha = h5::read_tensor(file, path, "/heatmap/alpha");

@@ -37,7 +37,7 @@ StepTimings read_step_timings(const std::string &path) {
     H5::H5File file = open_hdf5_for_reading(path, kWhat);
     StepTimings t;
     try {
-        require_results_format(file, path, kFormat, kWhat);
+        h5::require_format(file, path, kFormat, kWhat);
         t.attrs = read_root_attrs(file, path);
         const auto models = t.attrs.find("models");
         if (models == t.attrs.end() || !std::holds_alternative<std::string>(models->second))

@@ -10,46 +10,11 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/named_table.h"
+#include "runtime/parse_number.h"
 
 namespace qrnn::lm {
 namespace {
-
-// The whole of v as a number by convert (std::stoll, std::stod); `what` names the expected kind.
-template <class Convert>
-auto parse_whole(const std::string &v, Convert convert, const char *what) {
-    size_t used = 0;
-    decltype(convert(v, &used)) x{};
-    try {
-        x = convert(v, &used);
-    } catch (const std::exception &) {
-        used = 0;
-    }
-    if (used == 0 || used != v.size()) fail("not ", what);
-    return x;
-}
-
-int64_t parse_int(const std::string &v) {
-    return parse_whole(v, [](const std::string &s, size_t *used) { return int64_t(std::stoll(s, used)); }, "an integer");
-}
-
-double parse_number(const std::string &v) {
-    const double x = parse_whole(v, [](const std::string &s, size_t *used) { return std::stod(s, used); }, "a finite number");
-    if (!std::isfinite(x)) fail("not a finite number");
-    return x;
-}
-
-std::string number_str(double d) {  // shortest round-trip; whole numbers without an exponent
-    char buf[64];
-    if (d == std::floor(d) && std::abs(d) < 1e15) {
-        std::snprintf(buf, sizeof buf, "%.0f", d);
-        return buf;
-    }
-    for (int precision = 1; precision <= 17; precision++) {
-        std::snprintf(buf, sizeof buf, "%.*g", precision, d);
-        if (std::strtod(buf, nullptr) == d) break;
-    }
-    return buf;
-}
 
 template <class Get>
 TrainKey int_key(const char *name, const char *help, bool resumable, Get member, int64_t min) {
@@ -62,8 +27,18 @@ TrainKey int_key(const char *name, const char *help, bool resumable, Get member,
 
 template <class Get>
 TrainKey num_key(const char *name, const char *help, bool resumable, Get member) {
-    return {name, help, resumable, [member](TrainConfig &c, const std::string &v) { member(c) = parse_number(v); },
+    return {name, help, resumable, [member](TrainConfig &c, const std::string &v) { member(c) = parse_finite(v); },
             [member](const TrainConfig &c) { return number_str(member(const_cast<TrainConfig &>(c))); }};
+}
+
+template <class Get>
+TrainKey bool_key(const char *name, const char *help, bool resumable, Get member) {
+    return {name, help, resumable,
+            [member](TrainConfig &c, const std::string &v) {
+                if (v != "true" && v != "false" && v != "1" && v != "0") fail("not true, false, 1 or 0");
+                member(c) = v == "true" || v == "1";
+            },
+            [member](const TrainConfig &c) { return std::string(member(const_cast<TrainConfig &>(c)) ? "true" : "false"); }};
 }
 
 template <class Get>
@@ -99,6 +74,7 @@ std::vector<TrainKey> make_keys() {
         num_key("zoneout", "zoneout rate (QRNN layers only)", false, FIELD(c.lm.stack.zoneout)),
         num_key("dropout", "dropout rate between layers", false, FIELD(c.lm.stack.dropout)),
         num_key("io_dropout", "dropout rate on the embedding output and the decoder input", false, FIELD(c.lm.io_dropout)),
+        bool_key("tie_weights", "decoder weights = embedding table (needs emb == hidden)", false, FIELD(c.lm.tie_weights)),
         str_key("schedule", "layer schedule (qrnn schedules)", false, FIELD(c.lm.stack.schedule)),
         str_key("target", "Halide target (default: host JIT)", false, FIELD(c.lm.stack.target)),
         {"seed", "seed of initialisation and masks", false,
@@ -164,6 +140,8 @@ void TrainConfig::validate() const {
     c.validate();
     if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' is not a stack of trainable layers"
     if (!(lm.io_dropout >= 0 && lm.io_dropout < 1)) fail("key 'io_dropout': must be in [0, 1), got ", lm.io_dropout);
+    if (lm.tie_weights && lm.stack.input != lm.stack.hidden)
+        fail("key 'tie_weights': needs emb == hidden, got emb ", lm.stack.input, ", hidden ", lm.stack.hidden);
     sgd.validate();
     plateau.validate();
     if (!(log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", log_seconds);
@@ -180,19 +158,11 @@ const std::vector<TrainKey> &train_keys() {
     return keys;
 }
 
-const TrainKey *find_train_key(const std::string &name) {
-    for (auto &k : train_keys())
-        if (k.name == name) return &k;
-    return nullptr;
-}
+const TrainKey *find_train_key(const std::string &name) { return find_named(train_keys(), name); }
 
 void set_train_key(TrainConfig &cfg, const std::string &key, const std::string &value, const std::string &where) {
     const TrainKey *k = find_train_key(key);
-    if (!k) {
-        std::string known;
-        for (auto &t : train_keys()) known += (known.empty() ? "" : ", ") + t.name;
-        fail(where, ": unknown key '", key, "' (known: ", known, ")");
-    }
+    if (!k) fail(where, ": unknown key '", key, "' (known: ", named_list(train_keys()), ")");
     try {
         k->set(cfg, value);
     } catch (const Error &e) {

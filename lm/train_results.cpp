@@ -12,7 +12,7 @@ constexpr const char *kFormat = "qrnn-lm-results", *kWhat = "training results fi
 void write_train_results(const std::string &path, const TrainResults &results) {
     write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
         write_root_attrs(file, kFormat, results.attrs);
-        write_epochs(file, results.epochs, epoch_fields());
+        write_epochs(file, "/epochs", results.epochs);
     });
 }
 
@@ -21,15 +21,11 @@ bool is_train_results(const std::string &path) { return has_results_format(path,
 bool has_results_format(const std::string &path, const char *format, const char *what) {
     try {
         H5::H5File file = open_hdf5_for_reading(path, what);
-        return file.attrExists("format") && h5::read_string(file, path, "format") == format;
+        h5::require_format(file, path, format, what);
+        return true;
     } catch (const std::exception &) {
         return false;
     }
-}
-
-void require_results_format(H5::H5File &file, const std::string &path, const char *format, const char *what) {
-    if (!file.attrExists("format") || h5::read_string(file, path, "format") != format)
-        fail(path, ": not a ", what, " (attribute format is not ", format, ")");
 }
 
 void write_root_attrs(H5::H5File &file, const char *format, const std::map<std::string, Attr> &attrs) {
@@ -53,9 +49,9 @@ TrainResults read_train_results(const std::string &path) {
     H5::H5File file = open_hdf5_for_reading(path, kWhat);
     TrainResults r;
     try {
-        require_results_format(file, path, kFormat, kWhat);
+        h5::require_format(file, path, kFormat, kWhat);
         r.attrs = read_root_attrs(file, path);
-        r.epochs = read_epochs(file, path, epoch_fields());
+        r.epochs = read_epochs(file, path, "/epochs");
     } catch (const H5::Exception &e) {
         fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
     }

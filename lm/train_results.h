@@ -28,30 +28,10 @@ TrainResults read_train_results(const std::string &path);  // throws qrnn::Error
 bool is_train_results(const std::string &path);             // an HDF5 file with format qrnn-lm-results
 
 // Shared by the results files of `qrnn train` (this one; lm/seq_results.h): `format` and the other attributes on
-// /, per-epoch records as /epochs/<field> float64 series. `path` and `what` name the file in errors.
+// / (h5::require_format checks it), per-epoch records as /epochs/<field> series (lm/epoch_record.h). `path` and
+// `what` name the file in errors.
 bool has_results_format(const std::string &path, const char *format, const char *what);
-void require_results_format(H5::H5File &file, const std::string &path, const char *format, const char *what);
 void write_root_attrs(H5::H5File &file, const char *format, const std::map<std::string, Attr> &attrs);
 std::map<std::string, Attr> read_root_attrs(H5::H5File &file, const std::string &path);
-template <class Record>
-using EpochFields = std::vector<std::pair<const char *, double Record::*>>;
-template <class Record>
-void write_epochs(H5::H5File &file, const std::vector<Record> &records, const EpochFields<Record> &fields) {
-    for (auto &[name, member] : fields) {
-        std::vector<double> series;
-        for (auto &r : records) series.push_back(r.*member);
-        h5::write_series(file, std::string("/epochs/") + name, series);
-    }
-}
-template <class Record>
-std::vector<Record> read_epochs(H5::H5File &file, const std::string &path, const EpochFields<Record> &fields) {
-    std::vector<Record> records;
-    for (auto &[name, member] : fields) {
-        std::vector<double> series = h5::read_series(file, path, std::string("/epochs/") + name);
-        records.resize(series.size());
-        for (size_t e = 0; e < series.size(); e++) records[e].*member = series[e];
-    }
-    return records;
-}
 
 }  // namespace qrnn::lm

@@ -71,8 +71,8 @@ double perplexity(Model &model, const BatchStream &data) {
     return std::exp(loss / static_cast<double>(targets));
 }
 
-std::vector<EpochRecord> fit(Model &model, const BatchStream &train, const BatchStream &valid, const FitOptions &opts,
-                             CheckpointInfo state, std::ostream &log) {
+void fit(Model &model, const BatchStream &train, const BatchStream &valid, const FitOptions &opts, CheckpointInfo &state,
+         std::ostream &log) {
     nn::Sgd sgd(opts.sgd);
     if (state.lr > 0) sgd.set_lr(state.lr);
     TrainProgress &p = state.progress;
@@ -125,6 +125,11 @@ std::vector<EpochRecord> fit(Model &model, const BatchStream &train, const Batch
         rec.rnn_ms = p.rnn_ms / nb, rec.softmax_ms = p.softmax_ms / nb, rec.optim_ms = p.optim_ms / nb;
         rec.val_ppl = perplexity(model, valid);
         const bool decayed = state.plateau.observe(std::log(rec.val_ppl), sgd);
+        if (state.best_epoch == 0 || rec.val_ppl < p.history.at(static_cast<size_t>(state.best_epoch - 1)).val_ppl) {
+            state.best_params.clear();
+            for (auto &param : params) state.best_params.push_back(*param.value);
+            state.best_epoch = p.epoch + 1;
+        }
         p.history.push_back(rec);
         char line[256];
         std::snprintf(line, sizeof line,
@@ -137,7 +142,6 @@ std::vector<EpochRecord> fit(Model &model, const BatchStream &train, const Batch
         save();
         if (opts.on_epoch) opts.on_epoch(p.history);
     }
-    return p.history;
 }
 
 TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
@@ -162,7 +166,7 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
         if (!path->empty() && !dir.empty()) std::filesystem::create_directories(dir);
     }
     if (!cfg.checkpoint.empty()) {
-        lock = std::make_unique<WriterLock>(cfg.checkpoint);
+        lock = std::make_unique<WriterLock>(cfg.checkpoint, "wait for it, or name another --checkpoint");
         remove_stale_temp_files(cfg.checkpoint);
     }
     if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
@@ -183,6 +187,7 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     if (start.progress.step > 0) {
         model->reset_state(cfg.batch, 0);
         load_checkpoint_model(cfg.checkpoint, *model);
+        start.best_params = read_best_params(cfg.checkpoint, *model);
         out.resumed_at_step = start.progress.step;
         log << "resuming from " << cfg.checkpoint << ": epoch " << start.progress.epoch + 1 << ", batch "
             << start.progress.batch << ", step " << start.progress.step << "\n";
@@ -203,19 +208,27 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     auto write_results = [&](const std::vector<EpochRecord> &history) {
         if (cfg.results.empty()) return;
         results.epochs = history;
-        double best = INFINITY;
-        for (auto &r : history) best = std::min(best, r.val_ppl);
-        results.attrs["best_val_ppl"] = best;
+        size_t best = 0;
+        for (size_t e = 0; e < history.size(); e++)
+            if (history[e].val_ppl < history[best].val_ppl) best = e;
+        results.attrs["best_val_ppl"] = history.empty() ? double(INFINITY) : history[best].val_ppl;
+        results.attrs["best_epoch"] = static_cast<int64_t>(history.empty() ? 0 : best + 1);
         write_train_results(cfg.results, results);
     };
     opts.on_epoch = write_results;
-    out.history = fit(*model, train, valid, opts, start, log);
+    fit(*model, train, valid, opts, start, log);
+    out.history = start.progress.history;
     out.best_val_ppl = INFINITY;
     for (auto &r : out.history) out.best_val_ppl = std::min(out.best_val_ppl, r.val_ppl);
+    out.best_epoch = start.best_epoch;
     if (!cfg.test.empty()) {
+        // Test on the best validation epoch's parameters (none: a checkpoint from before they were kept).
+        if (!start.best_params.empty()) set_params(*model, start.best_params);
         const std::vector<int32_t> test_tokens = read_tokens(cfg.test, vocab);
         out.test_ppl = perplexity(*model, BatchStream(test_tokens, cfg.batch, cfg.bptt, cfg.test));
         results.attrs["test_ppl"] = out.test_ppl;
+        out.test_params = start.best_params.empty() ? "final" : "best validation epoch";
+        results.attrs["test_params"] = out.test_params;
     }
     write_results(out.history);
     return out;

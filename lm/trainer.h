@@ -15,7 +15,9 @@ namespace qrnn::lm {
 struct TrainOutcome {
     std::vector<EpochRecord> history;
     double best_val_ppl = 0, unigram_val_ppl = 0;
-    double test_ppl = std::numeric_limits<double>::quiet_NaN();  // when a test file is given
+    double test_ppl = std::numeric_limits<double>::quiet_NaN();  // when a test file is given: with the best parameters
+    int64_t best_epoch = 0;        // the epoch (1-based) of best_val_ppl
+    std::string test_params;       // whose parameters test_ppl uses: "best validation epoch" ("final": a checkpoint without them)
     int64_t resumed_at_step = -1;  // the checkpoint's step when resumed, else -1
 };
 
@@ -35,8 +37,9 @@ struct FitOptions {
     std::function<void(const std::vector<EpochRecord> &)> on_epoch;  // e.g. write the results file
 };
 // Trains model from `state`: a fresh one (identity, config and vocab to write into checkpoints, the plateau
-// settings), or one read from a checkpoint whose model tensors are already loaded. Returns every epoch's record.
-std::vector<EpochRecord> fit(Model &model, const BatchStream &train, const BatchStream &valid, const FitOptions &opts,
-                             CheckpointInfo state, std::ostream &log);
+// settings), or one read from a checkpoint whose model tensors (and best_params) are already loaded. Leaves in
+// `state` the progress (every epoch's record) and the parameters of the best validation epoch (best_params).
+void fit(Model &model, const BatchStream &train, const BatchStream &valid, const FitOptions &opts, CheckpointInfo &state,
+         std::ostream &log);
 
 }  // namespace qrnn::lm

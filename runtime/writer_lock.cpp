@@ -12,7 +12,7 @@
 
 namespace qrnn {
 
-WriterLock::WriterLock(const std::string &results_path) {
+WriterLock::WriterLock(const std::string &results_path, const std::string &what_to_do) {
     if (std::filesystem::is_directory(results_path)) fail(results_path, ": is a directory, not a results file");
     const std::string lock_path = results_path + ".lock";
     fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -24,8 +24,7 @@ WriterLock::WriterLock(const std::string &results_path) {
         while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
         ::close(fd_);
         fd_ = -1;
-        fail(results_path, " is being written by another process (pid ", pid, ", lock ", lock_path,
-             "); wait for it, or write to another file and `qrnn merge` them");
+        fail(results_path, " is being written by another process (pid ", pid, ", lock ", lock_path, "); ", what_to_do);
     }
     std::string pid = std::to_string(::getpid()) + "\n";
     if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) { /* the lock itself holds */ }

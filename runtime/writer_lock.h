@@ -5,10 +5,11 @@
 namespace qrnn {
 
 // An exclusive writer lock on a results file (flock on "<path>.lock", released when the process ends, even
-// by SIGKILL). A second writer gets a qrnn::Error naming the holder's pid.
+// by SIGKILL). A second writer gets a qrnn::Error naming the holder's pid, then `what_to_do`.
 class WriterLock {
 public:
-    explicit WriterLock(const std::string &results_path);
+    explicit WriterLock(const std::string &results_path,
+                        const std::string &what_to_do = "wait for it, or write to another file and `qrnn merge` them");
     ~WriterLock();
     WriterLock(const WriterLock &) = delete;
     WriterLock &operator=(const WriterLock &) = delete;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/named_table.h"
 #include "lm/train_config.h"
 #include "runtime/compare.h"
 
@@ -93,17 +94,9 @@ const std::vector<RunField> &run_fields() {
     return fields;
 }
 
-const RunField *find_run_field(const std::string &name) {
-    for (auto &f : run_fields())
-        if (f.name == name) return &f;
-    return nullptr;
-}
+const RunField *find_run_field(const std::string &name) { return find_named(run_fields(), name); }
 
-std::string known_field_names() {
-    std::string s;
-    for (auto &f : run_fields()) s += (s.empty() ? "" : ", ") + f.name;
-    return s + ", knob.NAME, train.KEY";
-}
+std::string known_field_names() { return named_list(run_fields()) + ", knob.NAME, train.KEY"; }
 
 bool is_knob_key(const std::string &key) {
     return key.size() > std::string(kKnobPrefix).size() && key.rfind(kKnobPrefix, 0) == 0;

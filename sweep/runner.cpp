@@ -160,10 +160,13 @@ std::vector<int64_t> mark_running(ResultTable &table, const std::string &output,
 }
 }  // namespace
 
-std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &run) {
+std::string training_checkpoint_dir(const std::string &output) { return output + ".checkpoints"; }
+
+std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &run, const std::string &checkpoint_dir) {
     Row row = start_row(sweep, run);
     try {
-        if (is_training_run(run.spec)) record_training_run(run.spec, row, std::cerr);
+        if (is_training_run(run.spec))
+            record_training_run(run.spec, row, std::cerr, checkpoint_dir.empty() ? "" : checkpoint_dir + "/" + run.id + ".h5");
         else record(row, run_experiment(run.spec.config, options_of(run.spec)), run.spec);
     } catch (const Unavailable &e) {
         row["status"] = std::string(kStatusUnavailable);
@@ -176,10 +179,11 @@ std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &r
     return row;
 }
 
-std::vector<std::map<std::string, Value>> measure_side_by_side(const Sweep &sweep, const std::vector<const PlannedRun *> &runs) {
+std::vector<std::map<std::string, Value>> measure_side_by_side(const Sweep &sweep, const std::vector<const PlannedRun *> &runs,
+                                                               const std::string &checkpoint_dir) {
     std::vector<Row> rows;
     if (is_training_run(runs.front()->spec)) {  // training runs are not timed side by side: one after another
-        for (auto *run : runs) rows.push_back(measure_run(sweep, *run));
+        for (auto *run : runs) rows.push_back(measure_run(sweep, *run, checkpoint_dir));
         return rows;
     }
     for (auto *run : runs) rows.push_back(start_row(sweep, *run));
@@ -297,7 +301,7 @@ SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostre
     Progress progress(log, static_cast<int64_t>(todo.size()), opts.interactive);
     for (auto &group : groups) {
         const std::vector<int64_t> attempts = mark_running(table, opts.output, sweep, group);
-        std::vector<Row> rows = measure_side_by_side(sweep, group);
+        std::vector<Row> rows = measure_side_by_side(sweep, group, training_checkpoint_dir(opts.output));
         for (size_t i = 0; i < group.size(); i++) {
             rows[i]["attempts"] = attempts[i];
             set_row(table, rows[i]);

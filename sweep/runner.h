@@ -42,11 +42,16 @@ struct SweepSummary {
     std::map<std::string, int64_t> status;  // over the shard's runs in the file afterwards
 };
 
-// Measures one run (never throws for a failing run: the row says what went wrong).
-std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &run);
+// Measures one run (never throws for a failing run: the row says what went wrong). A training run without
+// train.checkpoint checkpoints into checkpoint_dir/<run id>.h5 (when checkpoint_dir is not empty) and resumes
+// from it, so that a sweep killed in the middle of a training run goes on from its last checkpoint.
+std::map<std::string, Value> measure_run(const Sweep &sweep, const PlannedRun &run, const std::string &checkpoint_dir = "");
 // Measures runs of one interleave group side by side (each warm-up and timed repeat runs each in turn);
 // if one of them cannot run, each is measured alone so that each gets its own status.
-std::vector<std::map<std::string, Value>> measure_side_by_side(const Sweep &sweep, const std::vector<const PlannedRun *> &runs);
+std::vector<std::map<std::string, Value>> measure_side_by_side(const Sweep &sweep, const std::vector<const PlannedRun *> &runs,
+                                                               const std::string &checkpoint_dir = "");
+// Where run_sweep keeps the checkpoints of the training runs of the results file `output`.
+std::string training_checkpoint_dir(const std::string &output);
 
 // Takes the writer lock, then runs what is missing; progress and ETA go to `log`.
 SweepSummary run_sweep(const Sweep &sweep, const RunnerOptions &opts, std::ostream &log);

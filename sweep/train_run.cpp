@@ -19,8 +19,11 @@ lm::TrainConfig training_config(const RunSpec &spec) {
     return cfg;
 }
 
-void record_training_run(const RunSpec &spec, std::map<std::string, Value> &row, std::ostream &log) {
-    const lm::TrainOutcome out = lm::train_language_model(training_config(spec), log);
+void record_training_run(const RunSpec &spec, std::map<std::string, Value> &row, std::ostream &log,
+                         const std::string &checkpoint) {
+    lm::TrainConfig cfg = training_config(spec);
+    if (!spec.train.count("checkpoint")) cfg.checkpoint = checkpoint;
+    const lm::TrainOutcome out = lm::train_language_model(cfg, log);
     std::string train_curve, val_curve;
     for (auto &e : out.history) {
         train_curve += (train_curve.empty() ? "" : ",") + value_str(e.train_ppl);

@@ -10,9 +10,12 @@
 #include "lm/language_model.h"
 #include "tests/support/cli.h"
 #include "tests/support/finite_differences.h"
+#include "tests/support/lm_problem.h"
 
 using namespace qrnn;
 using namespace qrnn::lm;
+using qrnn::test::small_batch;
+using qrnn::test::small_lm;
 using qrnn::test::write_scratch;
 
 TEST(Corpus, VocabularyEosUnkAndBatchify) {
@@ -133,34 +136,6 @@ TEST(Embedding, ForwardAndBackward) {
 }
 
 namespace {
-LmShape small_lm(const std::string &model) {
-    LmShape s;
-    s.stack.model = model;
-    s.stack.pooling = "fo";
-    s.stack.window = 2;
-    s.stack.input = 4;
-    s.stack.hidden = 5;
-    s.stack.layers = 2;
-    s.stack.batch = 2;
-    s.stack.seq = 3;
-    s.stack.zoneout = model == "qrnn" ? 0.2 : 0.0;
-    s.stack.dropout = 0.3;
-    s.stack.seed = 5;
-    s.vocab = 7;
-    s.io_dropout = 0.25;
-    return s;
-}
-
-Batch small_batch(int64_t shift) {
-    Batch b;
-    b.T = 3, b.B = 2;
-    for (int64_t i = 0; i < 6; i++) {
-        b.inputs.push_back(static_cast<int32_t>((i * 3 + shift) % 7));
-        b.targets.push_back(static_cast<int32_t>((i * 5 + 1 + shift) % 7));
-    }
-    return b;
-}
-
 // The worst relative error of the model's gradients against central differences of its loss (in float,
 // summed in double): from a carried state left by a first batch, masks on. `corrupt` scales the analytic
 // gradient of the embedding, to show the check fails on a wrong gradient.

@@ -1,5 +1,6 @@
 // qrnn train / qrnn eval end to end: a run killed with SIGKILL mid-epoch and resumed by the same command ends
-// with parameters bit-identical to an uninterrupted run; bad input is a one-line error naming file/key/value.
+// with parameters bit-identical to an uninterrupted run (also inside a sweep); test perplexity uses the best
+// validation epoch's parameters; bad input is a one-line error naming file/key/value.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,9 +10,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "lm/trainer.h"
+#include "runtime/writer_lock.h"
 #include "tests/support/cli.h"
 
 using namespace qrnn;
@@ -48,6 +51,33 @@ std::vector<std::vector<float>> checkpoint_params(const std::string &path) {
     return all;
 }
 
+// Starts `qrnn <args>` and kills it (SIGKILL) once `checkpoint` holds step >= min_step of the first epoch;
+// returns that checkpoint's progress.
+lm::TrainProgress kill_when_checkpointed(const std::string &args, const std::string &checkpoint, int64_t min_step) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const std::string cmd = std::string("exec ") + QRNN_CLI + " " + args + " >/dev/null 2>&1";
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
+        _exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (std::filesystem::exists(checkpoint) && lm::read_checkpoint_info(checkpoint).progress.step >= min_step) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
+    return lm::read_checkpoint_info(checkpoint).progress;
+}
+
+void expect_same_params(const std::string &a, const std::string &b) {
+    const auto pa = checkpoint_params(a), pb = checkpoint_params(b);
+    ASSERT_EQ(pa.size(), pb.size());
+    for (size_t i = 0; i < pa.size(); i++) EXPECT_TRUE(pa[i] == pb[i]) << "parameter " << i << " differs";
+}
+
 }  // namespace
 
 TEST(TrainCli, KilledMidEpochThenResumedIsBitIdentical) {
@@ -58,37 +88,16 @@ TEST(TrainCli, KilledMidEpochThenResumedIsBitIdentical) {
     ASSERT_EQ(total_steps, 80);
 
     // The same run, killed (SIGKILL) once a checkpoint well into the first epoch exists.
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const std::string cmd = std::string("exec ") + QRNN_CLI + " " + train_args(killed) + " >/dev/null 2>&1";
-        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
-        _exit(127);
-    }
-    int64_t step_at_kill = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (std::filesystem::exists(killed)) {
-            step_at_kill = lm::read_checkpoint_info(killed).progress.step;
-            if (step_at_kill >= 14) break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
-    const lm::CheckpointInfo at_kill = lm::read_checkpoint_info(killed);
-    ASSERT_EQ(at_kill.progress.epoch, 0);
-    ASSERT_GT(at_kill.progress.batch, 0);  // mid-epoch
-    ASSERT_LT(at_kill.progress.step, total_steps);
+    const lm::TrainProgress at_kill = kill_when_checkpointed(train_args(killed), killed, 14);
+    ASSERT_EQ(at_kill.epoch, 0);
+    ASSERT_GT(at_kill.batch, 0);  // mid-epoch
+    ASSERT_LT(at_kill.step, total_steps);
 
     CliResult b = run_cli(train_args(killed));
     ASSERT_EQ(b.exit_code, 0) << b.output;
     EXPECT_NE(b.output.find("resuming from " + killed), std::string::npos) << b.output;
     EXPECT_EQ(lm::read_checkpoint_info(killed).progress.step, total_steps);
-    const auto pa = checkpoint_params(whole), pb = checkpoint_params(killed);
-    ASSERT_EQ(pa.size(), pb.size());
-    for (size_t i = 0; i < pa.size(); i++) EXPECT_TRUE(pa[i] == pb[i]) << "parameter " << i << " differs";
+    expect_same_params(whole, killed);
 
     // Another configuration on that checkpoint is refused.
     std::string other = train_args(killed);
@@ -109,6 +118,27 @@ TEST(TrainCli, ResumeFinishedEvalAndReport) {
     CliResult e = run_cli("eval " + ckpt + " --data " + ptb_slice("test.txt", 500, 40));
     EXPECT_EQ(e.exit_code, 0) << e.output;
     EXPECT_NE(e.output.find("test.txt: perplexity "), std::string::npos) << e.output;
+    // The checkpoint keeps the best validation epoch's parameters: evaluated on the validation file they give
+    // that epoch's validation perplexity (eval batches it alike), and the test perplexity of the run is theirs.
+    const lm::CheckpointInfo info = lm::read_checkpoint_info(ckpt);
+    ASSERT_GE(info.best_epoch, 1);
+    size_t best = 0;
+    for (size_t i = 0; i < info.progress.history.size(); i++)
+        if (info.progress.history[i].val_ppl < info.progress.history[best].val_ppl) best = i;
+    EXPECT_EQ(info.best_epoch, static_cast<int64_t>(best + 1));
+    const std::string valid = ptb_slice("valid.txt", 400, 60);
+    CliResult on_valid = run_cli("eval " + ckpt + " --data " + valid);
+    std::ostringstream want;
+    want << "perplexity " << info.progress.history[best].val_ppl << " (";
+    EXPECT_NE(on_valid.output.find(want.str()), std::string::npos) << want.str() << "\n" << on_valid.output;
+    EXPECT_NE(on_valid.output.find("parameters of epoch " + std::to_string(best + 1) + ", the best validation"), std::string::npos)
+        << on_valid.output;
+    CliResult last = run_cli("eval " + ckpt + " --params last --data " + valid);
+    EXPECT_NE(last.output.find("parameters of the last step"), std::string::npos) << last.output;
+    CliResult tested = run_cli(args + " --test " + valid);  // finished: only the test
+    EXPECT_NE(tested.output.find("test perplexity: " + want.str().substr(11, want.str().size() - 13) + " (" + valid +
+                                 ", parameters of the best validation epoch " + std::to_string(best + 1) + ")"),
+              std::string::npos) << tested.output;
     CliResult r = run_cli("report " + results + " " + results);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("best_val_ppl"), std::string::npos) << r.output;
@@ -130,6 +160,11 @@ TEST(TrainCli, BadInputNamesFileKeyAndValue) {
     expect_cli("train --data /nonexistent", 2, "--data /nonexistent: not a directory");
     expect_cli("eval /nonexistent.h5 --data " + good, 2, "/nonexistent.h5");
     expect_cli("eval " + good + " --data " + good, 2, good);
+    const std::string held = scratch_path("held.h5");
+    WriterLock lock(held);  // another trainer on that checkpoint
+    expect_cli("train --train " + good + " --valid " + good + " --checkpoint " + held, 2,
+               held + " is being written by another process (pid " + std::to_string(getpid()));
+    expect_cli("train --train " + good + " --valid " + good + " --checkpoint " + held, 2, "); wait for it, or name another --checkpoint");
 }
 
 TEST(TrainCli, SweepOfTrainingRunsIsResumableAndReported) {
@@ -149,4 +184,34 @@ TEST(TrainCli, SweepOfTrainingRunsIsResumableAndReported) {
     expect_cli("sweep " + bad + " --dry-run", 2, "train.lrr");
     const std::string bad_value = write_scratch("bad_value.yaml", "name: x\nbase:\n  train.lr: fast\n");
     expect_cli("sweep " + bad_value + " --dry-run", 2, "value 'fast': not a finite number");
+}
+
+// A sweep killed in the middle of a training run resumes that run from its checkpoint (in <results>.checkpoints/)
+// and ends with the parameters of an uninterrupted sweep, bit for bit.
+TEST(TrainCli, SweepKilledMidRunResumesFromItsCheckpoint) {
+    const std::string train = ptb_slice("train.txt", 0, 400), valid = ptb_slice("valid.txt", 400, 60);
+    const std::string yaml = write_scratch("resume_sweep.yaml", "name: lm_resume\nbase:\n  model: lstm-onednn\n"
+                                           "  input: 96\n  hidden: 96\n  layers: 2\n  batch: 8\n  seq: 20\n"
+                                           "  dropout: 0.1\n  train.io_dropout: 0.2\n  train.lr: 5\n"
+                                           "  train.epochs: 1\n  train.max_batches: 40\n  train.checkpoint_every: 7\n"
+                                           "  train.train: " + train + "\n  train.valid: " + valid + "\n");
+    const std::string whole = scratch_path("sweep_whole.h5"), killed = scratch_path("sweep_killed.h5");
+    expect_cli("sweep " + yaml + " -o " + whole, 0, "1 to run");
+    std::string checkpoint_name;
+    for (auto &entry : std::filesystem::directory_iterator(whole + ".checkpoints"))
+        if (entry.path().extension() == ".h5") checkpoint_name = entry.path().filename().string();
+    ASSERT_FALSE(checkpoint_name.empty()) << "no checkpoint in " << whole << ".checkpoints";
+    const std::string whole_ckpt = whole + ".checkpoints/" + checkpoint_name, killed_ckpt = killed + ".checkpoints/" + checkpoint_name;
+    ASSERT_EQ(lm::read_checkpoint_info(whole_ckpt).progress.step, 40);
+
+    const lm::TrainProgress at_kill = kill_when_checkpointed("sweep " + yaml + " -o " + killed, killed_ckpt, 14);
+    ASSERT_EQ(at_kill.epoch, 0);
+    ASSERT_GT(at_kill.batch, 0);
+    CliResult again = run_cli("sweep " + yaml + " -o " + killed);
+    ASSERT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_NE(again.output.find("resuming from " + killed_ckpt + ": epoch 1, batch " + std::to_string(at_kill.batch)),
+              std::string::npos) << again.output;
+    EXPECT_EQ(lm::read_checkpoint_info(killed_ckpt).progress.step, 40);
+    expect_same_params(whole_ckpt, killed_ckpt);
+    expect_cli("report " + killed, 0, "ok");
 }

@@ -55,13 +55,12 @@ int train_command(const std::vector<std::string> &args) {
         if (vm.count(k.name)) lm::set_train_key(cfg, k.name, vm[k.name].as<std::string>(), "--" + k.name);
     if (cfg.seq.task != "lm") return train_seq_task(cfg);
     lm::TrainOutcome out = lm::train_language_model(cfg, std::cerr);
-    size_t best = 0;
-    for (size_t e = 0; e < out.history.size(); e++)
-        if (out.history[e].val_ppl < out.history[best].val_ppl) best = e;
     std::cout << "unigram validation perplexity: " << out.unigram_val_ppl << "\n"
-              << "best validation perplexity: " << out.best_val_ppl << " (epoch " << best + 1 << ", "
+              << "best validation perplexity: " << out.best_val_ppl << " (epoch " << out.best_epoch << ", "
               << out.unigram_val_ppl / out.best_val_ppl << "x better than unigram)\n";
-    if (!std::isnan(out.test_ppl)) std::cout << "test perplexity: " << out.test_ppl << " (" << cfg.test << ")\n";
+    if (!std::isnan(out.test_ppl))
+        std::cout << "test perplexity: " << out.test_ppl << " (" << cfg.test << ", parameters of the " << out.test_params
+                  << (out.test_params == "final" ? "" : " " + std::to_string(out.best_epoch)) << ")\n";
     if (!cfg.results.empty()) std::cout << "results: " << cfg.results << "\n";
     if (!cfg.checkpoint.empty()) std::cout << "checkpoint: " << cfg.checkpoint << "\n";
     return kExitOk;

@@ -82,7 +82,8 @@ void print_training_results(const std::vector<std::string> &paths, std::ostream 
         for (auto &e : r.epochs) train.back().push_back(e.train_ppl), valid.back().push_back(e.val_ppl);
         os << i + 1 << ": " << paths[i] << " (" << attr_text(r.attrs, "cpu_model") << ", " << attr_text(r.attrs, "cores") << " cores)\n";
     }
-    os << "\nperplexity (validation; tok/s and per-batch ms of the last epoch: rnn and softmax are forward + backward):\n";
+    os << "\nperplexity (validation; test_ppl with the best validation epoch's parameters; tok/s and per-batch ms of the last "
+          "epoch: rnn and softmax are forward + backward):\n";
     t.print(os);
     print_curves(names, train, valid, os);
 }
@@ -91,21 +92,23 @@ bool print_training_sweep(const sweep::ResultTable &r, std::ostream &os) {
     if (!r.find("best_val_ppl")) return false;
     std::vector<std::string> names;
     std::vector<std::vector<double>> train, valid;
-    Table t({"run", "model", "L x m", "zoneout", "dropout", "status", "best_val_ppl", "unigram_ppl", "vs_unigram", "tok/s",
-             "rnn_ms", "softmax_ms", "optim_ms"});
+    Table t({"run", "model", "L x m", "zoneout", "dropout", "status", "best_val_ppl", "unigram_ppl", "vs_unigram", "test_ppl",
+             "tok/s", "rnn_ms", "softmax_ms", "optim_ms"});
     for (size_t i = 0; i < r.rows(); i++) {
         if (r.str(i, "val_ppl_curve").empty() && r.str(i, "status") == "ok") continue;
         const double best = r.num(i, "best_val_ppl"), uni = r.num(i, "unigram_val_ppl");
         auto n = [](double v, int d) { return std::isnan(v) ? std::string("-") : fixed(v, d); };
         t.add({r.str(i, "run_id"), r.str(i, "model"), r.str(i, "layers") + " x " + r.str(i, "hidden"), r.str(i, "zoneout"),
-               r.str(i, "dropout"), r.str(i, "status"), n(best, 2), n(uni, 1), n(uni / best, 2) + "x", n(r.num(i, "tokens_per_s"), 0),
+               r.str(i, "dropout"), r.str(i, "status"), n(best, 2), n(uni, 1), n(uni / best, 2) + "x", n(r.num(i, "test_ppl"), 2),
+               n(r.num(i, "tokens_per_s"), 0),
                n(r.num(i, "rnn_ms"), 1), n(r.num(i, "softmax_ms"), 1), n(r.num(i, "optim_ms"), 1)});
         if (r.str(i, "val_ppl_curve").empty()) continue;
         names.push_back(r.str(i, "model") + "/" + r.str(i, "hidden") + "/z" + r.str(i, "zoneout"));
         train.push_back(parse_curve(r.str(i, "train_ppl_curve")));
         valid.push_back(parse_curve(r.str(i, "val_ppl_curve")));
     }
-    os << "\ntraining runs (validation perplexity; per-batch ms of the last epoch):\n";
+    os << "\ntraining runs (validation perplexity; test_ppl with the best validation epoch's parameters; per-batch ms of the "
+          "last epoch):\n";
     t.print(os);
     if (!names.empty()) print_curves(names, train, valid, os);
     return true;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "core/error.h"
+#include "runtime/parse_number.h"
 
 namespace po = boost::program_options;
 
@@ -24,29 +25,21 @@ std::vector<std::string> split_list(const std::string &option, const std::string
 std::vector<int64_t> parse_int_list(const std::string &option, const std::string &text) {
     std::vector<int64_t> values;
     for (auto &item : split_list(option, text)) {
-        size_t used = 0;
-        int64_t v = 0;
         try {
-            v = std::stoll(item, &used);
-        } catch (const std::exception &) {
-            used = 0;
+            values.push_back(parse_int(item));
+        } catch (const Error &) {
+            fail("--", option, ": '", item, "' is not an integer");
         }
-        if (used != item.size()) fail("--", option, ": '", item, "' is not an integer");
-        values.push_back(v);
     }
     return values;
 }
 
 double parse_double(const std::string &option, const std::string &text) {
-    size_t used = 0;
-    double v = 0;
     try {
-        v = std::stod(text, &used);
-    } catch (const std::exception &) {
-        used = 0;
+        return parse_finite(text);
+    } catch (const Error &) {
+        fail("--", option, ": '", text, "' is not a finite number");
     }
-    if (used != text.size() || text.empty()) fail("--", option, ": '", text, "' is not a number");
-    return v;
 }
 
 bool parse_options(const std::string &usage, const po::options_description &desc, const std::vector<std::string> &args,
