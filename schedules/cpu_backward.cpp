@@ -5,8 +5,9 @@
 //            serial-time scan); backward: reverse scan vectorised over h and parallel over blocks of b,
 //            dpre element-wise (vectorised, parallel over t), dweights and dinput as register-blocked GEMMs
 //            blocked over their reductions/rows as a BLAS does (block sizes from the caches).
-//            Training step vs oneDNN's LSTM (320 units, fo, k=2): 0.84-3.2x over batch 8-256 x seq 32-512 on
-//            the host target, 0.84-1.48x on AVX2 (AMD EPYC 26/2, 2 cores, load 11-19; README).
+//            Training step vs oneDNN's LSTM (320 units, fo, k=2): 0.93-1.90x over the 30 cells of the paper grid
+//            (batch 8-256 x seq 32-512), 20 cells >= 1.2x, host target (AMD EPYC 26/2, AVX-512, 2 cores, load
+//            11-13; README); the AVX2 path not cleanly re-measured.
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
