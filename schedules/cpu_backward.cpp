@@ -5,8 +5,9 @@
 //            serial-time scan); backward: reverse scan vectorised over h and parallel over blocks of b,
 //            dpre element-wise (vectorised, parallel over t), dweights and dinput as register-blocked GEMMs
 //            blocked over their reductions/rows as a BLAS does (block sizes from the caches).
-//            Training step vs oneDNN's LSTM (320 units, fo, k=2): 0.84-3.2x over batch 8-256 x seq 32-512 on
-//            the host target, 0.84-1.48x on AVX2 (AMD EPYC 26/2, 2 cores, load 11-19; README).
+//            Training step vs oneDNN's LSTM (320 units, fo, k=2): 0.93-1.90x over the 30 cells of the paper grid
+//            (batch 8-256 x seq 32-512), 20 cells >= 1.2x, host target (AMD EPYC 26/2, AVX-512, 2 cores, load
+//            11-13; README); the AVX2 path not cleanly re-measured.
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
@@ -39,28 +40,45 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
     return {target.natural_vector_size<float>() * knobs.at("tile_h_vectors"), knobs.at("tile_t")};
 }
 
-// dinput: GEMM (c x (b, t)) over (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps in a wrapper
-// (compute_root, RoundUp); blocked over M as a BLAS does: per block of time steps of one b (parallel; the
-// block's dpre rows fill a quarter of L2: 64 steps at m = 320 with a 1 MB L2),
-// the c tiles outside the time tiles, so a c tile's weights panel (L2) serves the block and the block's dpre
-// rows (L2) serve every c tile. Unblocked (c tiles outermost) dpre came from memory once per c tile.
-// Achieved: 0.93-1.37 of the best sgemm at 320 units, 0.59 at 640 (the weights panel re-read per block;
-// qrnn bench --what backward; AMD EPYC 26/2, AVX-512 host target, 2 cores, load ~12).
+// dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps;
+// blocked as a BLAS does: over M, per block of time steps of one b (parallel; the block's dpre rows fill a
+// quarter of L2: 64 steps at m = 320 with a 1 MB L2), and over K (rfactor over blocks of h) so that a c tile's
+// weights panel (vec * tile_c_vectors c x the block's K) fits a quarter of L2 too: per block of time, per K block,
+// the c tiles outside the time tiles, so the panel (L2) serves the block and the block's dpre rows (L2) serve every
+// c tile; each K block's register tile is added into the block's dinput (L2). Without the K blocks the panel of a
+// 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm.
+// Achieved: 0.67 of the best sgemm at 640 units (B=20 T=105; 0.57 before the K blocks), 0.84 at 320 (B=16 T=128;
+// one K block there) (qrnn bench --what backward; AMD EPYC 26/2, AVX-512 host target, 2 cores, load ~10-13).
 void schedule_dinput_blocked(BackwardFuncs &D, int vec, int tile_c_vectors, int tile_t, int64_t l2_bytes) {
     Var c = D.c, t = D.t, b = D.b, co("co"), ci("ci"), to("to"), ti("ti"), too("too"), toi("toi"), task("task");
+    Var ko("ko"), kco("kco"), kci("kci"), kto("kto"), kti("kti");
+    RVar rh = D.dinput_r.x, rho("rho"), rhi("rhi");
+    const int tile_c = vec * tile_c_vectors;
     // Time tiles per block: the block's dpre rows (G * m floats a step) in a quarter of L2.
     Expr block_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t));
+    // h per K block: the c tile's panel (tile_c x h x k x G floats) in a quarter of L2; blocks of equal size.
+    Expr h_max = max(vec, static_cast<int>(l2_bytes / 4) / (tile_c * 4 * D.k * D.G));
+    Expr k_blocks = (D.m + h_max - 1) / h_max, h_block = (D.m + k_blocks - 1) / k_blocks;
+    Func panel = D.dinput.update().split(rh, rho, rhi, h_block, TailStrategy::GuardWithIf).rfactor(rho, ko);
     Func tiles = D.dinput.in();
     tiles.compute_root()
-        .tile(c, t, co, to, ci, ti, vec * tile_c_vectors, tile_t, TailStrategy::RoundUp)
+        .tile(c, t, co, to, ci, ti, tile_c, tile_t, TailStrategy::RoundUp)
         .split(to, too, toi, block_tiles, TailStrategy::GuardWithIf)
         .reorder(ci, ti, toi, co, too, b)
         .vectorize(ci, vec)
         .fuse(too, b, task)
         .parallel(task);
-    D.dinput.compute_at(tiles, toi).vectorize(c, vec).unroll(c).unroll(t);
+    // The block's dinput (L2): zeroed, then per K block (rho) the register tiles of the panel added in.
+    D.dinput.compute_at(tiles, task).vectorize(c, vec, TailStrategy::RoundUp);
     D.dinput.update()
-        .reorder(c, t, D.dinput_r.x, D.dinput_r.y, D.dinput_r.z)
+        .tile(c, t, kco, kto, kci, kti, tile_c, tile_t, TailStrategy::RoundUp)
+        .reorder(kci, kti, kto, kco, rho)
+        .vectorize(kci, vec)
+        .unroll(kci)
+        .unroll(kti);
+    panel.compute_at(D.dinput, kto).vectorize(c, vec).unroll(c).unroll(t);
+    panel.update()
+        .reorder(c, t, rhi, D.dinput_r.y, D.dinput_r.z)
         .vectorize(c, vec)
         .unroll(c)
         .unroll(t);
@@ -123,6 +141,9 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
 }
 
+// dcell as the forward's scan; its tape reads are dense vectors (core/qrnn_backward.cpp: min(likely(h), m-1)).
+// Achieved: 1.19 of triad at B=32 T=256 m=320 (0.40 when the reads were clamped gathers; qrnn bench --what backward
+// --quick; AMD EPYC 26/2, AVX-512 host target, 2 cores, load ~10).
 void schedule_cpu_backward_scan(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var h = D.h, b = D.b, t = D.t, g = D.g;
