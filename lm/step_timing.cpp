@@ -68,8 +68,12 @@ void StepTimingConfig::validate() const {
     }
 }
 
+bool is_step_timing_key(const std::string &key) {
+    return key == "models" || key == "warmup" || key == "batches" || key == "vocab" || key == "model";
+}
+
 void set_step_timing_key(StepTimingConfig &cfg, const std::string &key, const std::string &value, const std::string &where) {
-    if (key != "models" && key != "warmup" && key != "batches" && key != "vocab" && key != "model")
+    if (!is_step_timing_key(key))
         return set_train_key(cfg.train, key, value, where);  // its errors name where, key and value
     try {
         if (key == "models") cfg.models = split_models(value);
@@ -96,7 +100,7 @@ std::string step_timing_config_text(const StepTimingConfig &cfg) {
     std::string text = "models: " + models + "\nwarmup: " + std::to_string(cfg.warmup) + "\nbatches: " +
                        std::to_string(cfg.batches) + "\nvocab: " + std::to_string(cfg.vocab) + "\n";
     for (auto &k : train_keys())
-        if (k.name != "model") text += k.name + ": " + k.get(cfg.train) + "\n";
+        if (!is_step_timing_key(k.name)) text += k.name + ": " + k.get(cfg.train) + "\n";
     return text;
 }
 

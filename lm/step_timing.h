@@ -32,6 +32,9 @@ struct StepTimingConfig {
 };
 
 // Sets a key (the step-timing keys, else a training key); errors as set_train_key.
+// Keys of its own (models, warmup, batches, vocab: the padded vocabulary, model: refused); every other key is a
+// `qrnn train` key (lm/train_config.h).
+bool is_step_timing_key(const std::string &key);
 void set_step_timing_key(StepTimingConfig &cfg, const std::string &key, const std::string &value, const std::string &where);
 void load_step_timing_yaml(StepTimingConfig &cfg, const std::string &path);
 std::string step_timing_config_text(const StepTimingConfig &cfg);

@@ -23,7 +23,7 @@ int train_speed_command(const std::vector<std::string> &args) {
         "vocab", po::value<std::string>(), "pad the vocabulary to this many words (default 0: the training file's)");
     const lm::TrainConfig defaults;
     for (auto &k : lm::train_keys())
-        if (k.name != "model") {
+        if (!lm::is_step_timing_key(k.name)) {
             const std::string value = k.get(defaults);
             desc.add_options()(k.name.c_str(), po::value<std::string>(),
                                (k.help + (value.empty() ? "" : " (default " + value + ")")).c_str());
