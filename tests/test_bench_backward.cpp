@@ -4,45 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
+#include "tests/support/bench_rows.h"
 #include "tests/support/cli.h"
 
 namespace qrnn::test {
-namespace {
-struct Row {
-    std::string benchmark, shape, ours, reference;
-    double ratio, target;
-    bool met;
-};
-
-std::vector<Row> json_rows(const std::string &path) {
-    std::ifstream f(path);
-    std::stringstream text;
-    text << f.rdbuf();
-    static const std::regex row(
-        R"re(\{"benchmark":"([^"]+)","shape":"([^"]+)","ours":"([^"]+)","reference":"([^"]+)","ratio":([-0-9.eE+a-z]+),"target":([0-9.]+),"met":(true|false)\})re");
-    std::vector<Row> rows;
-    const std::string s = text.str();
-    for (auto it = std::sregex_iterator(s.begin(), s.end(), row); it != std::sregex_iterator(); ++it) {
-        const std::smatch &m = *it;
-        rows.push_back({m[1], m[2], m[3], m[4], std::stod(m[5]), std::stod(m[6]), m[7] == "true"});
-    }
-    return rows;
-}
-
-// The leading number of "12.3 GFLOP/s ..." and the unit that follows it.
-std::pair<double, std::string> quantity(const std::string &text) {
-    std::istringstream in(text);
-    double value = NAN;
-    std::string unit;
-    in >> value >> unit;
-    return {value, unit};
-}
-}  // namespace
-
 TEST(BenchBackward, QuickRowsAreWellFormed) {
     const std::string json = scratch_path("bench_backward.json");
     CliResult r = run_cli("bench --what backward --quick --repeats 1 --json " + json);
@@ -50,17 +17,17 @@ TEST(BenchBackward, QuickRowsAreWellFormed) {
     EXPECT_NE(r.output.find("dW GEMM vs best sgemm"), std::string::npos) << r.output;  // the table too
     EXPECT_NE(r.output.find("backward scan (dcell) vs triad"), std::string::npos) << r.output;
 
-    std::vector<Row> rows = json_rows(json);
+    std::vector<BenchRow> rows = bench_json_rows(json);
     // Two quick shapes x (dW, dX) and the scan.
     ASSERT_EQ(rows.size(), 5u) << r.output;
     const std::regex gemm_shape(R"(k=\d+ B=\d+ T=\d+ n=\d+ m=\d+)"), scan_shape(R"(B=\d+ T=\d+ m=\d+)");
     int dw = 0, dx = 0, scan = 0;
-    for (const Row &row : rows) {
+    for (const BenchRow &row : rows) {
         const bool is_scan = row.benchmark == "backward scan (dcell) vs triad (GB/s)";
         dw += row.benchmark == "dW GEMM vs best sgemm", dx += row.benchmark == "dX GEMM vs best sgemm", scan += is_scan;
         EXPECT_TRUE(std::regex_match(row.shape, is_scan ? scan_shape : gemm_shape)) << row.shape;
-        auto [ours, ours_unit] = quantity(row.ours);
-        auto [ref, ref_unit] = quantity(row.reference);
+        auto [ours, ours_unit] = bench_quantity(row.ours);
+        auto [ref, ref_unit] = bench_quantity(row.reference);
         const std::string unit = is_scan ? "GB/s" : "GFLOP/s";
         EXPECT_EQ(ours_unit, unit) << row.ours;
         EXPECT_EQ(ref_unit, unit) << row.reference;

@@ -14,6 +14,7 @@
 #include "schedules/tuning_db.h"
 #include "schedules/cpu_target.h"
 #include "tools/sgemm_references.h"
+#include "tools/bench_attention.h"
 #include "tools/bench_decoder.h"
 #include "tools/bench_kernels.h"
 #include "tools/command.h"
@@ -85,6 +86,30 @@ size_t fastest_reference(const std::vector<Timing> &t, size_t first = 1) {
     return best;
 }
 
+// Timings laid out as t[first + gemms * i + g + offset] (reference i on GEMM g; g from `offset`, `count` of them):
+// the sum over those GEMMs of the fastest reference's median, and the references' names joined by '/'.
+std::pair<double, std::string> best_sgemm_sum(const std::vector<Timing> &t, size_t first, int gemms, int offset,
+                                              int count, const std::vector<bench::SgemmReference> &refs) {
+    double sum = 0;
+    std::string names;
+    for (int g = offset; g < offset + count; g++) {
+        auto at = [&](size_t i) { return t[first + gemms * i + g].median(); };
+        size_t best = 0;
+        for (size_t i = 1; i < refs.size(); i++)
+            if (at(i) < at(best)) best = i;
+        sum += at(best);
+        names += (g > offset ? "/" : "") + refs[best].name;
+    }
+    return {sum, names};
+}
+
+// The attention's shapes (T targets, S sources, B sequences, m units): the paper's translation-like setting and
+// an awkward one (nothing a multiple of the vector width); --quick: small ones.
+std::vector<std::array<int64_t, 4>> bench_attention_shapes(bool quick) {
+    if (quick) return {{32, 32, 4, 64}, {7, 5, 3, 33}};
+    return {{64, 64, 16, 320}, {37, 53, 5, 203}};
+}
+
 int bench_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn bench options");
     desc.add_options()("help,h", "show this help")
@@ -92,7 +117,8 @@ int bench_command(const std::vector<std::string> &args) {
          "sections: gemm (conv vs OpenBLAS sgemm), pooling (vs triad), layer (vs its floor; fused vs unfused), "
          "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape), "
          "backward (training: dW and dX GEMMs vs the best sgemm, reverse scan vs triad), "
-         "decoder (the LM's softmax decoder: its 3 GEMMs + fused softmax vs the best sgemm on the same GEMMs)")
+         "decoder (the LM's softmax decoder: its 3 GEMMs + fused softmax vs the best sgemm on the same GEMMs), "
+         "attention (the encoder-decoder's attention forward and backward vs the best sgemm on their GEMMs)")
         ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
         ("target", po::value<std::string>()->default_value("host"),
          "Halide CPU target of our kernels, e.g. x86-64-linux-avx-avx2-fma-f16c; references are held to its ISA")
@@ -109,7 +135,7 @@ int bench_command(const std::vector<std::string> &args) {
     auto wants = [&](const std::string &s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
     for (auto &s : sections)
         if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked" && s != "autotuned" && s != "backward" &&
-            s != "decoder")
+            s != "decoder" && s != "attention")
             fail("--what: unknown section '", s, "'");
     const std::string target_text = vm["target"].as<std::string>() == "host" ? "" : vm["target"].as<std::string>();
     const Halide::Target target = parse_target(target_text);
@@ -278,23 +304,42 @@ int bench_command(const std::vector<std::string> &args) {
                 for (int g = 0; g < 3; g++) runs.push_back([&d, i, g] { d.run_reference(i, g); });
             }
             auto t = time_interleaved(runs, warmup, repeats);
-            double best[3];
-            std::string names;
-            for (int g = 0; g < 3; g++) {
-                size_t b = 0;
-                for (size_t i = 1; i < refs.size(); i++)
-                    if (t[2 + 3 * i + g].median() < t[2 + 3 * b + g].median()) b = i;
-                best[g] = t[2 + 3 * b + g].median();
-                names += (g ? "/" : "") + refs[b].name;
-            }
+            auto [sgemm3, names] = best_sgemm_sum(t, 2, 3, 0, 3, refs);
+            const double best0 = best_sgemm_sum(t, 2, 3, 0, 1, refs).first;
             const std::string shape = "N=" + std::to_string(N) + " m=" + std::to_string(m) + " V=" + std::to_string(V);
-            const double gflop = d.gemm_flops() / 1e9, sgemm3 = best[0] + best[1] + best[2];
+            const double gflop = d.gemm_flops() / 1e9;
             row("decoder training (3 GEMMs + softmax) vs best sgemm x3", shape,
                 fixed(t[0].median(), 1) + " ms " + fixed(3 * gflop / t[0].median() * 1e3, 1) + " GFLOP/s",
                 fixed(sgemm3, 1) + " ms " + names, sgemm3 / t[0].median(), 0.90);
             row("decoder evaluation (logits GEMM + softmax) vs best sgemm", shape,
                 fixed(t[1].median(), 1) + " ms " + fixed(gflop / t[1].median() * 1e3, 1) + " GFLOP/s",
-                fixed(best[0], 1) + " ms", best[0] / t[1].median(), 0.90);
+                fixed(best0, 1) + " ms", best0 / t[1].median(), 0.90);
+        }
+    }
+    if (wants("attention")) {
+        // Each whole attention pipeline (its GEMMs + the masked softmax or its backward) against the sum of the
+        // best sgemm of each of its GEMMs (tools/bench_attention.h), all timed in the same rounds.
+        using bench::AttentionGemms;
+        for (auto [T, S, B, m] : bench_attention_shapes(quick)) {
+            AttentionGemms a(T, S, B, m, target);
+            std::vector<std::function<void()>> runs{[&] { a.run_forward(); }, [&] { a.run_backward(); }};
+            for (size_t i = 0; i < refs.size(); i++) {
+                double diff = a.alpha_abs_diff(i);
+                if (diff > 1e-5) fail("attention alpha and ", refs[i].name, "'s scores disagree at ", a.shape(), " (abs ", diff, ")");
+                for (int g = 0; g < AttentionGemms::kGemms; g++) runs.push_back([&a, i, g] { a.run_reference(i, g); });
+            }
+            auto t = time_interleaved(runs, warmup, repeats);
+            const int nf = AttentionGemms::kForwardGemms, nb = AttentionGemms::kGemms - nf;
+            for (bool forward : {true, false}) {
+                auto [sum, names] = best_sgemm_sum(t, 2, AttentionGemms::kGemms, forward ? 0 : nf, forward ? nf : nb, refs);
+                double flops = 0;
+                for (int g = forward ? 0 : nf; g < (forward ? nf : AttentionGemms::kGemms); g++) flops += a.gemm_flops(g);
+                const Timing &ours = t[forward ? 0 : 1];
+                row(forward ? "attention forward (3 GEMMs + softmax) vs best sgemm x3"
+                            : "attention backward (5 GEMMs + softmax) vs best sgemm x5",
+                    a.shape(), fixed(ours.median(), 4) + " ms " + fixed(flops / ours.median() * 1e-6, 1) + " GFLOP/s",
+                    fixed(sum, 4) + " ms " + names, sum / ours.median(), 0.90);
+            }
         }
     }
     table.print(std::cout);
