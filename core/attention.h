@@ -31,6 +31,8 @@ struct AttentionInputs {
 struct AttentionFuncs {
     Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"};
     Halide::Expr T, B, S, m;
+    Halide::Func cell_rows{"cell_rows"};            // (h, b, t) cell, t clamped to [0, T)
+    Halide::Func weights_padded{"weights_padded"};  // (h, c, i) weights, h clamped to [0, m)
     Halide::Func enc_t{"enc_t"};      // (s, h, b) = enc(h, b, s): s innermost for the score GEMM
     Halide::Func score{"score"};      // (s, t, b) c_t . e_s
     Halide::RDom score_r;             // h
@@ -40,7 +42,8 @@ struct AttentionFuncs {
     Halide::RDom source_r;            // s
     Halide::Func alpha{"alpha"};      // (s, t, b) output
     Halide::Func context{"context"};  // (h, b, t) k_t = sum_s alpha e_s, output
-    Halide::Func mixed{"mixed"};      // (h, b, t) W_k k_t + W_c c_t, output
+    Halide::Func mix_acc{"mix_acc"};  // (h, b, t) W_k k_t + W_c c_t accumulated (two updates over mix_r)
+    Halide::Func mixed{"mixed"};      // (h, b, t) mix_acc, output
     Halide::RDom mix_r;               // c
     Halide::Func out{"att_out"};      // (h, b, t) o_t * mixed_t, output
     std::vector<Halide::Func> outputs() const { return {out, alpha, context, mixed}; }
@@ -64,8 +67,9 @@ struct AttentionBackwardFuncs {
     Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"};
     Halide::Expr T, B, S, m;
     Halide::Func enc_t{"enc_t"};            // (s, h, b)
-    Halide::Func weights_t{"weights_t"};    // (c, h, i) = weights(h, c, i)
-    Halide::Func dmixed{"dmixed"};          // (h, b, t) dout * o
+    Halide::Func weights_t{"weights_t"};    // (c, h, i) = weights(h, c, i), c clamped to [0, m)
+    Halide::Func dmixed{"dmixed"};          // (h, b, t) dout * o, h and t clamped to [0, m) x [0, T)
+    Halide::Func dweights_acc{"dweights_acc"};  // (h, c, i) dweights accumulated over rows_r (c clamped)
     Halide::Func dcontext{"dcontext"};      // (c, b, t) sum_h W_k[c][h] dmixed[h]
     Halide::Func dcell_direct{"dcell_direct"};  // (c, b, t) sum_h W_c[c][h] dmixed[h]
     Halide::RDom hidden_r;                  // h (or c)

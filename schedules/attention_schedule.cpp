@@ -1,5 +1,7 @@
 #include "schedules/attention_schedule.h"
 
+#include "schedules/cpu_common.h"
+
 namespace qrnn {
 namespace {
 using namespace Halide;
@@ -34,14 +36,26 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
     AttentionFuncs A = define_attention(in);
     const Var h = A.h, b = A.b, t = A.t, s = A.s;
     at_root(A.enc_t, {{s, h, b}}, b, h, target);
-    at_root(A.score, {{s, t, b}, {s, A.score_r, t, b}}, b, t, target);
+    const bool cpu = !target.has_gpu_feature();
+    // CPU: the score and mix GEMMs register-blocked (cpu_common.h, tile from the target), parallel over b.
+    const GemmTile tile = gemm_tile_for(target);
+    const int vec = target.natural_vector_size<float>();
+    if (cpu) {
+        GemmTileVars sv, mv;
+        schedule_gemm_tiles(A.score, s, t, sv, {sv.ao, b}, vec, tile.h_vectors, tile.t, {A.score_r}).parallel(b);
+        schedule_gemm_tiles(A.mix_acc, h, t, mv, {mv.ao, b}, vec, tile.h_vectors, tile.t, {A.mix_r}).parallel(b);
+        A.weights_padded.compute_root().vectorize(h, vec, TailStrategy::RoundUp).parallel(A.i);
+    } else {
+        at_root(A.score, {{s, t, b}, {s, A.score_r, t, b}}, b, t, target);
+        at_root(A.mix_acc, {{h, b, t}, {h, A.mix_r, b, t}, {h, A.mix_r, b, t}}, t, b, target);
+    }
     at_root(A.weight, {{s, t, b}}, b, t, target);
     // Row maxima and sums: one (t, b) per lane / thread, the sum over s serial.
     at_root(A.score_max, {{t, b}, {t, A.source_r, b}}, b, b, target);
     at_root(A.weight_sum, {{t, b}, {t, A.source_r, b}}, b, b, target);
     at_root(A.alpha, {{s, t, b}}, b, t, target);
     at_root(A.context, {{h, b, t}, {h, A.source_r, b, t}}, t, b, target);
-    at_root(A.mixed, {{h, b, t}, {h, A.mix_r, b, t}, {h, A.mix_r, b, t}}, t, b, target);
+    at_root(A.mixed, {{h, b, t}}, t, b, target);
     at_root(A.out, {{h, b, t}}, t, b, target);
     return Pipeline(A.outputs());
 }
@@ -53,10 +67,24 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     at_root(D.weights_t, {{c, h, i}}, i, h, target);
     at_root(D.dmixed, {{h, b, t}}, t, b, target);
     at_root(D.dgate_o, {{h, b, t}}, t, b, target);
-    at_root(D.dweights, {{h, c, i}, {h, D.rows_r.x, D.rows_r.y, c, i}}, c, i, target);
-    at_root(D.dcontext, {{c, b, t}, {c, D.hidden_r, b, t}}, t, b, target);
-    at_root(D.dcell_direct, {{c, b, t}, {c, D.hidden_r, b, t}}, t, b, target);
-    at_root(D.dalpha, {{s, t, b}, {s, D.hidden_r, t, b}}, b, t, target);
+    at_root(D.dweights, {{h, c, i}}, c, i, target);
+    if (!target.has_gpu_feature()) {
+        // CPU: dk, dc and dalpha register-blocked as the forward's GEMMs.
+        const GemmTile tile = gemm_tile_for(target);
+        const int vec = target.natural_vector_size<float>();
+        GemmTileVars kv, cv, av;
+        schedule_gemm_tiles(D.dcontext, c, t, kv, {kv.ao, b}, vec, tile.h_vectors, tile.t, {D.hidden_r}).parallel(b);
+        schedule_gemm_tiles(D.dcell_direct, c, t, cv, {cv.ao, b}, vec, tile.h_vectors, tile.t, {D.hidden_r}).parallel(b);
+        GemmTileVars wv;
+        schedule_gemm_tiles(D.dweights_acc, h, c, wv, {wv.ao, i}, vec, tile.h_vectors, tile.t, {D.rows_r.x, D.rows_r.y})
+            .parallel(i);
+        schedule_gemm_tiles(D.dalpha, s, t, av, {av.ao, b}, vec, tile.h_vectors, tile.t, {D.hidden_r}).parallel(b);
+    } else {
+        at_root(D.dcontext, {{c, b, t}, {c, D.hidden_r, b, t}}, t, b, target);
+        at_root(D.dcell_direct, {{c, b, t}, {c, D.hidden_r, b, t}}, t, b, target);
+        at_root(D.dalpha, {{s, t, b}, {s, D.hidden_r, t, b}}, b, t, target);
+        at_root(D.dweights_acc, {{h, c, i}, {h, D.rows_r.x, D.rows_r.y, c, i}}, c, i, target);
+    }
     at_root(D.alpha_dot, {{t, b}, {t, D.source_r, b}}, b, b, target);
     at_root(D.dscore, {{s, t, b}}, b, t, target);
     at_root(D.dcell, {{h, b, t}, {h, D.source_r, b, t}}, t, b, target);

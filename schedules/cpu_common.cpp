@@ -79,7 +79,8 @@ Func schedule_gemm_tiles(Func acc, const Var &a, const Var &bv, const GemmTileVa
     acc.compute_at(tiles, v.bo).vectorize(a, vec).unroll(a).unroll(bv);
     std::vector<VarOrRVar> update_order{a, bv};
     update_order.insert(update_order.end(), reduction.begin(), reduction.end());
-    acc.update().reorder(update_order).vectorize(a, vec).unroll(a).unroll(bv);
+    for (int u = 0; u < acc.num_update_definitions(); u++)
+        acc.update(u).reorder(update_order).vectorize(a, vec).unroll(a).unroll(bv);
     return tiles;
 }
 

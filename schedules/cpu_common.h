@@ -43,7 +43,7 @@ GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, in
 // schedule_cpu_gates_gemm with gates computed at root, parallel over time tiles (tuned, chunked-scan).
 void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t, bool b_inner);
 
-// A register-blocked GEMM: `acc` (pure init + one update over `reduction`) computed per (vec * tile_a_vectors)
+// A register-blocked GEMM: `acc` (pure init + updates, each over `reduction`) computed per (vec * tile_a_vectors)
 // x tile_b tile of its wrapper (compute_root, returned), accumulators in registers over the whole reduction.
 // The wrapper's loops: ai (vectorised), bi, bo (the tile of b, where acc is computed), then `outer` (which
 // must name ao, the tiles of a, and the other dimensions).
