@@ -41,7 +41,9 @@ AttentionFuncs define_attention(const AttentionInputs &in) {
     Expr valid = s < in.lengths(b);
     // Reads a schedule may round up past the edges (register tiles over t and h): clamped there.
     A.cell_rows(h, b, t) = in.cell(h, b, min(t, A.T - 1));
-    A.weights_padded(h, A.c, A.i) = in.weights(min(h, A.m - 1), A.c, A.i);
+    A.mix_r = RDom(0, A.m, "mix_r");
+    A.weights_padded(h, A.c, A.i) = 0.0f;  // zero past m, the weights copied over [0, m): dense loads
+    A.weights_padded(A.mix_r, A.c, A.i) = in.weights(A.mix_r, A.c, A.i);
 
     A.enc_t(s, h, b) = in.enc(h, b, s);
     A.score_r = RDom(0, A.m, "score_r");
@@ -61,7 +63,6 @@ AttentionFuncs define_attention(const AttentionInputs &in) {
     A.context(h, b, t) = 0.0f;
     A.context(h, b, t) += A.alpha(A.source_r, t, b) * in.enc(h, b, A.source_r);
 
-    A.mix_r = RDom(0, A.m, "mix_r");
     A.mix_acc(h, b, t) = 0.0f;
     A.mix_acc(h, b, t) += A.weights_padded(h, A.mix_r, 0) * A.context(A.mix_r, b, min(t, A.T - 1));
     A.mix_acc(h, b, t) += A.weights_padded(h, A.mix_r, 1) * A.cell_rows(A.mix_r, b, t);

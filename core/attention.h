@@ -32,7 +32,7 @@ struct AttentionFuncs {
     Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"};
     Halide::Expr T, B, S, m;
     Halide::Func cell_rows{"cell_rows"};            // (h, b, t) cell, t clamped to [0, T)
-    Halide::Func weights_padded{"weights_padded"};  // (h, c, i) weights, h clamped to [0, m)
+    Halide::Func weights_padded{"weights_padded"};  // (h, c, i) weights, zero at h >= m
     Halide::Func enc_t{"enc_t"};      // (s, h, b) = enc(h, b, s): s innermost for the score GEMM
     Halide::Func score{"score"};      // (s, t, b) c_t . e_s
     Halide::RDom score_r;             // h

@@ -30,6 +30,25 @@ void at_root(Func f, const std::vector<std::vector<VarOrRVar>> &orders, const Va
         }
     }
 }
+// CPU, a sum over `r` into rows of h (an output: exact bounds): at root as at_root does, then the update in
+// strips of `chains` vectors of h held in registers over the whole of r (independent FMA chains, the strip
+// guarded at the edge of h), `outer` (the other pure Vars, innermost first) outside, the last parallel.
+void sum_in_strips(Func f, const Var &h, const RVar &r, const std::vector<VarOrRVar> &outer, const Target &target) {
+    std::vector<VarOrRVar> pure{h};
+    pure.insert(pure.end(), outer.begin(), outer.end());
+    at_root(f, {pure}, outer.back().var, outer.front().var, target);
+    const int vec = target.natural_vector_size<float>(), chains = 4;
+    Var ho("ho"), hi("hi"), hu("hu"), hv("hv");
+    std::vector<VarOrRVar> order{hv, hu, r, ho};
+    order.insert(order.end(), outer.begin(), outer.end());
+    f.update()
+        .split(h, ho, hi, vec * chains, TailStrategy::GuardWithIf)
+        .split(hi, hu, hv, vec)
+        .reorder(order)
+        .vectorize(hv)
+        .unroll(hu)
+        .parallel(outer.back().var);
+}
 }  // namespace
 
 Pipeline build_attention_forward(const AttentionInputs &in, const Target &target) {
@@ -45,16 +64,21 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
         schedule_gemm_tiles(A.score, s, t, sv, {sv.ao, b}, vec, tile.h_vectors, tile.t, {A.score_r}).parallel(b);
         schedule_gemm_tiles(A.mix_acc, h, t, mv, {mv.ao, b}, vec, tile.h_vectors, tile.t, {A.mix_r}).parallel(b);
         A.weights_padded.compute_root().vectorize(h, vec, TailStrategy::RoundUp).parallel(A.i);
+        A.weights_padded.update().vectorize(A.mix_r.x, vec, TailStrategy::GuardWithIf).parallel(A.i);
     } else {
         at_root(A.score, {{s, t, b}, {s, A.score_r, t, b}}, b, t, target);
         at_root(A.mix_acc, {{h, b, t}, {h, A.mix_r, b, t}, {h, A.mix_r, b, t}}, t, b, target);
+        at_root(A.weights_padded, {{h, A.c, A.i}, {A.c, A.mix_r, A.i}}, A.i, A.i, target);
     }
     at_root(A.weight, {{s, t, b}}, b, t, target);
     // Row maxima and sums: one (t, b) per lane / thread, the sum over s serial.
     at_root(A.score_max, {{t, b}, {t, A.source_r, b}}, b, b, target);
     at_root(A.weight_sum, {{t, b}, {t, A.source_r, b}}, b, b, target);
     at_root(A.alpha, {{s, t, b}}, b, t, target);
-    at_root(A.context, {{h, b, t}, {h, A.source_r, b, t}}, t, b, target);
+    if (cpu)
+        sum_in_strips(A.context, h, A.source_r, {b, t}, target);
+    else
+        at_root(A.context, {{h, b, t}, {h, A.source_r, b, t}}, t, b, target);
     at_root(A.mixed, {{h, b, t}}, t, b, target);
     at_root(A.out, {{h, b, t}}, t, b, target);
     return Pipeline(A.outputs());
@@ -87,8 +111,13 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     }
     at_root(D.alpha_dot, {{t, b}, {t, D.source_r, b}}, b, b, target);
     at_root(D.dscore, {{s, t, b}}, b, t, target);
-    at_root(D.dcell, {{h, b, t}, {h, D.source_r, b, t}}, t, b, target);
-    at_root(D.denc, {{h, b, s}, {h, D.target_r, b, s}}, s, b, target);
+    if (!target.has_gpu_feature()) {
+        sum_in_strips(D.dcell, h, D.source_r, {b, t}, target);
+        sum_in_strips(D.denc, h, D.target_r, {b, s}, target);
+    } else {
+        at_root(D.dcell, {{h, b, t}, {h, D.source_r, b, t}}, t, b, target);
+        at_root(D.denc, {{h, b, s}, {h, D.target_r, b, s}}, s, b, target);
+    }
     return Pipeline(D.outputs());
 }
 
