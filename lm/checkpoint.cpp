@@ -71,9 +71,7 @@ CheckpointInfo read_checkpoint_info(const std::string &path) {
     H5::H5File file = open_hdf5_for_reading(path, kWhat);
     CheckpointInfo info;
     try {
-        h5::require_format(file, path, kFormat, kWhat);
-        if (h5::read_int(file, path, "format_version") != kFormatVersion)
-            fail(path, ": ", kWhat, " format_version ", h5::read_int(file, path, "format_version"), ", this build reads ", kFormatVersion);
+        h5::require_format_version(file, path, kFormat, kFormatVersion, kWhat);
         info.identity = h5::read_string(file, path, "identity");
         info.config = h5::read_string(file, path, "config");
         std::istringstream words(h5::read_bytes(file, path, "/vocab"));
@@ -101,14 +99,6 @@ CheckpointInfo read_checkpoint_info(const std::string &path) {
     return info;
 }
 
-namespace {
-// Dataset `name` of file into `into`, whose shape it must have.
-void load_tensor(H5::H5File &file, const std::string &path, const std::string &name, Tensor<float> &into) {
-    Tensor<float> t = h5::read_tensor(file, path, name);
-    if (t.shape != into.shape) fail(path, ": dataset ", name, " has shape ", t.shape_str(), ", the model's is ", into.shape_str());
-    into = std::move(t);
-}
-}  // namespace
 
 void set_params(Model &model, const std::vector<Tensor<float>> &values) {
     const std::vector<nn::Param> params = model.params();
@@ -123,7 +113,7 @@ std::vector<Tensor<float>> read_best_params(const std::string &path, Model &mode
         if (!file.nameExists("/best")) return best;
         for (auto &p : model.params()) {
             best.emplace_back(p.value->shape);
-            load_tensor(file, path, "/best/" + p.name, best.back());
+            h5::read_tensor_into(file, path, "/best/" + p.name, best.back());
         }
     } catch (const H5::Exception &e) {
         fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
@@ -133,7 +123,7 @@ std::vector<Tensor<float>> read_best_params(const std::string &path, Model &mode
 
 void load_checkpoint_model(const std::string &path, Model &model) {
     H5::H5File file = open_hdf5_for_reading(path, kWhat);
-    auto load = [&](const std::string &name, Tensor<float> &into) { load_tensor(file, path, name, into); };
+    auto load = [&](const std::string &name, Tensor<float> &into) { h5::read_tensor_into(file, path, name, into); };
     try {
         for (auto &p : model.params()) load("/params/" + p.name, *p.value);
         auto &states = model.carried_state();

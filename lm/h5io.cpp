@@ -75,6 +75,12 @@ Tensor<float> read_tensor(H5::H5File &h5, const std::string &file, const std::st
     return t;
 }
 
+void read_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into) {
+    Tensor<float> t = read_tensor(h5, file, path);
+    if (t.shape != into.shape) fail(file, ": dataset ", path, " has shape ", t.shape_str(), ", the model's is ", into.shape_str());
+    into = std::move(t);
+}
+
 std::vector<double> read_series(H5::H5File &h5, const std::string &file, const std::string &path) {
     H5::DataSet ds = open(h5, file, path);
     std::vector<hsize_t> dims = dims_of(ds);
@@ -116,6 +122,13 @@ std::string read_string(H5::H5Object &obj, const std::string &file, const std::s
 void require_format(H5::H5File &h5, const std::string &file, const std::string &format, const std::string &what) {
     if (!h5.attrExists("format") || read_string(h5, file, "format") != format)
         fail(file, ": not a ", what, " (attribute format is not ", format, ")");
+}
+
+void require_format_version(H5::H5File &h5, const std::string &file, const std::string &format, int64_t version,
+                            const std::string &what) {
+    require_format(h5, file, format, what);
+    const int64_t found = read_int(h5, file, "format_version");
+    if (found != version) fail(file, ": ", what, " format_version ", found, ", this build reads ", version);
 }
 
 }  // namespace qrnn::lm::h5

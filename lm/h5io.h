@@ -21,6 +21,8 @@ void write_attr(H5::H5Object &obj, const std::string &name, const std::string &v
 
 // `file` names the file in errors.
 Tensor<float> read_tensor(H5::H5File &h5, const std::string &file, const std::string &path);
+// read_tensor into `into`, whose shape the dataset must have ("<file>: dataset <path> has shape ..., the model's is ...").
+void read_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into);
 std::vector<double> read_series(H5::H5File &h5, const std::string &file, const std::string &path);
 std::string read_bytes(H5::H5File &h5, const std::string &file, const std::string &path);
 double read_double(H5::H5Object &obj, const std::string &file, const std::string &name);
@@ -28,5 +30,8 @@ int64_t read_int(H5::H5Object &obj, const std::string &file, const std::string &
 std::string read_string(H5::H5Object &obj, const std::string &file, const std::string &name);
 // A qrnn::Error "<file>: not a <what> (attribute format is not <format>)" unless the root says it is one.
 void require_format(H5::H5File &h5, const std::string &file, const std::string &format, const std::string &what);
+// require_format, then "<file>: <what> format_version 2, this build reads 1" unless format_version is `version`.
+void require_format_version(H5::H5File &h5, const std::string &file, const std::string &format, int64_t version,
+                            const std::string &what);
 
 }  // namespace qrnn::lm::h5

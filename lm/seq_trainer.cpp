@@ -3,10 +3,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
 #include "core/error.h"
+#include "lm/run_files.h"
+#include "lm/seq_checkpoint.h"
 #include "lm/seq_classifier.h"
 #include "nn/optimizer.h"
 #include "nn/seq2seq.h"
@@ -119,6 +122,14 @@ private:
     SequenceClassifier model_;
 };
 
+// The run's summary from its last epoch (none yet: no attributes).
+void set_final_attrs(SeqResults &results, double best) {
+    if (results.epochs.empty()) return;
+    const SeqEpoch &last = results.epochs.back();
+    results.attrs["steps"] = static_cast<int64_t>(last.step), results.attrs["seconds"] = last.seconds;
+    results.attrs["final_accuracy"] = last.accuracy, results.attrs["best_accuracy"] = best;
+}
+
 }  // namespace
 
 TrainConfig task_defaults(const std::string &task) {
@@ -142,7 +153,6 @@ TrainConfig task_defaults(const std::string &task) {
 void validate_seq_task(const TrainConfig &cfg) {
     const std::string &task = cfg.seq.task, &model = cfg.lm.stack.model;
     if (!is_transduction(task) && task != "classify") fail("key 'task': '", task, "' is not a synthetic sequence task");
-    if (!cfg.checkpoint.empty()) fail("key 'checkpoint': task ", task, " has no checkpoints (only task lm resumes); remove the key");
     for (auto &[key, value] : {std::pair{"train", cfg.train}, {"valid", cfg.valid}, {"test", cfg.test}})
         if (!value.empty()) fail("key '", key, "': task ", task, " generates its own data (no token files)");
     if (cfg.max_batches < 1) fail("key 'max_batches': task ", task, " needs steps per epoch >= 1");
@@ -204,49 +214,70 @@ SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
                      {"cpu_model", machine.cpu_model},
                      {"cores", machine.cores}};
     nn::Adam adam({cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay});
+    // Where the run stands: fresh, or as its checkpoint left it (then the same command goes on bit-identically).
+    SeqCheckpoint at;
+    at.identity = identity(cfg);
+    const std::unique_ptr<WriterLock> lock = prepare_run_files(cfg);
+    if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
+        at = read_seq_checkpoint(cfg.checkpoint, at.identity, params);
+        adam.set_state(at.adam);
+        results.epochs = at.history;
+        log << "resuming from " << cfg.checkpoint << ": epoch " << at.epoch + 1 << ", step " << at.step << "\n";
+    }
+    at.config = config_text(cfg);  // resumable keys (epochs, paths) as now
     const int64_t total = cfg.epochs * cfg.max_batches;
     const auto start = Clock::now();
-    auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    const double seconds_before = at.seconds;
+    auto seconds = [&] { return seconds_before + std::chrono::duration<double>(Clock::now() - start).count(); };
     auto out_of_time = [&] { return cfg.seq.time_limit > 0 && seconds() >= cfg.seq.time_limit; };
-    double last_log = -1e9, best = 0;
-    int64_t step = 0;
-    for (int64_t epoch = 0; epoch < cfg.epochs; epoch++) {
+    auto save = [&] {
+        if (cfg.checkpoint.empty()) return;
+        at.seconds = seconds(), at.adam = adam.state();
+        write_seq_checkpoint(cfg.checkpoint, at, params);
+    };
+    const bool reached = !at.history.empty() && at.history.back().accuracy >= cfg.seq.target_accuracy;
+    double last_log = -1e9;
+    for (int64_t epoch = at.epoch; epoch < cfg.epochs && !reached; epoch++) {
         run->set_stochastic(true);
-        double loss_sum = 0;
-        int64_t steps = 0;
-        while (steps < cfg.max_batches && !out_of_time()) {
-            step++, steps++;
-            adam.set_lr(cfg.sgd.lr * std::max(0.05, 1.0 - static_cast<double>(step - 1) / static_cast<double>(total)));
-            loss_sum += run->train_step(static_cast<uint64_t>(step));
+        while (at.epoch_steps < cfg.max_batches && !out_of_time()) {
+            at.step++, at.epoch_steps++;
+            adam.set_lr(cfg.sgd.lr * std::max(0.05, 1.0 - static_cast<double>(at.step - 1) / static_cast<double>(total)));
+            at.epoch_loss += run->train_step(static_cast<uint64_t>(at.step));
             adam.step(params);
+            if (cfg.checkpoint_every > 0 && at.step % cfg.checkpoint_every == 0 && at.epoch_steps < cfg.max_batches) save();
             if (seconds() - last_log >= cfg.log_seconds) {
                 last_log = seconds();
                 char line[256];
                 std::snprintf(line, sizeof line, "epoch %lld/%lld  step %lld/%lld | %.1f steps/s | loss %.4f | lr %.3g | %.0f s",
-                              (long long)(epoch + 1), (long long)cfg.epochs, (long long)step, (long long)total,
-                              static_cast<double>(step) / last_log, loss_sum / static_cast<double>(steps), adam.lr(), last_log);
+                              (long long)(epoch + 1), (long long)cfg.epochs, (long long)at.step, (long long)total,
+                              static_cast<double>(at.step) / last_log, at.epoch_loss / static_cast<double>(at.epoch_steps),
+                              adam.lr(), last_log);
                 log << line << "\n" << std::flush;
             }
         }
-        if (steps == 0) break;
+        if (at.epoch_steps == 0) break;
         run->set_stochastic(false);
         SeqEpoch rec;
-        rec.step = static_cast<double>(step), rec.train_loss = loss_sum / static_cast<double>(steps), rec.lr = adam.lr();
+        rec.step = static_cast<double>(at.step), rec.lr = adam.lr();
+        rec.train_loss = at.epoch_loss / static_cast<double>(at.epoch_steps);
         rec.accuracy = run->accuracy();
         rec.seconds = seconds();
-        best = std::max(best, rec.accuracy);
+        at.best = std::max(at.best, rec.accuracy);
         results.epochs.push_back(rec);
         char line[256];
         std::snprintf(line, sizeof line, "epoch %lld done: step %lld  %.1f s | train loss %.4f | held-out %s %.4f",
-                      (long long)(epoch + 1), (long long)step, rec.seconds, rec.train_loss, metric.c_str(), rec.accuracy);
+                      (long long)(epoch + 1), (long long)at.step, rec.seconds, rec.train_loss, metric.c_str(), rec.accuracy);
         log << line << "\n" << std::flush;
-        results.attrs["steps"] = step, results.attrs["seconds"] = rec.seconds;
-        results.attrs["final_accuracy"] = rec.accuracy, results.attrs["best_accuracy"] = best;
+        set_final_attrs(results, at.best);
         results.attrs["load_end"] = load_average();
         results.heatmap = run->heatmap();
         if (!cfg.results.empty()) write_seq_results(cfg.results, results);
+        at.epoch = epoch + 1, at.epoch_steps = 0, at.epoch_loss = 0, at.history = results.epochs;
+        save();
         if (rec.accuracy >= cfg.seq.target_accuracy || out_of_time()) break;
     }
+    if (!results.heatmap) results.heatmap = run->heatmap();  // a finished run resumed: nothing trained
+    set_final_attrs(results, at.best);
     return results;
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "lm/run_files.h"
 #include "lm/train_results.h"
 #include "runtime/atomic_file.h"
 #include "runtime/machine_info.h"
@@ -25,23 +26,6 @@ std::string clock_str(double seconds) {
     if (s >= 3600) std::snprintf(buf, sizeof buf, "%lldh%02lldm", (long long)(s / 3600), (long long)(s / 60 % 60));
     else std::snprintf(buf, sizeof buf, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
     return buf;
-}
-
-// "key 'lr' is 20 there, 10 here" for the first key where two identity() strings differ.
-std::string first_difference(const std::string &theirs, const std::string &ours) {
-    auto items = [](const std::string &s) {
-        std::map<std::string, std::string> m;
-        for (size_t at = 0, end; (end = s.find(';', at)) != std::string::npos; at = end + 1) {
-            const std::string item = s.substr(at, end - at);
-            const size_t eq = item.find('=');
-            m[item.substr(0, eq)] = item.substr(eq + 1);
-        }
-        return m;
-    };
-    auto a = items(theirs), b = items(ours);
-    for (auto &[key, value] : b)
-        if (a[key] != value) return "key '" + key + "' is '" + a[key] + "' there, '" + value + "' here";
-    return "a key differs";
 }
 
 int64_t batches_per_epoch(const BatchStream &train, int64_t max_batches) {
@@ -160,20 +144,10 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     start.config = config_text(cfg);
     start.vocab = vocab.words();
     start.plateau = cfg.plateau;
-    std::unique_ptr<WriterLock> lock;  // one trainer per checkpoint; then its killed writes are debris
-    for (const std::string *path : {&cfg.checkpoint, &cfg.results}) {
-        const auto dir = std::filesystem::path(*path).parent_path();
-        if (!path->empty() && !dir.empty()) std::filesystem::create_directories(dir);
-    }
-    if (!cfg.checkpoint.empty()) {
-        lock = std::make_unique<WriterLock>(cfg.checkpoint, "wait for it, or name another --checkpoint");
-        remove_stale_temp_files(cfg.checkpoint);
-    }
+    const std::unique_ptr<WriterLock> lock = prepare_run_files(cfg);
     if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
         CheckpointInfo saved = read_checkpoint_info(cfg.checkpoint);
-        if (saved.identity != start.identity)
-            fail(cfg.checkpoint, ": checkpoint of another configuration (", first_difference(saved.identity, start.identity),
-                 "); delete it or name another --checkpoint");
+        require_same_identity(cfg.checkpoint, saved.identity, start.identity);
         if (saved.vocab != start.vocab) fail(cfg.checkpoint, ": checkpoint vocabulary differs from ", cfg.train, "'s");
         start = std::move(saved);
         start.config = config_text(cfg);  // resumable keys (epochs, paths) as now

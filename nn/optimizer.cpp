@@ -58,12 +58,13 @@ void AdamOptions::validate() const {
 Adam::Adam(AdamOptions opts) : opts_(opts) { opts_.validate(); }
 
 double Adam::step(const std::vector<Param> &params) {
+    auto &m_ = state_.m, &v_ = state_.v;
     if (m_.empty())
         for (const auto &p : params) m_.emplace_back(p.value->size()), v_.emplace_back(p.value->size());
     if (m_.size() != params.size()) fail("Adam: ", params.size(), " parameters, but its state has ", m_.size());
     const double norm = decay_and_norm(params, opts_.weight_decay), scale = clip_scale(norm, opts_.clip_norm);
-    t_++;
-    const double c1 = 1 - std::pow(opts_.beta1, static_cast<double>(t_)), c2 = 1 - std::pow(opts_.beta2, static_cast<double>(t_));
+    const double t = static_cast<double>(++state_.t);
+    const double c1 = 1 - std::pow(opts_.beta1, t), c2 = 1 - std::pow(opts_.beta2, t);
     const float b1 = static_cast<float>(opts_.beta1), b2 = static_cast<float>(opts_.beta2);
     const float step = static_cast<float>(opts_.lr * std::sqrt(c2) / c1), eps = static_cast<float>(opts_.eps);
     for (size_t i = 0; i < params.size(); i++) {

@@ -47,6 +47,12 @@ struct AdamOptions {
     void validate() const;      // throws qrnn::Error naming the bad option and value
 };
 
+// Adam's whole state: the step count and the two moments of every parameter (checkpointed: lm/seq_checkpoint.h).
+struct AdamState {
+    int64_t t = 0;
+    std::vector<std::vector<float>> m, v;  // one per parameter, in the order given to step(); empty before it
+};
+
 // Adam (Kingma & Ba 2015): its state (moments, step) holds one slot per parameter in the order given.
 class Adam {
 public:
@@ -55,11 +61,12 @@ public:
     double step(const std::vector<Param> &params);
     void set_lr(double lr) { opts_.lr = lr; }
     double lr() const { return opts_.lr; }
+    const AdamState &state() const { return state_; }
+    void set_state(AdamState state) { state_ = std::move(state); }
 
 private:
     AdamOptions opts_;
-    std::vector<std::vector<float>> m_, v_;
-    int64_t t_ = 0;
+    AdamState state_;
 };
 
 // Divides the learning rate by `factor` when a validation loss fails to improve on the best by more than

@@ -1,17 +1,11 @@
 // qrnn train / qrnn eval end to end: a run killed with SIGKILL mid-epoch and resumed by the same command ends
 // with parameters bit-identical to an uninterrupted run (also inside a sweep); test perplexity uses the best
 // validation epoch's parameters; bad input is a one-line error naming file/key/value.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "lm/trainer.h"
 #include "runtime/writer_lock.h"
@@ -54,21 +48,9 @@ std::vector<std::vector<float>> checkpoint_params(const std::string &path) {
 // Starts `qrnn <args>` and kills it (SIGKILL) once `checkpoint` holds step >= min_step of the first epoch;
 // returns that checkpoint's progress.
 lm::TrainProgress kill_when_checkpointed(const std::string &args, const std::string &checkpoint, int64_t min_step) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const std::string cmd = std::string("exec ") + QRNN_CLI + " " + args + " >/dev/null 2>&1";
-        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
-        _exit(127);
-    }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (std::filesystem::exists(checkpoint) && lm::read_checkpoint_info(checkpoint).progress.step >= min_step) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
+    kill_cli_when(args, [&] {
+        return std::filesystem::exists(checkpoint) && lm::read_checkpoint_info(checkpoint).progress.step >= min_step;
+    });
     return lm::read_checkpoint_info(checkpoint).progress;
 }
 

@@ -1,14 +1,20 @@
 // The synthetic sequence tasks of `qrnn train --task reverse|sort|classify` (nn/seq_tasks.h, lm/seq_classifier.h,
 // lm/seq_trainer.h): seeded generators are reproducible and correct (labels, balance, sorting), the classifier's
 // gradients (embedding, stack, pooling, output layer) match finite differences with variable lengths, a run is
-// reproducible from its seed, the results hold curves and the attention heatmap, bad input is a one-line error
-// with exit code 2. (Training through the CLI, `qrnn report` and the notebook: tests/test_notebook_seq.py.)
+// reproducible from its seed, the results hold curves and the attention heatmap, a run killed (SIGKILL) and
+// resumed from its checkpoint ends bit-identical to an uninterrupted one, bad input is a one-line error with exit code 2. (Training through the CLI, `qrnn report` and the notebook: tests/test_notebook_seq.py.)
 #include <gtest/gtest.h>
 
+#include <H5Cpp.h>
+
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "core/error.h"
+#include "lm/h5io.h"
+#include "lm/seq_checkpoint.h"
 #include "lm/seq_classifier.h"
 #include "lm/seq_trainer.h"
 #include "tests/support/cli.h"
@@ -29,6 +35,29 @@ lm::TrainConfig tiny(const std::string &task, const std::string &model) {
     c.batch = 4, c.epochs = 2, c.max_batches = 3, c.seq.eval_size = 8, c.seq.max_len = 6, c.seq.min_len = 2;
     c.seq.time_limit = 0, c.log_seconds = 1000;
     return c;
+}
+
+// Every float dataset under `group` of an HDF5 file, by path.
+void collect_datasets(H5::H5File &file, const std::string &path, const std::string &group, std::map<std::string, Tensor<float>> &out) {
+    H5::Group g = file.openGroup(group);
+    for (hsize_t i = 0; i < g.getNumObjs(); i++) {
+        const std::string name = group + "/" + g.getObjnameByIdx(i);
+        if (g.getObjTypeByIdx(i) == H5G_GROUP) collect_datasets(file, path, name, out);
+        else out.emplace(name, lm::h5::read_tensor(file, path, name));
+    }
+}
+std::map<std::string, Tensor<float>> checkpoint_tensors(const std::string &path) {
+    H5::H5File file(path, H5F_ACC_RDONLY);
+    std::map<std::string, Tensor<float>> all;
+    for (const char *group : {"/params", "/adam"}) collect_datasets(file, path, group, all);
+    return all;
+}
+// Progress (step, epoch) of a sequence-task checkpoint, or {-1, -1} while there is none.
+std::pair<int64_t, int64_t> checkpoint_progress(const std::string &path) {
+    if (!std::filesystem::exists(path)) return {-1, -1};
+    H5::H5File file(path, H5F_ACC_RDONLY);
+    H5::Group prog = file.openGroup("/progress");
+    return {lm::h5::read_int(prog, path, "step"), lm::h5::read_int(prog, path, "epoch")};
 }
 
 }  // namespace
@@ -142,6 +171,42 @@ TEST(SeqTasks, ARunIsReproducibleFromItsSeedAndRecordsCurvesAndHeatmap) {
     EXPECT_FALSE(lm::train_seq_task(r, log).heatmap);
 }
 
+// qrnn train --task classify killed mid-epoch (SIGKILL) then run again: it resumes from its checkpoint and ends
+// with parameters and Adam moments bit-identical to an uninterrupted run; another configuration is refused.
+TEST(SeqTasks, KilledMidEpochThenResumedIsBitIdentical) {
+    auto args = [](const std::string &checkpoint) {
+        // oneDNN's LSTM: no JIT compilation, so the 200 steps (~5 ms each) start at once; dropout on (masks).
+        return "train --task classify --model lstm-onednn --emb 8 --hidden 24 --layers 2 --dropout 0.2 --batch 16"
+               " --max_len 20 --epochs 2 --max_batches 100 --checkpoint_every 4 --eval_size 64 --time_limit 0"
+               " --log_seconds 1000 --checkpoint " +
+               checkpoint;
+    };
+    const std::string whole = scratch_path("seq_whole.h5"), killed = scratch_path("seq_killed.h5");
+    CliResult a = run_cli(args(whole));
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    ASSERT_EQ(checkpoint_progress(whole), std::make_pair(int64_t(200), int64_t(2)));
+
+    kill_cli_when(args(killed), [&] { return checkpoint_progress(killed).first >= 8; });
+    const auto [step, epoch] = checkpoint_progress(killed);
+    ASSERT_GE(step, 8);
+    ASSERT_LT(step, 200);
+    CliResult b = run_cli(args(killed));
+    ASSERT_EQ(b.exit_code, 0) << b.output;
+    EXPECT_NE(b.output.find("resuming from " + killed + ": epoch " + std::to_string(epoch + 1) + ", step " + std::to_string(step)),
+              std::string::npos) << b.output;
+    const auto expected = checkpoint_tensors(whole), got = checkpoint_tensors(killed);
+    ASSERT_EQ(expected.size(), got.size());
+    for (auto &[name, t] : expected) EXPECT_TRUE(got.at(name).data == t.data) << name << " differs";
+
+    CliResult again = run_cli(args(killed));  // finished: nothing to train
+    EXPECT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_NE(again.output.find("resuming from " + killed + ": epoch 3, step 200"), std::string::npos) << again.output;
+
+    std::string other = args(killed);
+    other.replace(other.find("--hidden 24"), 11, "--hidden 25");
+    expect_cli(other, 2, "checkpoint of another configuration (key 'hidden' is '24' there, '25' here)");
+}
+
 TEST(SeqTasks, BadInputIsAOneLineErrorWithExitCode2) {
     expect_cli("train --task translate", 2, "--task: key 'task': value 'translate': must be one of lm, reverse, sort, classify");
     expect_cli("train --task classify --model encdec", 2, "key 'model': task classify trains a classifier over a layer stack");
@@ -149,7 +214,6 @@ TEST(SeqTasks, BadInputIsAOneLineErrorWithExitCode2) {
     expect_cli("train --task classify --attention on", 2, "key 'attention': attention needs an encoder; model 'qrnn-dense' of task classify has none");
     expect_cli("train --attention on --train a.txt --valid b.txt", 2, "key 'attention': attention needs an encoder-decoder (task reverse or sort)");
     expect_cli("train --task sort --model encdec-noattn --attention on", 2, "key 'attention': model 'encdec-noattn' has no attention");
-    expect_cli("train --task sort --checkpoint c.h5", 2, "key 'checkpoint': task sort has no checkpoints");
     expect_cli("train --task reverse --min_len 9 --max_len 4", 2, "keys 'min_len', 'max_len': min_len 9 is above max_len 4");
     expect_cli("train --task classify --vocab 1", 2, "key 'vocab': classify needs tokens A = 0 and B = 1");
     expect_cli("train --task classify --max_batches 0", 2, "key 'max_batches': task classify needs steps per epoch >= 1");

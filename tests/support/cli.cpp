@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace qrnn::test {
 
@@ -41,6 +45,21 @@ std::string write_scratch(const std::string &name, const std::string &text) {
     std::string path = scratch_path(name);
     std::ofstream(path) << text;
     return path;
+}
+
+void kill_cli_when(const std::string &args, const std::function<bool()> &ready) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const std::string cmd = std::string("exec ") + QRNN_CLI + " " + args + " >/dev/null 2>&1";
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
+        _exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (std::chrono::steady_clock::now() < deadline && !ready()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed: " << args;
 }
 
 void expect_cli(const std::string &args, int exit_code, const std::string &message) {

@@ -1,0 +1,84 @@
+#include "lm/seq_checkpoint.h"
+
+#include "core/error.h"
+#include "lm/h5io.h"
+#include "lm/run_files.h"
+#include "runtime/atomic_file.h"
+
+namespace qrnn::lm {
+namespace {
+
+constexpr const char *kFormat = "qrnn-seq-checkpoint";
+constexpr int64_t kFormatVersion = 1;
+constexpr const char *kWhat = "sequence-task checkpoint";
+
+const std::vector<std::pair<const char *, double SeqCheckpoint::*>> &progress_values() {
+    static const std::vector<std::pair<const char *, double SeqCheckpoint::*>> values{
+        {"seconds", &SeqCheckpoint::seconds}, {"best", &SeqCheckpoint::best}, {"epoch_loss", &SeqCheckpoint::epoch_loss}};
+    return values;
+}
+const std::vector<std::pair<const char *, int64_t SeqCheckpoint::*>> &progress_counts() {
+    static const std::vector<std::pair<const char *, int64_t SeqCheckpoint::*>> counts{
+        {"epoch", &SeqCheckpoint::epoch}, {"step", &SeqCheckpoint::step}, {"epoch_steps", &SeqCheckpoint::epoch_steps}};
+    return counts;
+}
+
+// An Adam moment as a tensor of its parameter's shape.
+Tensor<float> moment_tensor(const std::vector<float> &moment, const nn::Param &p) {
+    Tensor<float> t(p.value->shape);
+    if (moment.size() != t.data.size()) fail("Adam moment of '", p.name, "' has ", moment.size(), " values, the parameter ", t.data.size());
+    t.data = moment;
+    return t;
+}
+
+}  // namespace
+
+void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, const std::vector<nn::Param> &params) {
+    write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
+        h5::write_attr(file, "format", std::string(kFormat));
+        h5::write_attr(file, "format_version", kFormatVersion);
+        h5::write_attr(file, "identity", cp.identity);
+        h5::write_attr(file, "config", cp.config);
+        for (auto &p : params) h5::write_tensor(file, "/params/" + p.name, *p.value);
+        H5::Group adam = file.createGroup("/adam");
+        h5::write_attr(adam, "t", cp.adam.t);
+        for (size_t i = 0; i < cp.adam.m.size(); i++) {
+            h5::write_tensor(file, "/adam/m/" + params.at(i).name, moment_tensor(cp.adam.m[i], params[i]));
+            h5::write_tensor(file, "/adam/v/" + params.at(i).name, moment_tensor(cp.adam.v[i], params[i]));
+        }
+        H5::Group prog = file.createGroup("/progress");
+        for (auto &[name, member] : progress_counts()) h5::write_attr(prog, name, cp.*member);
+        for (auto &[name, member] : progress_values()) h5::write_attr(prog, name, cp.*member);
+        write_epochs(file, "/history", cp.history, seq_epoch_fields());
+    });
+}
+
+SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &identity, const std::vector<nn::Param> &params) {
+    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    SeqCheckpoint cp;
+    try {
+        h5::require_format_version(file, path, kFormat, kFormatVersion, kWhat);
+        cp.identity = h5::read_string(file, path, "identity");
+        require_same_identity(path, cp.identity, identity);
+        cp.config = h5::read_string(file, path, "config");
+        for (auto &p : params) h5::read_tensor_into(file, path, "/params/" + p.name, *p.value);
+        H5::Group adam = file.openGroup("/adam");
+        cp.adam.t = h5::read_int(adam, path, "t");
+        if (cp.adam.t > 0)
+            for (auto &p : params) {
+                Tensor<float> m(p.value->shape), v(p.value->shape);
+                h5::read_tensor_into(file, path, "/adam/m/" + p.name, m);
+                h5::read_tensor_into(file, path, "/adam/v/" + p.name, v);
+                cp.adam.m.push_back(std::move(m.data)), cp.adam.v.push_back(std::move(v.data));
+            }
+        H5::Group prog = file.openGroup("/progress");
+        for (auto &[name, member] : progress_counts()) cp.*member = h5::read_int(prog, path, name);
+        for (auto &[name, member] : progress_values()) cp.*member = h5::read_double(prog, path, name);
+        cp.history = read_epochs(file, path, "/history", seq_epoch_fields());
+    } catch (const H5::Exception &e) {
+        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+    }
+    return cp;
+}
+
+}  // namespace qrnn::lm

@@ -1,0 +1,33 @@
+// Checkpoints of the synthetic sequence tasks (`qrnn train --task reverse|sort|classify --checkpoint F`), in HDF5,
+// written atomically (a kill at any moment leaves the previous or the new file). A task's training batches and
+// masks are functions of the seed and the step, so the step is the whole data position. Layout:
+//   attributes on /: format = "qrnn-seq-checkpoint", format_version, identity (keys that must match to resume),
+//                    config (every key as "key: value" lines)
+//   /params/<name>           float32 every parameter (nn::Param names)
+//   /adam                    attribute t (steps taken); /adam/m/<name>, /adam/v/<name> float32 its moments
+//   /progress                attributes epoch (completed), step, seconds (of training so far), best (held-out
+//                            metric), and of the epoch under way: epoch_steps, epoch_loss (summed)
+//   /history/<field>         float64 per completed epoch (SeqEpoch fields, as the results file's /epochs)
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lm/seq_results.h"
+#include "nn/optimizer.h"
+
+namespace qrnn::lm {
+
+struct SeqCheckpoint {
+    std::string identity, config;
+    int64_t epoch = 0, step = 0, epoch_steps = 0;
+    double epoch_loss = 0, seconds = 0, best = 0;
+    std::vector<SeqEpoch> history;
+    nn::AdamState adam;
+};
+
+void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &checkpoint, const std::vector<nn::Param> &params);
+// Everything, the parameters into `params` (each dataset must have its parameter's shape; errors name the file).
+// First a checkpoint of another configuration than `identity` is refused (lm/run_files.h: require_same_identity).
+SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &identity, const std::vector<nn::Param> &params);
+
+}  // namespace qrnn::lm
