@@ -85,8 +85,8 @@ void backward_tuned(SeqBackwardFuncs &D, const SeqBackwardInputs &in, const Targ
         .unroll(g)
         .parallel(t);
     // dweights, dbias, dinput, dx and dhistory as the plain layer's blocked GEMMs (its "tuned" knobs for the target).
-    // Simple register tiles over all of T*B (cpu_common schedule_gemm_tiles) made the training step 0.71 of the
-    // plain layer of 2m units (bidirectional, B=32 T=128 m=320): dW re-read both panels from memory per tile.
+    // With simple register tiles over all of T*B instead (cpu_common schedule_gemm_tiles), the bidirectional
+    // training step was 0.71 of the plain layer of 2m units' (B=32 T=128 m=320; qrnn bench --what arch).
     auto [P, pin] = plain_gemm_view(D, in);
     schedule_cpu_backward_gemms(P, pin, target, merge_knobs(find_training_schedule("tuned"), {}, target));
     D.dc0.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(b);
