@@ -97,8 +97,10 @@ SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingV
     const Expr &T = D.T, &m = D.m, &k = D.k;
     const Expr &len = D.fwd.len;
 
-    // Tape reads, coordinates clamped so that tiles may overrun.
-    Expr hc = clamp(h, 0, m - 1), bc = clamp(b, 0, D.B - 1);
+    // Tape reads, h and b bounded above so that tiles may overrun; every consumer's region starts at h = 0, b = 0.
+    // likely(): loops are partitioned so that their steady state has no min and vectors of h are dense loads (a
+    // clamp compiled to gathers, as in the plain layer's backward, core/qrnn_backward.cpp).
+    Expr hc = min(likely(h), m - 1), bc = min(likely(b), D.B - 1);
     auto tc = [&](const Expr &time) { return clamp(time, 0, T - 1); };
     auto gates_at = [&](int d, const Expr &time) {
         std::vector<Expr> gv;

@@ -119,8 +119,8 @@ void DenseQrnn::backward(const Tape &tape, const Tensor<float> &dy, const State 
         }
         if (d_final) dc_final = d_final->at(name("c", l));
         Tensor<float> x_shape = shape_only({T, B, width(l)}), h_shape = shape_only({T, B, m});
-        Tensor<float> c = t->c[l];
-        LayerCall call{&x_shape, &t->states[l], &params_[l], t->masks[l], t->time, &h_shape, &c};
+        // The backward only reads the call's c (the forward's, kept by the tape).
+        LayerCall call{&x_shape, &t->states[l], &params_[l], t->masks[l], t->time, &h_shape, const_cast<Tensor<float> *>(&t->c[l])};
         call.x_view = channel_slice(const_cast<float *>(t->buffer.data.data()), T, B, W, 0, width(l));
         training_->backward(call, t->data[l], *d_out, dc_final, scratch_);
         add_into(grads_[l].weights, scratch_.dweights);

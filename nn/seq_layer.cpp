@@ -91,8 +91,10 @@ void SeqQrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &
         fail("bidirectional QRNN layer: the reverse direction has no state across calls; feed whole sequences "
              "(the state's time is ", state.time, ", a chunk of a longer sequence)");
     std::vector<int32_t> lengths = lengths_.empty() ? std::vector<int32_t>(B, static_cast<int32_t>(T)) : lengths_;
-    SeqTape local;
-    SeqTape *t = tape ? dynamic_cast<SeqTape *>(tape) : &local;
+    if (!tape) {  // the pipeline always writes a tape: a kept one (fresh tensors per call cost their page faults)
+        if (!scratch_tape_) scratch_tape_ = make_tape();
+    }
+    SeqTape *t = dynamic_cast<SeqTape *>(tape ? tape : scratch_tape_.get());
     if (!t) fail("QRNN layer forward: the tape is not a variable-length/bidirectional QRNN tape (make it with make_tape)");
     LayerState<float> s = layer_state(state);
     ensure_shape(y, {T, B, output_size()});
@@ -125,8 +127,8 @@ void SeqQrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const Sta
     }
     Tensor<float> y_shape;
     y_shape.shape = {T, B, output_size()};
-    Tensor<float> cells = t->cells;
-    SeqCall call{&t->x, &t->lengths, &t->state, &params_, t->masks, t->time, &y_shape, &cells};
+    // The backward only reads the call's cells (the forward's, kept by the tape).
+    SeqCall call{&t->x, &t->lengths, &t->state, &params_, t->masks, t->time, &y_shape, const_cast<Tensor<float> *>(&t->cells)};
     compiled_->backward(call, t->data, dy, dc_final, scratch_);
     add_into(grads_.weights, scratch_.dweights);
     add_into(grads_.bias, scratch_.dbias);
@@ -137,7 +139,7 @@ void SeqQrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const Sta
             for (int64_t c = 0; c < n; c++) dst[c] += dh_final.data[(r * B + b) * n + c];
         });
     }
-    if (dx) *dx = scratch_.dx;
+    if (dx) std::swap(*dx, scratch_.dx);  // no copy: the scratch is rewritten by the next call
     if (d_initial) {
         *d_initial = initial_state(B);
         d_initial->time = t->time;

@@ -46,6 +46,7 @@ private:
     LayerParams<float> params_, grads_;
     std::shared_ptr<CompiledSeqLayer> compiled_;
     LayerGradsF scratch_;
+    std::unique_ptr<Tape> scratch_tape_;  // the tape of a forward called without one
 };
 
 // Seeded lengths of a -varlen model (sequence 0 is T long, the others in [1, T]); all T for the others.

@@ -1,7 +1,7 @@
 // Schedules of the variable-length / bidirectional layer (core/qrnn_seq.h), by name like the training
 // schedules: "naive" (compute_root, scalar: the reference point) and "tuned" (CPU: the plain layer's gates
-// GEMM with the activation epilogue and serial scans; backward: scans, then dW and dx as the plain layer's
-// register-blocked GEMMs),
+// GEMM with the activation epilogue and serial scans; backward: scans, then dW, dbias and dx by the plain
+// layer's blocked GEMM schedule, schedules/cpu_backward.h),
 // "cuda-tiled" (GPU: every stage a tiled kernel; compiled and PTX-assembled, tests/test_gpu_ptxas_seq.py).
 #pragma once
 #include "core/qrnn_seq.h"

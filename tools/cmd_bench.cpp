@@ -14,6 +14,7 @@
 #include "schedules/tuning_db.h"
 #include "schedules/cpu_target.h"
 #include "tools/sgemm_references.h"
+#include "tools/bench_arch.h"
 #include "tools/bench_attention.h"
 #include "tools/bench_decoder.h"
 #include "tools/bench_kernels.h"
@@ -110,6 +111,13 @@ std::vector<std::array<int64_t, 4>> bench_attention_shapes(bool quick) {
     return {{64, 64, 16, 320}, {37, 53, 5, 203}};
 }
 
+// The architectures' shapes: the paper grid's 320 units at B=32 T=128 and B=8 T=512, and an awkward one (odd
+// widths, nothing a multiple of the vector width); --quick: two small ones.
+std::vector<LayerShape> bench_arch_shapes(bool quick) {
+    if (quick) return {{32, 4, 64, 48, 2}, {13, 3, 37, 21, 2}};
+    return {{128, 32, 320, 320, 2}, {512, 8, 320, 320, 2}, {37, 5, 203, 77, 2}};
+}
+
 int bench_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn bench options");
     desc.add_options()("help,h", "show this help")
@@ -118,7 +126,9 @@ int bench_command(const std::vector<std::string> &args) {
          "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape), "
          "backward (training: dW and dX GEMMs vs the best sgemm, reverse scan vs triad), "
          "decoder (the LM's softmax decoder: its 3 GEMMs + fused softmax vs the best sgemm on the same GEMMs), "
-         "attention (the encoder-decoder's attention forward and backward vs the best sgemm on their GEMMs)")
+         "attention (the encoder-decoder's attention forward and backward vs the best sgemm on their GEMMs), "
+         "arch (dense stack, bidirectional and variable-length layers vs the plain layer doing the same work, "
+         "forward and training step)")
         ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
         ("target", po::value<std::string>()->default_value("host"),
          "Halide CPU target of our kernels, e.g. x86-64-linux-avx-avx2-fma-f16c; references are held to its ISA")
@@ -135,7 +145,7 @@ int bench_command(const std::vector<std::string> &args) {
     auto wants = [&](const std::string &s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
     for (auto &s : sections)
         if (s != "gemm" && s != "pooling" && s != "layer" && s != "chunked" && s != "autotuned" && s != "backward" &&
-            s != "decoder" && s != "attention")
+            s != "decoder" && s != "attention" && s != "arch")
             fail("--what: unknown section '", s, "'");
     const std::string target_text = vm["target"].as<std::string>() == "host" ? "" : vm["target"].as<std::string>();
     const Halide::Target target = parse_target(target_text);
@@ -340,6 +350,21 @@ int bench_command(const std::vector<std::string> &args) {
                     a.shape(), fixed(ours.median(), 4) + " ms " + fixed(flops / ours.median() * 1e-6, 1) + " GFLOP/s",
                     fixed(sum, 4) + " ms " + names, sum / ours.median(), 0.90);
             }
+        }
+    }
+    if (wants("arch")) {
+        // Each architecture's nn::Layer against the plain layer doing the same arithmetic (tools/bench_arch.h),
+        // forward and training step, every side timed in the same rounds.
+        for (const LayerShape &s : bench_arch_shapes(quick)) {
+            bench::ArchBench arch = bench::arch_bench(pooling, s, target_text);
+            auto t = time_interleaved(arch.runs, warmup, repeats);
+            for (const auto &c : arch.comparisons)
+                for (bool step : {false, true}) {
+                    const double ours = t[step ? c.step : c.forward].median();
+                    const double plain = t[step ? c.plain_step : c.plain_forward].median();
+                    row(c.name + (step ? " training step" : " forward") + " vs " + c.plain + " (plain/ours)",
+                        shape_text(s), fixed(ours, 4) + " ms", fixed(plain, 4) + " ms", plain / ours, 0.90);
+                }
         }
     }
     table.print(std::cout);

@@ -1,0 +1,38 @@
+// `qrnn bench --what arch`: the architectures of issue 11 against the plain QRNN layer doing the same arithmetic,
+// each run through the nn::Layer its model uses (`forward`: no tape, as `qrnn run` infers; `step`: forward with
+// a tape + backward with dx, as `qrnn train`). At one shape (T, B, n, m, k):
+//   dense   nn::DenseQrnn of 3 layers (layer l reads channels [0, n + l*m) of one buffer in place, writes its h
+//           into it) vs 3 plain nn::QrnnLayer of input widths n, n+m, n+2m, each given its input as one contiguous
+//           tensor (the real concatenations, built once outside the timing; the same parameters, outputs checked)
+//   bidir   nn::SeqQrnnLayer with two directions, outputs concatenated or summed, vs one plain layer of 2m units:
+//           the same conv GEMM (2*G*m columns, K = k*n), scan bytes (2m channels) and gradient sizes
+//   varlen  nn::SeqQrnnLayer, one direction: every length T (the same parameters as the plain layer of m units,
+//           outputs checked equal) or seeded random lengths in [1, T] (less work: for information)
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedules/schedule.h"
+
+namespace qrnn::bench {
+
+struct ArchComparison {
+    std::string name;   // e.g. "dense stack (3 layers)"
+    std::string plain;  // the plain side, e.g. "plain layers n, n+m, n+2m (contiguous inputs)"
+    bool for_information = false;  // less work than the plain side: no bar
+    size_t plain_forward, plain_step, forward, step;  // indices into ArchBench::runs
+};
+
+struct ArchBench {
+    std::vector<std::function<void()>> runs;  // every distinct callable once (time them interleaved)
+    std::vector<ArchComparison> comparisons;
+    std::shared_ptr<void> owner;  // the layers and tensors the runs use
+};
+
+// Every comparison at shape s, built (pipelines JIT-compiled) for `target` ("" = host). Throws qrnn::Error if a
+// side that must compute what the plain side computes does not (max relative difference above 1e-4).
+ArchBench arch_bench(const std::string &pooling, const LayerShape &s, const std::string &target);
+
+}  // namespace qrnn::bench
