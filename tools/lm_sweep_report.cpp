@@ -54,6 +54,7 @@ double stdev(const std::vector<double> &v) {
 }
 
 std::string num(double v, int decimals) { return std::isnan(v) ? std::string("-") : fixed(v, decimals); }
+std::string ratio(double v) { return std::isnan(v) ? std::string("-") : fixed(v, 2) + "x"; }
 
 // 1-based epoch of the curve's (first) minimum: the best validation epoch.
 size_t best_epoch(const std::vector<double> &valid) {
@@ -85,7 +86,7 @@ void print_settings(const sweep::ResultTable &r, const std::vector<Setting> &set
         const double m = mean(best);
         t.add({label(s, settings), s.keys.at("model"), std::to_string(s.rows.size()), seeds, fixed(m, 2), num(stdev(best), 2),
                fixed(*std::min_element(best.begin(), best.end()), 2), fixed(*std::max_element(best.begin(), best.end()), 2),
-               num(unigram / m, 2) + "x", num(mean(seconds), 0)});
+               ratio(unigram / m), num(mean(seconds), 0)});
     }
     os << "\nper setting (runs that differ only in seed): best validation perplexity, mean and sample sd over the seeds; "
           "vs_unigram: unigram / mean:\n";
@@ -108,7 +109,7 @@ bool print_training_sweep(const sweep::ResultTable &r, std::ostream &os) {
         t.add({r.str(i, "index"), r.str(i, "model"), r.str(i, "layers") + " x " + r.str(i, "hidden"), r.str(i, "window"),
                r.str(i, "zoneout"), r.str(i, "dropout"), r.str(i, "seed"), r.str(i, "status"), num(best, 2),
                trained ? std::to_string(best_epoch(valid[i])) : "-", trained ? std::to_string(valid[i].size()) : "-",
-               num(uni, 1), num(uni / best, 2) + "x", num(r.num(i, "test_ppl"), 2), num(r.num(i, "train_seconds"), 0),
+               num(uni, 1), ratio(uni / best), num(r.num(i, "test_ppl"), 2), num(r.num(i, "train_seconds"), 0),
                num(r.num(i, "tokens_per_s"), 0), num(r.num(i, "rnn_ms"), 1), num(r.num(i, "softmax_ms"), 1),
                num(r.num(i, "optim_ms"), 1)});
         if (!trained) continue;
