@@ -154,6 +154,12 @@ std::string knobs_str(const Knobs &knobs) {
     return s;
 }
 
+std::string train_settings(const RunSpec &spec) {
+    std::string text;
+    for (auto &[name, value] : spec.train) text += (text.empty() ? "" : ",") + name + "=" + value;
+    return text;
+}
+
 std::string canonical(const RunSpec &spec) {
     static const RunSpec defaults;
     std::vector<std::string> items;
@@ -162,11 +168,7 @@ std::string canonical(const RunSpec &spec) {
         if (value != value_str(f.get(defaults))) items.push_back(f.name + "=" + value);
     }
     if (!spec.knobs.empty()) items.push_back("knobs=" + knobs_str(spec.knobs));
-    if (!spec.train.empty()) {
-        std::string train;
-        for (auto &[name, value] : spec.train) train += (train.empty() ? "" : ",") + name + "=" + value;
-        items.push_back("train=" + train);
-    }
+    if (!spec.train.empty()) items.push_back("train=" + train_settings(spec));
     if (spec.replicate != 0) items.push_back("replicate=" + std::to_string(spec.replicate));
     std::sort(items.begin(), items.end());
     std::string s;

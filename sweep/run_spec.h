@@ -56,6 +56,7 @@ void set_key(RunSpec &spec, const std::string &key, const Value &value);
 
 std::string value_str(const Value &v);  // integers plain, floats shortest round-trip, strings raw
 std::string knobs_str(const Knobs &knobs);  // "a=1,b=2" (sorted), "" when empty
+std::string train_settings(const RunSpec &spec);  // the train.* keys as "epochs=14,lr=20" (sorted), "" when none
 
 // "name=value;..." over the fields (sorted), knobs and replicate that differ from their defaults: what the run
 // id hashes. Leaving defaults out keeps existing ids when a field with a default is added to the table.

@@ -42,6 +42,11 @@ void record_training_run(const RunSpec &spec, std::map<std::string, Value> &row,
     row["median_ms"] = last.rnn_ms + last.softmax_ms + last.optim_ms;
     row["train_ppl_curve"] = train_curve;
     row["val_ppl_curve"] = val_curve;
+    double seconds = 0;
+    for (auto &e : out.history) seconds += e.seconds;
+    row["train_seconds"] = seconds;
+    row["train"] = train_settings(spec);
 }
+
 
 }  // namespace qrnn::sweep

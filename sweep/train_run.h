@@ -16,7 +16,8 @@ bool is_training_run(const RunSpec &spec);
 lm::TrainConfig training_config(const RunSpec &spec);  // throws qrnn::Error on a bad train.* value
 // Trains; fills the row's columns best_val_ppl, unigram_val_ppl, test_ppl, train_ppl, epochs_done, tokens_per_s,
 // rnn_ms, softmax_ms, optim_ms and median_ms (per batch, last epoch), train_ppl_curve and val_ppl_curve
-// (per-epoch perplexities, comma-separated). Progress on log. Without a train.checkpoint key it checkpoints into
+// (per-epoch perplexities, comma-separated), train_seconds (the epochs' training time, validation excluded) and
+// train (the train.* settings, train_settings()). Progress on log. Without a train.checkpoint key it checkpoints into
 // `checkpoint` ("" : none) and resumes from it when it exists (bit-identically, as qrnn train).
 void record_training_run(const RunSpec &spec, std::map<std::string, Value> &row, std::ostream &log,
                          const std::string &checkpoint = "");

@@ -9,6 +9,7 @@
 
 #include "lm/trainer.h"
 #include "runtime/writer_lock.h"
+#include "sweep/results_file.h"
 #include "tests/support/cli.h"
 
 using namespace qrnn;
@@ -154,14 +155,34 @@ TEST(TrainCli, SweepOfTrainingRunsIsResumableAndReported) {
     const std::string yaml = write_scratch("lm_sweep.yaml", "name: lm_test\nbase:\n  model: lstm-onednn\n  input: 16\n  layers: 1\n"
                                                             "  batch: 4\n  seq: 10\n  train.epochs: 2\n  train.max_batches: 5\n"
                                                             "  train.train: " + train + "\n  train.valid: " + valid +
-                                                            "\ngrid:\n  hidden: [8, 16]\n");
+                                                            "\ngrid:\n  hidden: [8, 16]\n  seed: [1, 2]\n");
     const std::string out = scratch_path("lm_sweep.h5");
-    expect_cli("sweep " + yaml + " -o " + out, 0, "2 to run");
-    expect_cli("sweep " + yaml + " -o " + out, 0, "2 already in");
+    expect_cli("sweep " + yaml + " -o " + out, 0, "4 to run");
+    expect_cli("sweep " + yaml + " -o " + out, 0, "4 already in");
+    const sweep::ResultTable rows = sweep::read_results(out);
+    ASSERT_EQ(rows.rows(), 4u);
+    std::vector<double> best16;
+    for (size_t i = 0; i < rows.rows(); i++) {
+        EXPECT_GT(rows.num(i, "train_seconds"), 0) << i;
+        EXPECT_EQ(rows.str(i, "train"), "epochs=2,max_batches=5,train=" + train + ",valid=" + valid) << i;
+        if (rows.str(i, "hidden") == "16") best16.push_back(rows.num(i, "best_val_ppl"));
+    }
+    ASSERT_EQ(best16.size(), 2u);
+    ASSERT_NE(best16[0], best16[1]) << "the seeds should give different runs";
     CliResult r = run_cli("report " + out);
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    for (const char *want : {"training runs", "best_val_ppl", "learning curves", "lstm-onednn/16/z0 valid"})
+    for (const char *want : {"training runs", "best_val_ppl", "per setting", "mean over each setting's seeds",
+                             "lstm-onednn hidden=16 valid", "run 3 valid"})
         EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+    // The setting hidden=16: 2 runs (seeds 1,2), the mean of their best validation perplexities.
+    std::istringstream lines(r.output);
+    std::string line, setting16;
+    while (std::getline(lines, line))
+        if (line.find("hidden=16  lstm-onednn") != std::string::npos && line.find(" 1,2 ") != std::string::npos) setting16 = line;
+    EXPECT_NE(setting16.find(" 2  "), std::string::npos) << r.output;
+    char mean[32];
+    std::snprintf(mean, sizeof mean, " %.2f ", (best16[0] + best16[1]) / 2);
+    EXPECT_NE(setting16.find(mean), std::string::npos) << mean << "\n" << r.output;
     const std::string bad = write_scratch("bad_sweep.yaml", "name: x\nbase:\n  train.lrr: 3\n");
     expect_cli("sweep " + bad + " --dry-run", 2, "train.lrr");
     const std::string bad_value = write_scratch("bad_value.yaml", "name: x\nbase:\n  train.lr: fast\n");

@@ -25,15 +25,12 @@ std::string config_value(const std::string &config, const std::string &key) {
     return config.substr(start, config.find('\n', start) - start);
 }
 
-namespace {
-
-// One row per epoch of every curve, side by side: epoch, then per run train/valid perplexity.
 void print_curves(const std::vector<std::string> &names, const std::vector<std::vector<double>> &train,
-                  const std::vector<std::vector<double>> &valid, std::ostream &os) {
+                  const std::vector<std::vector<double>> &valid, std::ostream &os, const std::string &title) {
     std::vector<std::string> header{"epoch"};
     size_t epochs = 0;
     for (size_t i = 0; i < names.size(); i++) {
-        header.push_back(names[i] + " train");
+        if (!train.empty()) header.push_back(names[i] + " train");
         header.push_back(names[i] + " valid");
         epochs = std::max(epochs, valid[i].size());
     }
@@ -41,12 +38,12 @@ void print_curves(const std::vector<std::string> &names, const std::vector<std::
     for (size_t e = 0; e < epochs; e++) {
         std::vector<std::string> row{std::to_string(e + 1)};
         for (size_t i = 0; i < names.size(); i++) {
-            row.push_back(e < train[i].size() ? fixed(train[i][e], 1) : "");
+            if (!train.empty()) row.push_back(e < train[i].size() ? fixed(train[i][e], 1) : "");
             row.push_back(e < valid[i].size() ? fixed(valid[i][e], 1) : "");
         }
         t.add(row);
     }
-    os << "\nlearning curves (perplexity per epoch):\n";
+    os << "\n" << title << ":\n";
     t.print(os);
 }
 
@@ -60,8 +57,6 @@ std::vector<double> parse_curve(const std::string &text) {
     }
     return v;
 }
-
-}  // namespace
 
 void print_training_results(const std::vector<std::string> &paths, std::ostream &os) {
     Table t({"run", "model", "L x m", "zoneout", "epochs", "best_val_ppl", "unigram_ppl", "vs_unigram", "test_ppl", "tok/s",
@@ -85,33 +80,7 @@ void print_training_results(const std::vector<std::string> &paths, std::ostream 
     os << "\nperplexity (validation; test_ppl with the best validation epoch's parameters; tok/s and per-batch ms of the last "
           "epoch: rnn and softmax are forward + backward):\n";
     t.print(os);
-    print_curves(names, train, valid, os);
-}
-
-bool print_training_sweep(const sweep::ResultTable &r, std::ostream &os) {
-    if (!r.find("best_val_ppl")) return false;
-    std::vector<std::string> names;
-    std::vector<std::vector<double>> train, valid;
-    Table t({"run", "model", "L x m", "zoneout", "dropout", "status", "best_val_ppl", "unigram_ppl", "vs_unigram", "test_ppl",
-             "tok/s", "rnn_ms", "softmax_ms", "optim_ms"});
-    for (size_t i = 0; i < r.rows(); i++) {
-        if (r.str(i, "val_ppl_curve").empty() && r.str(i, "status") == "ok") continue;
-        const double best = r.num(i, "best_val_ppl"), uni = r.num(i, "unigram_val_ppl");
-        auto n = [](double v, int d) { return std::isnan(v) ? std::string("-") : fixed(v, d); };
-        t.add({r.str(i, "run_id"), r.str(i, "model"), r.str(i, "layers") + " x " + r.str(i, "hidden"), r.str(i, "zoneout"),
-               r.str(i, "dropout"), r.str(i, "status"), n(best, 2), n(uni, 1), n(uni / best, 2) + "x", n(r.num(i, "test_ppl"), 2),
-               n(r.num(i, "tokens_per_s"), 0),
-               n(r.num(i, "rnn_ms"), 1), n(r.num(i, "softmax_ms"), 1), n(r.num(i, "optim_ms"), 1)});
-        if (r.str(i, "val_ppl_curve").empty()) continue;
-        names.push_back(r.str(i, "model") + "/" + r.str(i, "hidden") + "/z" + r.str(i, "zoneout"));
-        train.push_back(parse_curve(r.str(i, "train_ppl_curve")));
-        valid.push_back(parse_curve(r.str(i, "val_ppl_curve")));
-    }
-    os << "\ntraining runs (validation perplexity; test_ppl with the best validation epoch's parameters; per-batch ms of the "
-          "last epoch):\n";
-    t.print(os);
-    if (!names.empty()) print_curves(names, train, valid, os);
-    return true;
+    print_curves(names, train, valid, os, "learning curves (perplexity per epoch)");
 }
 
 }  // namespace qrnn::cli

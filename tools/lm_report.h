@@ -14,8 +14,15 @@ namespace qrnn::cli {
 std::string attr_text(const std::map<std::string, lm::Attr> &attrs, const std::string &name);
 std::string config_value(const std::string &config, const std::string &key);
 
+// One row per epoch, side by side: per run "NAME train" (unless `train` is empty) and "NAME valid" perplexity.
+void print_curves(const std::vector<std::string> &names, const std::vector<std::vector<double>> &train,
+                  const std::vector<std::vector<double>> &valid, std::ostream &os, const std::string &title);
+std::vector<double> parse_curve(const std::string &text);  // "1.5,2" -> {1.5, 2}
+
 void print_training_results(const std::vector<std::string> &paths, std::ostream &os);
-// The training runs of a sweep results file; false when it has none.
+// The training runs of a sweep results file (tools/lm_sweep_report.cpp): every run (with its seed, best epoch and
+// time), each setting's mean and spread over its seeds (runs that differ only in `seed`), the mean learning curves
+// per setting and every run's validation curve; false when the file has no training runs.
 bool print_training_sweep(const sweep::ResultTable &t, std::ostream &os);
 
 // Step timings of `qrnn train-speed` (lm/step_timing.h; tools/lm_speed_report.cpp): the per-batch breakdown
