@@ -148,12 +148,12 @@ ArchBench arch_bench(const std::string &pooling, const LayerShape &s, const std:
 
     const std::string of_2m = "plain layer of 2m units";
     bench.comparisons = {
-        {"dense stack (3 layers, pieces in place)", "plain layers n, n+m, n+2m (contiguous inputs)", false, plain_dense,
+        {"dense stack (3 layers, pieces in place)", "plain layers n, n+m, n+2m (contiguous inputs)", plain_dense,
          plain_dense + 1, dense_runs, dense_runs + 1},
-        {"bidirectional concat", of_2m, false, plain_2m, plain_2m + 1, bidir, bidir + 1},
-        {"bidirectional sum", of_2m, false, plain_2m, plain_2m + 1, bidir_sum, bidir_sum + 1},
-        {"variable length (all T)", "plain layer", false, plain_m, plain_m + 1, varlen_t, varlen_t + 1},
-        {"variable length (random in [1,T], less work: information)", "plain layer", true, plain_m, plain_m + 1,
+        {"bidirectional concat", of_2m, plain_2m, plain_2m + 1, bidir, bidir + 1},
+        {"bidirectional sum", of_2m, plain_2m, plain_2m + 1, bidir_sum, bidir_sum + 1},
+        {"variable length (all T)", "plain layer", plain_m, plain_m + 1, varlen_t, varlen_t + 1},
+        {"variable length (random in [1,T], less work: information)", "plain layer", plain_m, plain_m + 1,
          varlen_random, varlen_random + 1}};
     return bench;
 }

@@ -21,7 +21,6 @@ namespace qrnn::bench {
 struct ArchComparison {
     std::string name;   // e.g. "dense stack (3 layers)"
     std::string plain;  // the plain side, e.g. "plain layers n, n+m, n+2m (contiguous inputs)"
-    bool for_information = false;  // less work than the plain side: no bar
     size_t plain_forward, plain_step, forward, step;  // indices into ArchBench::runs
 };
 
