@@ -84,24 +84,24 @@ void schedule_dinput_blocked(BackwardFuncs &D, int vec, int tile_c_vectors, int 
         .unroll(t);
 }
 
+// dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (16 accumulators: LLVM spills
+// the 24 of 4 x 6 or 3 x 8), else 2 x 6 (12 accumulators, 2 loads and a broadcast in 16 registers).
+// Achieved: 0.92-1.60 of the best sgemm (2 cores; main: 0.82-1.14), one core 0.85-1.0 (was 0.78-0.85) at 320 and 640
+// units (qrnn bench --what backward; one core: thread CPU time; AMD EPYC 26/2, AVX-512 host, load ~11-13).
+GemmTile dweights_tile_for(const Target &target) {
+    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 4} : GemmTile{2, 6};
+}
+
 // dweights: GEMM (h x (c, j)) over K = (t, b), b innermost, blocked over K as a BLAS does: the reduction is split
 // into blocks of (t, b) rows (rfactor over blocks of t and, when B is larger than a block, of b); each
-// (vec * tile_h) x tile_c register tile accumulates one block and adds it into dweights_acc. Per block and
+// (vec * tile_h) x tile_c register tile (dweights_tile_for) accumulates one block and adds it into dweights_acc. Per block and
 // (h tile, g) panel the panel's dpre rows are packed into a contiguous buffer (gemm_dpre.in(), tile_h floats a
 // row), sized to two thirds of L1 (128 rows of a 64-float tile in 48 KB), so that every c tile and j reads it
 // from L1 (unpacked, its rows lie m floats apart: with m = 320 they fall into a quarter of L1's sets). One
 // parallel loop outermost over parts of the (h tile, g) panels, each walking every block (no barrier per block).
 // Unblocked (one register tile over all of T*B) both panels came from memory once per tile: dW took 5x the
 // forward GEMM and the step 0.55x oneDNN's LSTM at B=64 T=256.
-// Achieved: see dweights_tile_for (qrnn bench --what backward).
-// dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (16 accumulators: LLVM spills
-// the 24 of 4 x 6 or 3 x 8), else 2 x 6 (12 accumulators, 2 loads and a broadcast in 16 registers).
-// Achieved (4 x 4, packed): 0.85-0.97 of the best sgemm on one core at 320 and 640 units (2 x 6 unpacked: 0.78-0.85)
-// (thread CPU time, one thread each; AMD EPYC 26/2, AVX-512 host, load ~11).
-GemmTile dweights_tile_for(const Target &target) {
-    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 4} : GemmTile{2, 6};
-}
-
+// Achieved: see dweights_tile_for.
 void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c, const CpuTraits &cpu) {
     Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hg("hg"), p("p"),
         hgi("hgi");
