@@ -7,6 +7,7 @@ void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Fun
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
     const Expr &T = D.T, &m = D.m, &k = D.k;
     const int G = D.variant->gate_count();
+    D.gemm_dpre = dpre;
     // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j); dbias = sum_{t,b} dpre.
     D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
     D.dweights_acc(h, c, j, g) = 0.0f;

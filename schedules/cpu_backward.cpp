@@ -84,39 +84,56 @@ void schedule_dinput_blocked(BackwardFuncs &D, int vec, int tile_c_vectors, int 
         .unroll(t);
 }
 
+// dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (16 accumulators: LLVM spills
+// the 24 of 4 x 6 or 3 x 8), else 2 x 6 (12 accumulators, 2 loads and a broadcast in 16 registers).
+// Achieved: 0.92-1.60 of the best sgemm (2 cores; main: 0.82-1.14), one core 0.85-1.0 (was 0.78-0.85) at 320 and 640
+// units (qrnn bench --what backward; one core: thread CPU time; AMD EPYC 26/2, AVX-512 host, load ~11-13).
+GemmTile dweights_tile_for(const Target &target) {
+    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 4} : GemmTile{2, 6};
+}
+
 // dweights: GEMM (h x (c, j)) over K = (t, b), b innermost, blocked over K as a BLAS does: the reduction is split
-// into blocks of about `rows` (t, b) rows (rfactor); each (vec * tile_h) x tile_c tile accumulates one block in
-// registers and adds it into dweights_acc, so a block's dpre and input panels stay in L1/L2 over every tile that
-// reads them. One parallel loop outermost over parts of the (h tile, g) panels, each walking every block (no
-// barrier per block). Unblocked (one register tile over all of T*B) both panels
-// came from memory once per tile: dW took 5x the forward GEMM and the step 0.55x oneDNN's LSTM at B=64 T=256.
-// Achieved: 0.70-0.91 of the best sgemm at 320 units, 0.83 at 640 (qrnn bench --what backward; AMD EPYC 26/2,
-// AVX-512 host target, 2 cores, load ~12).
+// into blocks of (t, b) rows (rfactor over blocks of t and, when B is larger than a block, of b); each
+// (vec * tile_h) x tile_c register tile (dweights_tile_for) accumulates one block and adds it into dweights_acc. Per block and
+// (h tile, g) panel the panel's dpre rows are packed into a contiguous buffer (gemm_dpre.in(), tile_h floats a
+// row), sized to two thirds of L1 (128 rows of a 64-float tile in 48 KB), so that every c tile and j reads it
+// from L1 (unpacked, its rows lie m floats apart: with m = 320 they fall into a quarter of L1's sets). One
+// parallel loop outermost over parts of the (h tile, g) panels, each walking every block (no barrier per block).
+// Unblocked (one register tile over all of T*B) both panels came from memory once per tile: dW took 5x the
+// forward GEMM and the step 0.55x oneDNN's LSTM at B=64 T=256.
+// Achieved: see dweights_tile_for.
 void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c, const CpuTraits &cpu) {
-    Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), ho("ho"), hi("hi"), co("co"), ci("ci"), hg("hg"), p("p"), hgi("hgi");
-    RVar rt = D.dweights_r.x, rb = D.dweights_r.y, rto("rto"), rti("rti");
-    // Rows per block: the block's input rows (n floats each) in half of L2 (409 at n = 320 with 1 MB), >= 64.
-    Expr rows = max(64, static_cast<int>(cpu.l2_bytes / 2) / (D.n * 4));
-    Func block = D.dweights_acc.update().split(rt, rto, rti, max(1, rows / D.B)).rfactor(rto, ko);
+    Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hg("hg"), p("p"),
+        hgi("hgi");
+    RVar rt = D.dweights_r.x, rb = D.dweights_r.y, rto("rto"), rti("rti"), rbo("rbo"), rbi("rbi");
+    const int tile = vec * tile_h;
+    // Rows per block: the packed dpre panel (tile floats a row) in two thirds of L1, at least 16.
+    const int rows = std::max(16, static_cast<int>(cpu.l1d_bytes * 2 / 3) / (tile * 4));
+    Expr b_block = min(D.B, rows), t_block = max(1, rows / D.B);
+    Func block = D.dweights_acc.update()
+                     .split(rt, rto, rti, t_block, TailStrategy::GuardWithIf)
+                     .split(rb, rbo, rbi, b_block, TailStrategy::GuardWithIf)
+                     .rfactor({{rto, ko}, {rbo, kb}});
     // Parts of the (h tile, g) panels: 4 per core, so that a core slowed by other work is made up for.
-    const int tile = vec * tile_h, parts = 4 * cpu.cores;
+    const int parts = 4 * cpu.cores;
     Expr panels = (D.m + tile - 1) / tile * D.G, per_part = (panels + parts - 1) / parts;
     D.dweights_acc.compute_root()
         .align_bounds(h, tile)
         .align_bounds(c, tile_c)
         .vectorize(h, vec, TailStrategy::RoundUp)
         .parallel(g);
-    D.dweights_acc.update()  // rto: the block loop, as rfactor names it
+    D.dweights_acc.update()  // rto, rbo: the block loops, as rfactor names them
         .tile(h, c, ho, co, hi, ci, tile, tile_c, TailStrategy::RoundUp)
-        .reorder(hi, ci, co, j, ho, g, rto)
+        .reorder(hi, ci, co, j, ho, g, rbo, rto)
         .fuse(ho, g, hg)
         .split(hg, p, hgi, per_part, TailStrategy::GuardWithIf)
-        .reorder(hi, ci, co, j, hgi, rto, p)
+        .reorder(hi, ci, co, j, hgi, rbo, rto, p)
         .vectorize(hi, vec)
         .unroll(ci)
         .parallel(p);
     block.compute_at(D.dweights_acc, co).vectorize(h, vec).unroll(h).unroll(c);
-    block.update().reorder(h, c, rb, rti).vectorize(h, vec).unroll(h).unroll(c);
+    block.update().reorder(h, c, rbi, rti).vectorize(h, vec).unroll(h).unroll(c);
+    D.gemm_dpre.in(block).compute_at(D.dweights_acc, hgi).vectorize(h, vec).unroll(h);
 }
 
 }  // namespace
@@ -127,7 +144,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     Var c = D.c, h = D.h, t = D.t, g = D.g;
     schedule_cpu_inputs(D.fwd, in.fwd, vec);
     const CpuTraits cpu = cpu_traits(target);
-    schedule_dweights_blocked(D, vec, tile_h, knobs.at("tile_c"), cpu);
+    schedule_dweights_blocked(D, vec, knobs.at("dw_h_vectors"), knobs.at("tile_c"), cpu);
     D.dweights.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(g);
 
     // dbias: per gate, contiguous rows of dpre added into a vector of m.
@@ -173,16 +190,19 @@ const bool registered = [] {
     register_training_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", {}, {},
                                 forward_naive, backward_naive, nullptr});
     TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + register-blocked GEMMs for dW, dx",
-                           "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"tile_c", 6}, {"chains", 4}, {"b_inner", 1}}};
+                           "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6}, {"chains", 4}, {"b_inner", 1}}};
     tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors (h for conv/dW, c for dx)", {1, 2, 3}, 1, 4}},
                         {"tile_t", {"GEMM tile width in time steps (conv, dx)", {4, 6, 8, 12}, 1, 16}},
+                        {"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 4}},
                         {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
                         {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}},
                         {"b_inner", {"forward GEMM: batch loop inside the h tile", {0, 1}, 0, 1}}};
-    // Register tiles from the target's vector registers (cpu_common.h): tile_c follows tile_t.
+    // Register tiles from the target's vector registers (cpu_common.h); dW's: dweights_tile_for.
     tuned.target_defaults = [base = tuned.defaults](const Target &t) {
         Knobs k = with_gemm_tile(base, t);
-        k["tile_c"] = std::min(base.at("tile_c"), k.at("tile_t"));
+        GemmTile dw = dweights_tile_for(t);
+        k["dw_h_vectors"] = dw.h_vectors;
+        k["tile_c"] = dw.t;
         return k;
     };
     tuned.apply_forward = forward_tuned;
