@@ -97,7 +97,9 @@ void SoftmaxDecoder::set_chunk_rows(int64_t rows) {
 int64_t SoftmaxDecoder::chunk_for(int64_t rows) const {
     if (explicit_chunk_ || rows <= chunk_) return std::min(chunk_, std::max<int64_t>(rows, 1));
     const int64_t chunks = (rows + chunk_ - 1) / chunk_;
-    return std::min(chunk_, ((rows + chunks - 1) / chunks + 31) / 32 * 32);
+    int64_t c = std::min(chunk_, ((rows + chunks - 1) / chunks + 31) / 32 * 32);
+    if (c % 128 == 0) c += c + 32 <= chunk_ ? 32 : -32;  // no power-of-two stride between logits rows
+    return c;
 }
 
 double SoftmaxDecoder::loss(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,

@@ -32,7 +32,8 @@ public:
 
     // Rows per pipeline call: at most chunk_rows x V logits exist at once. Default: the most rows, a multiple of
     // 32, whose h fits 224 x 640 floats (573 KB: stays in L2; 224 rows at m = 640, 448 at m = 320), the N rows
-    // then split into equal chunks (N = 512 at m = 320: 2 x 256, not 224 + 224 + 64).
+    // then split into near-equal chunks, never a multiple of 128 rows (N = 512 at m = 320: 288 + 224, not
+    // 224 + 224 + 64).
     int64_t chunk_rows() const { return chunk_; }
     void set_chunk_rows(int64_t rows);
     int64_t vocab() const { return vocab_; }
