@@ -58,8 +58,13 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
     F.dweights_acc(k, v) = 0.0f;
     F.dweights_acc(k, v) += F.hidden_c(k, F.rows_r) * F.dlogits(F.rows_r, v);
     F.dweights(k, v) = in.dweights_in(k, v) + F.dweights_acc(k, v);
+    const int L = kDecoderBiasLanes;  // dlogits is zero past the chunk's rows
+    F.lane_blocks_r = RDom(0, (R + L - 1) / L, "decoder_lane_blocks_r");
+    F.lanes_r = RDom(0, L, "decoder_lanes_r");
+    F.dbias_lanes(j, v) = 0.0f;
+    F.dbias_lanes(j, v) += F.dlogits(F.lane_blocks_r * L + j, v);
     F.dbias_acc(v) = 0.0f;
-    F.dbias_acc(v) += F.dlogits(F.rows_r, v);
+    F.dbias_acc(v) += F.dbias_lanes(F.lanes_r, v);
     F.dbias(v) = in.dbias_in(v) + F.dbias_acc(v);
     return F;
 }

@@ -50,11 +50,16 @@ struct DecoderFuncs {
     Halide::Func dhidden{"decoder_dhidden"};              // (k, n): output; update over dhidden_blocks
     Halide::Func dweights_acc{"decoder_dweights_acc"};    // (k, v): sum over the chunk's rows
     Halide::Func dweights{"decoder_dweights"};            // (k, v): output
-    Halide::Func dbias_acc{"decoder_dbias_acc"};          // (v)
+    Halide::Func dbias_lanes{"decoder_dbias_lanes"};      // (j, v): rows j, j + kDecoderBiasLanes, ... summed
+    Halide::Func dbias_acc{"decoder_dbias_acc"};          // (v): sum of the lanes
     Halide::Func dbias{"decoder_dbias"};                  // (v): output
 
-    Halide::RDom logits_r, vocab_r, block_r, blocks_r, rows_r;
+    Halide::RDom logits_r, vocab_r, block_r, blocks_r, rows_r, lane_blocks_r, lanes_r;
 };
+
+// dbias sums the chunk's rows in this many interleaved lanes (contiguous rows of a dlogits column: a vector
+// schedule reads them in order, no gather), then the lanes in order.
+constexpr int kDecoderBiasLanes = 16;
 
 // vocab_block: the blocking of dhidden's reduction over the vocabulary (a schedule choice that the algorithm
 // must express; the sum is the same up to float rounding).

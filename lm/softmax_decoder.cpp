@@ -80,7 +80,8 @@ void check_shape(const char *what, const Tensor<float> &t, const std::vector<int
 }  // namespace
 
 SoftmaxDecoder::SoftmaxDecoder(int64_t vocab, int64_t hidden, const std::string &target)
-    : vocab_(vocab), hidden_(hidden), scratch_(std::make_shared<Scratch>()) {
+    : vocab_(vocab), hidden_(hidden), chunk_(std::max<int64_t>(32, 224 * 640 / std::max<int64_t>(hidden, 1) / 32 * 32)),
+      explicit_chunk_(false), scratch_(std::make_shared<Scratch>()) {
     if (vocab < 1 || hidden < 1) fail("softmax decoder: vocabulary (", vocab, ") and hidden size (", hidden, ") must be >= 1");
     const Halide::Target t = parse_target(target);
     if (t.has_gpu_feature()) fail("softmax decoder: target ", t.to_string(), " is not a CPU target");
@@ -90,6 +91,15 @@ SoftmaxDecoder::SoftmaxDecoder(int64_t vocab, int64_t hidden, const std::string 
 void SoftmaxDecoder::set_chunk_rows(int64_t rows) {
     if (rows < 1) fail("softmax decoder: chunk rows must be >= 1 (got ", rows, ")");
     chunk_ = rows;
+    explicit_chunk_ = true;
+}
+
+int64_t SoftmaxDecoder::chunk_for(int64_t rows) const {
+    if (explicit_chunk_ || rows <= chunk_) return std::min(chunk_, std::max<int64_t>(rows, 1));
+    const int64_t chunks = (rows + chunk_ - 1) / chunk_;
+    int64_t c = std::min(chunk_, ((rows + chunks - 1) / chunks + 31) / 32 * 32);
+    if (c % 128 == 0) c += c + 32 <= chunk_ ? 32 : -32;  // no power-of-two stride between logits rows
+    return c;
 }
 
 double SoftmaxDecoder::loss(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
@@ -163,8 +173,9 @@ double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &t
         in.dbias_in.set(db_buf);
     }
     double total = 0;
-    for (int64_t n0 = 0; n0 < N; n0 += chunk_) {
-        const int64_t rows = std::min(chunk_, N - n0);
+    const int64_t chunk = chunk_for(N);
+    for (int64_t n0 = 0; n0 < N; n0 += chunk) {
+        const int64_t rows = std::min(chunk, N - n0);
         const float *h_rows = h.data.data() + n0 * m;
         if (padded) {
             ensure_shape(s.hidden, {rows, mp});

@@ -88,8 +88,12 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
         .parallel(vo, 4, TailStrategy::GuardWithIf);  // (never ShiftInwards: dweights may alias its input)
     register_tile(F.dweights_acc, k, v, {F.rows_r.x}, F.dweights, ko, vec, width, rows);
 
-    F.dbias_acc.compute_root().vectorize(v, vec, TailStrategy::RoundUp).parallel(v, 16 * vec, TailStrategy::RoundUp);
-    F.dbias_acc.update().split(v, vo, vi, vec, TailStrategy::RoundUp).reorder(vi, F.rows_r.x, vo).vectorize(vi).parallel(vo, 16, TailStrategy::RoundUp);
+    // dbias: each dlogits column summed in lanes of contiguous rows (vectors, in order), then the lanes.
+    Var j = F.j;
+    F.dbias_lanes.compute_root().vectorize(j, vec).parallel(v, 16, TailStrategy::RoundUp);
+    F.dbias_lanes.update().reorder(j, F.lane_blocks_r.x, v).vectorize(j, vec).parallel(v, 16, TailStrategy::RoundUp);
+    F.dbias_acc.compute_root().vectorize(v, vec, TailStrategy::RoundUp);
+    F.dbias_acc.update().vectorize(v, vec, TailStrategy::RoundUp);
     F.dbias.vectorize(v, vec, TailStrategy::GuardWithIf);
 }
 

@@ -27,6 +27,7 @@ void schedule_softmax_decoder_cuda(DecoderFuncs &F, const Target &) {
     F.dweights_acc.compute_at(F.dweights, ki);
     F.dbias.gpu_tile(v, vo, vi, threads, TailStrategy::GuardWithIf);
     F.dbias_acc.compute_at(F.dbias, vi);
+    F.dbias_lanes.compute_at(F.dbias, vi);
 }
 
 }  // namespace qrnn
