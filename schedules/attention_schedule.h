@@ -6,7 +6,7 @@
 //        (scores, dalpha) and the weights (dk, dc) transposed in vector blocks.
 //        `qrnn bench --what attention` (ratio to the best sgemm on the same GEMMs; AMD EPYC AVX-512 VM, load ~13,
 //        alternating with main c209d22 in one run, 2-4 runs each, median): T=S=64 B=16 m=320 forward 0.85 /
-//        backward 0.69 (main 0.51 / 0.20), AVX2 0.88 / 0.59 (main 0.41 / 0.24); T=37 S=53 B=5 m=203 forward
+//        backward 0.51 (main 0.51 / 0.19), AVX2 0.88 / 0.59 (main 0.41 / 0.24); T=37 S=53 B=5 m=203 forward
 //        0.62 / backward 0.71 (main 0.47 / 0.46), AVX2 1.0 / 0.93 (main 0.74 / 0.54). Quiet baselines of main:
 //        0.42 / 0.35 and 0.53 / 0.45. Left: the mix, dk/dc and dW GEMMs without K blocking or packed panels
 //        (~150-170 GFLOP/s under load), the enc transpose made twice (forward and backward), out = o * mixed a
