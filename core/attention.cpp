@@ -33,22 +33,18 @@ const PoolingVariant &cell_output_variant(const PoolingVariant &base) {
     return *slot;
 }
 
+// Every read stays inside the inputs (no clamps): the CPU schedules tile with ShiftInwards.
 AttentionFuncs define_attention(const AttentionInputs &in) {
     AttentionFuncs A;
     Var h = A.h, b = A.b, t = A.t, s = A.s;
     A.m = in.cell.dim(0).extent(), A.B = in.cell.dim(1).extent(), A.T = in.cell.dim(2).extent();
     A.S = in.enc.dim(2).extent();
     Expr valid = s < in.lengths(b);
-    // Reads a schedule may round up past the edges (register tiles over t and h): clamped there.
-    A.cell_rows(h, b, t) = in.cell(h, b, min(t, A.T - 1));
-    A.mix_r = RDom(0, A.m, "mix_r");
-    A.weights_padded(h, A.c, A.i) = 0.0f;  // zero past m, the weights copied over [0, m): dense loads
-    A.weights_padded(A.mix_r, A.c, A.i) = in.weights(A.mix_r, A.c, A.i);
 
     A.enc_t(s, h, b) = in.enc(h, b, s);
     A.score_r = RDom(0, A.m, "score_r");
     A.score(s, t, b) = 0.0f;
-    A.score(s, t, b) += A.cell_rows(A.score_r, b, t) * A.enc_t(s, A.score_r, b);
+    A.score(s, t, b) += in.cell(A.score_r, b, t) * A.enc_t(s, A.score_r, b);
 
     // Softmax over the valid s (lengths >= 1, checked by the caller): exp(score - max), masked positions 0.
     A.source_r = RDom(0, A.S, "source_r");
@@ -60,12 +56,14 @@ AttentionFuncs define_attention(const AttentionInputs &in) {
     A.weight_sum(t, b) += A.weight(A.source_r, t, b);
     A.alpha(s, t, b) = A.weight(s, t, b) / A.weight_sum(t, b);
 
-    A.context(h, b, t) = 0.0f;
-    A.context(h, b, t) += A.alpha(A.source_r, t, b) * in.enc(h, b, A.source_r);
+    A.context_acc(h, b, t) = 0.0f;
+    A.context_acc(h, b, t) += A.alpha(A.source_r, t, b) * in.enc(h, b, A.source_r);
+    A.context(h, b, t) = A.context_acc(h, b, t);
 
+    A.mix_r = RDom(0, A.m, "mix_r");
     A.mix_acc(h, b, t) = 0.0f;
-    A.mix_acc(h, b, t) += A.weights_padded(h, A.mix_r, 0) * A.context(A.mix_r, b, min(t, A.T - 1));
-    A.mix_acc(h, b, t) += A.weights_padded(h, A.mix_r, 1) * A.cell_rows(A.mix_r, b, t);
+    A.mix_acc(h, b, t) += in.weights(h, A.mix_r, 0) * A.context(A.mix_r, b, t);
+    A.mix_acc(h, b, t) += in.weights(h, A.mix_r, 1) * in.cell(A.mix_r, b, t);
     A.mixed(h, b, t) = A.mix_acc(h, b, t);
     A.out(h, b, t) = in.gate_o(h, b, t) * A.mixed(h, b, t);
     return A;
@@ -81,17 +79,15 @@ AttentionBackwardFuncs define_attention_backward(const AttentionBackwardInputs &
     D.S = f.enc.dim(2).extent();
 
     D.enc_t(s, h, b) = f.enc(h, b, s);
-    // h, c and t clamped: a schedule may round register tiles over them up past the edges.
-    D.weights_t(c, h, i) = f.weights(h, min(c, D.m - 1), i);
-    Expr hc = min(h, D.m - 1), tc = min(t, D.T - 1);
-    D.dmixed(h, b, t) = in.dout(hc, b, tc) * f.gate_o(hc, b, tc);
+    D.weights_t(c, h, i) = f.weights(h, c, i);
+    D.dmixed(h, b, t) = in.dout(h, b, t) * f.gate_o(h, b, t);
     D.dgate_o(h, b, t) = in.dout(h, b, t) * in.mixed(h, b, t);
 
-    D.rows_r = RDom(0, D.T, 0, D.B, "rows_r");
-    Expr rt = D.rows_r.x, rb = D.rows_r.y;
-    Expr cc = min(c, D.m - 1);
+    // Rows (b, t), b innermost: consecutive rows are adjacent in memory.
+    D.rows_r = RDom(0, D.B, 0, D.T, "rows_r");
+    Expr rb = D.rows_r.x, rt = D.rows_r.y;
     D.dweights_acc(h, c, i) = 0.0f;
-    D.dweights_acc(h, c, i) += D.dmixed(h, rb, rt) * select(i == 0, in.context(cc, rb, rt), f.cell(cc, rb, rt));
+    D.dweights_acc(h, c, i) += D.dmixed(h, rb, rt) * select(i == 0, in.context(c, rb, rt), f.cell(c, rb, rt));
     D.dweights(h, c, i) = D.dweights_acc(h, c, i);
 
     D.hidden_r = RDom(0, D.m, "hidden_r");
@@ -107,12 +103,14 @@ AttentionBackwardFuncs define_attention_backward(const AttentionBackwardInputs &
     D.alpha_dot(t, b) += in.alpha(D.source_r, t, b) * D.dalpha(D.source_r, t, b);
     D.dscore(s, t, b) = in.alpha(s, t, b) * (D.dalpha(s, t, b) - D.alpha_dot(t, b));
 
-    D.dcell(h, b, t) = D.dcell_direct(h, b, t);
-    D.dcell(h, b, t) += D.dscore(D.source_r, t, b) * f.enc(h, b, D.source_r);
+    D.dcell_acc(h, b, t) = D.dcell_direct(h, b, t);
+    D.dcell_acc(h, b, t) += D.dscore(D.source_r, t, b) * f.enc(h, b, D.source_r);
+    D.dcell(h, b, t) = D.dcell_acc(h, b, t);
     D.target_r = RDom(0, D.T, "target_r");
-    D.denc(h, b, s) = 0.0f;
-    D.denc(h, b, s) += in.alpha(s, D.target_r, b) * D.dcontext(h, b, D.target_r) +
-                       D.dscore(s, D.target_r, b) * f.cell(h, b, D.target_r);
+    D.denc_acc(h, b, s) = 0.0f;
+    D.denc_acc(h, b, s) += in.alpha(s, D.target_r, b) * D.dcontext(h, b, D.target_r) +
+                           D.dscore(s, D.target_r, b) * f.cell(h, b, D.target_r);
+    D.denc(h, b, s) = D.denc_acc(h, b, s);
     return D;
 }
 

@@ -31,8 +31,6 @@ struct AttentionInputs {
 struct AttentionFuncs {
     Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"};
     Halide::Expr T, B, S, m;
-    Halide::Func cell_rows{"cell_rows"};            // (h, b, t) cell, t clamped to [0, T)
-    Halide::Func weights_padded{"weights_padded"};  // (h, c, i) weights, zero at h >= m
     Halide::Func enc_t{"enc_t"};      // (s, h, b) = enc(h, b, s): s innermost for the score GEMM
     Halide::Func score{"score"};      // (s, t, b) c_t . e_s
     Halide::RDom score_r;             // h
@@ -41,7 +39,8 @@ struct AttentionFuncs {
     Halide::Func weight_sum{"weight_sum"};  // (t, b)
     Halide::RDom source_r;            // s
     Halide::Func alpha{"alpha"};      // (s, t, b) output
-    Halide::Func context{"context"};  // (h, b, t) k_t = sum_s alpha e_s, output
+    Halide::Func context_acc{"context_acc"};  // (h, b, t) k_t = sum_s alpha e_s accumulated
+    Halide::Func context{"context"};  // (h, b, t) context_acc, output
     Halide::Func mix_acc{"mix_acc"};  // (h, b, t) W_k k_t + W_c c_t accumulated (two updates over mix_r)
     Halide::Func mixed{"mixed"};      // (h, b, t) mix_acc, output
     Halide::RDom mix_r;               // c
@@ -67,19 +66,21 @@ struct AttentionBackwardFuncs {
     Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"};
     Halide::Expr T, B, S, m;
     Halide::Func enc_t{"enc_t"};            // (s, h, b)
-    Halide::Func weights_t{"weights_t"};    // (c, h, i) = weights(h, c, i), c clamped to [0, m)
-    Halide::Func dmixed{"dmixed"};          // (h, b, t) dout * o, h and t clamped to [0, m) x [0, T)
-    Halide::Func dweights_acc{"dweights_acc"};  // (h, c, i) dweights accumulated over rows_r (c clamped)
+    Halide::Func weights_t{"weights_t"};    // (c, h, i) = weights(h, c, i)
+    Halide::Func dmixed{"dmixed"};          // (h, b, t) dout * o
+    Halide::Func dweights_acc{"dweights_acc"};  // (h, c, i) dweights accumulated over rows_r
     Halide::Func dcontext{"dcontext"};      // (c, b, t) sum_h W_k[c][h] dmixed[h]
     Halide::Func dcell_direct{"dcell_direct"};  // (c, b, t) sum_h W_c[c][h] dmixed[h]
     Halide::RDom hidden_r;                  // h (or c)
     Halide::Func dalpha{"dalpha"};          // (s, t, b) dcontext_t . e_s
     Halide::Func alpha_dot{"alpha_dot"};    // (t, b) sum_s alpha * dalpha
     Halide::Func dscore{"dscore"};          // (s, t, b) alpha * (dalpha - alpha_dot)
-    Halide::RDom source_r, target_r, rows_r;  // s; t; (t, b)
+    Halide::Func dcell_acc{"dcell_acc"};    // (h, b, t) dcell_direct + sum_s dscore e_s accumulated
+    Halide::Func denc_acc{"denc_acc"};      // (h, b, s) sum_t alpha dcontext_t + dscore c_t accumulated
+    Halide::RDom source_r, target_r, rows_r;  // s; t; (b, t)
     // Outputs.
-    Halide::Func dcell{"att_dcell"};        // (h, b, t) dcell_direct + sum_s dscore e_s
-    Halide::Func denc{"att_denc"};          // (h, b, s) sum_t alpha dcontext_t + dscore c_t
+    Halide::Func dcell{"att_dcell"};        // (h, b, t) dcell_acc
+    Halide::Func denc{"att_denc"};          // (h, b, s) denc_acc
     Halide::Func dgate_o{"att_dgate_o"};    // (h, b, t) dout * mixed
     Halide::Func dweights{"att_dweights"};  // (h, c, i) sum_{t,b} dmixed[h] * (k or c)[c]
     std::vector<Halide::Func> outputs() const { return {dcell, denc, dgate_o, dweights}; }

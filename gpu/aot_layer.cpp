@@ -12,6 +12,8 @@
 //     dgates input and dbatch_bias output (backward), the pooling's cell_output_variant.
 //   qrnn_aot attention-forward|attention-backward TARGET FUNCTION OUT_PREFIX [kind]
 //     the attention pipelines (core/attention.h, schedules/attention_schedule.h).
+//   qrnn_aot condition-forward|condition-backward TARGET FUNCTION OUT_PREFIX [kind]
+//     the decoder's conditioning V_l h~^l (core/condition.h, schedules/condition_schedule.h).
 // Function arguments: LayerInputs::arguments() (core/qrnn_layer.h: x, history, weights, bias, c0, then the
 // time offset and mask parameters), then the outputs c and h.
 // Per-shape schedules (autoschedulers) use the estimates of the given shape (default: the paper's
@@ -22,6 +24,7 @@
 #include "core/attention.h"
 #include "core/error.h"
 #include "schedules/attention_schedule.h"
+#include "schedules/condition_schedule.h"
 #include "schedules/schedule.h"
 #include "schedules/seq_schedule.h"
 #include "schedules/training_schedule.h"
@@ -111,6 +114,15 @@ int main(int argc, char **argv) {
             }
             return 0;
         }
+        if ((a.size() == 4 || a.size() == 5) && (a[0] == "condition-forward" || a[0] == "condition-backward")) {
+            Halide::Target target(a[1]);
+            const std::string kind = a.size() == 5 ? a[4] : "static_library";
+            ConditionBackwardInputs in;
+            const bool forward = a[0] == "condition-forward";
+            Halide::Pipeline p = forward ? build_condition_forward(in.fwd, target) : build_condition_backward(in, target);
+            emit(p, forward ? in.fwd.arguments() : in.arguments(), a[2], a[3], kind, target);
+            return 0;
+        }
         std::cerr << "usage: qrnn_aot layer SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX [static_library|llvm_assembly] "
                      "[T,B,n,m,k]\n"
                      "       qrnn_aot runtime TARGET OUT_PREFIX\n"
@@ -121,6 +133,8 @@ int main(int argc, char **argv) {
                      "       qrnn_aot decoder-forward|decoder-backward SCHEDULE POOLING TARGET FUNCTION OUT_PREFIX "
                      "[static_library|llvm_assembly]\n"
                      "       qrnn_aot attention-forward|attention-backward TARGET FUNCTION OUT_PREFIX "
+                     "[static_library|llvm_assembly]\n"
+                     "       qrnn_aot condition-forward|condition-backward TARGET FUNCTION OUT_PREFIX "
                      "[static_library|llvm_assembly]\n";
         return 2;
     } catch (const std::exception &e) {

@@ -4,42 +4,6 @@
 
 namespace qrnn::nn {
 namespace {
-// batch_bias[g][b][h] = sum_c V[g][c][h] * last[b][c]
-Tensor<float> condition_bias(const Tensor<float> &V, const Tensor<float> &last) {
-    const int64_t G = V.dim(0), m = V.dim(2), B = last.dim(0);
-    Tensor<float> bias({G, B, m});
-    for (int64_t g = 0; g < G; g++)
-        for (int64_t b = 0; b < B; b++) {
-            float *dst = &bias(g, b, 0);
-            for (int64_t c = 0; c < m; c++) {
-                const float v = last(b, c), *row = &V(g, c, 0);
-                for (int64_t h = 0; h < m; h++) dst[h] += row[h] * v;
-            }
-        }
-    return bias;
-}
-
-// From dbias [G][B][m] of condition_bias: dV += sum_b dbias[g][b][h] last[b][c]; dlast[b][c] = sum_{g,h} V dbias.
-Tensor<float> condition_backward(const Tensor<float> &V, const Tensor<float> &last, const Tensor<float> &dbias,
-                                 Tensor<float> &dV) {
-    const int64_t G = V.dim(0), m = V.dim(2), B = last.dim(0);
-    Tensor<float> dlast({B, m});
-    for (int64_t g = 0; g < G; g++)
-        for (int64_t b = 0; b < B; b++) {
-            const float *d = &dbias(g, b, 0);
-            for (int64_t c = 0; c < m; c++) {
-                const float v = last(b, c), *row = &V(g, c, 0);
-                float *drow = &dV(g, c, 0), sum = 0;
-                for (int64_t h = 0; h < m; h++) {
-                    drow[h] += d[h] * v;
-                    sum += row[h] * d[h];
-                }
-                dlast(b, c) += sum;
-            }
-        }
-    return dlast;
-}
-
 // out[b] = y[lengths[b] - 1][b]: each sequence's last real step.
 Tensor<float> last_steps(const Tensor<float> &y, const std::vector<int64_t> &lengths) {
     const int64_t B = y.dim(1), m = y.dim(2);
@@ -62,6 +26,7 @@ EncoderDecoder::EncoderDecoder(const EncDecConfig &cfg) : cfg_(cfg) {
         decoder_.push_back(std::make_unique<QrnnLayer>(cfg_.decoder, l, Knobs{}, options));
     }
     set_parameters(init_encdec_params(cfg_));
+    compiled_condition_ = compiled_condition(cfg_.decoder.target);
     if (cfg_.attention) compiled_attention_ = compiled_attention(cfg_.decoder.target);
 }
 
@@ -140,7 +105,7 @@ Encoded EncoderDecoder::encode_into(const Tensor<float> &source, const std::vect
         Tensor<float> &out = tape ? tape->encoder_out[l] : (l % 2 ? y : enc.last_out);
         encoder_[l]->forward(*input, state, out, layer_tape.get());
         Tensor<float> last = last_steps(out, lengths);
-        enc.batch_bias.push_back(condition_bias(condition_[l], last));
+        compiled_condition_->forward(condition_[l], last, enc.batch_bias.emplace_back());
         if (tape) tape->encoder.push_back(std::move(layer_tape)), tape->final_state.push_back(std::move(last));
         input = &out;
     }
@@ -220,7 +185,9 @@ void EncoderDecoder::backward(const EncDecTape &tape, const Tensor<float> &dout,
         Tensor<float> dx, dbias;
         const Tensor<float> *extra = l == L - 1 && !dgates.data.empty() ? &dgates : nullptr;
         decoder_[l]->backward_with(*tape.decoder[l], dh, extra, nullptr, &dx, nullptr, &dbias);
-        dfinal[l] = condition_backward(condition_[l], tape.final_state[l], dbias, condition_grad_[l]);
+        Tensor<float> dV;
+        compiled_condition_->backward(condition_[l], tape.final_state[l], dbias, dV, dfinal[l]);
+        add_into(condition_grad_[l], dV);
         dh = std::move(dx);
     }
     if (dtarget) *dtarget = std::move(dh);

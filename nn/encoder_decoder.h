@@ -1,12 +1,13 @@
 // The paper's encoder-decoder QRNN with attention in float (runtime/encdec_config.h has the equations):
 // encoder and decoder stacks of nn::QrnnLayer (the decoder's built with a conditioning bias input, the last
-// one with h = c and its output gate left to the attention), the conditioning V_l h~^l and its gradients on
-// the host (B x G*m x m per layer, small beside the layers), attention through runtime/compiled_attention.h.
+// one with h = c and its output gate left to the attention), the conditioning V_l h~^l and its gradients through
+// runtime/compiled_condition.h, attention through runtime/compiled_attention.h.
 // Checked against reference/encoder_decoder.h in tests/test_encoder_decoder.cpp.
 #pragma once
 #include "nn/qrnn_layer.h"
 #include "nn/stack.h"
 #include "runtime/compiled_attention.h"
+#include "runtime/compiled_condition.h"
 #include "runtime/encdec_config.h"
 
 namespace qrnn::nn {
@@ -71,6 +72,7 @@ private:
     std::vector<Tensor<float>> condition_, condition_grad_;
     Tensor<float> attention_, attention_grad_;
     std::shared_ptr<CompiledAttention> compiled_attention_;
+    std::shared_ptr<CompiledCondition> compiled_condition_;
     Tensor<float> out_;
     EncDecTape scratch_;  // forward without a tape
 };

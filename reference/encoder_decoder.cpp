@@ -33,6 +33,29 @@ Tensor<double> pre_activation_grads(const PoolingVariant &variant, const LayerTr
 }
 }  // namespace
 
+Tensor<double> condition_bias(const Tensor<double> &V, const Tensor<double> &last) {
+    const int64_t G = V.dim(0), m = V.dim(2), B = last.dim(0);
+    Tensor<double> bias({G, B, m});
+    for (int64_t g = 0; g < G; g++)
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t c = 0; c < m; c++)
+                for (int64_t h = 0; h < m; h++) bias(g, b, h) += V(g, c, h) * last(b, c);
+    return bias;
+}
+
+ConditionGrads condition_backward(const Tensor<double> &V, const Tensor<double> &last, const Tensor<double> &dbias) {
+    const int64_t G = V.dim(0), m = V.dim(2), B = last.dim(0);
+    ConditionGrads g{Tensor<double>(V.shape), Tensor<double>(last.shape)};
+    for (int64_t gi = 0; gi < G; gi++)
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t c = 0; c < m; c++)
+                for (int64_t h = 0; h < m; h++) {
+                    g.dV(gi, c, h) += dbias(gi, b, h) * last(b, c);
+                    g.dlast(b, c) += V(gi, c, h) * dbias(gi, b, h);
+                }
+    return g;
+}
+
 EncDecTrace encdec_forward(const EncDecConfig &cfg, const EncDecParams<double> &p, const Tensor<double> &source,
                            const std::vector<int64_t> &lengths, const Tensor<double> &target) {
     cfg.validate();
@@ -49,14 +72,8 @@ EncDecTrace encdec_forward(const EncDecConfig &cfg, const EncDecParams<double> &
         Tensor<double> last({B, m});
         for (int64_t b = 0; b < B; b++)
             for (int64_t h = 0; h < m; h++) last(b, h) = (*input)(lengths[b] - 1, b, h);
-        // batch_bias[g][b][h] = sum_c V[g][c][h] h~[b][c]
-        Tensor<double> bias({G, B, m});
-        for (int64_t g = 0; g < G; g++)
-            for (int64_t b = 0; b < B; b++)
-                for (int64_t c = 0; c < m; c++)
-                    for (int64_t h = 0; h < m; h++) bias(g, b, h) += p.condition[l](g, c, h) * last(b, c);
+        tr.batch_bias.push_back(condition_bias(p.condition[l], last));
         tr.final_state.push_back(std::move(last));
-        tr.batch_bias.push_back(std::move(bias));
     }
     input = &target;
     for (int64_t l = 0; l < L; l++) {
@@ -104,18 +121,15 @@ EncDecGrads encdec_backward(const EncDecConfig &cfg, const EncDecParams<double> 
         Tensor<double> dpre = pre_activation_grads(decoder_variant(cfg, l), tr.decoder[l], layer_masks(cfg.decoder, l), dh,
                                                    cfg.attention && top ? &att.dgate_o : nullptr);
         LayerGrads g = conv_backward(tr.decoder[l], p.decoder[l], layer_masks(cfg.decoder, l), 0, dpre);
-        // batch_bias = sum_t of the conv's addend: dbias_b[g][b][h] = sum_t dpre; dV[g][c][h] = sum_b dbias_b h~[b][c],
-        // dh~[b][c] = sum_{g,h} V[g][c][h] dbias_b[g][b][h].
-        Tensor<double> dV(p.condition[l].shape);
+        // batch_bias is the conv's addend at every t: dbias[g][b][h] = sum_t dpre.
+        Tensor<double> dbias({G, B, m});
         for (int64_t t = 0; t < dpre.dim(0); t++)
             for (int64_t b = 0; b < B; b++)
                 for (int64_t gi = 0; gi < G; gi++)
-                    for (int64_t c = 0; c < m; c++)
-                        for (int64_t h = 0; h < m; h++) {
-                            dV(gi, c, h) += dpre(t, b, gi, h) * tr.final_state[l](b, c);
-                            dfinal[l](b, c) += p.condition[l](gi, c, h) * dpre(t, b, gi, h);
-                        }
-        out.params.condition.insert(out.params.condition.begin(), std::move(dV));
+                    for (int64_t h = 0; h < m; h++) dbias(gi, b, h) += dpre(t, b, gi, h);
+        ConditionGrads cg = condition_backward(p.condition[l], tr.final_state[l], dbias);
+        dfinal[l] = std::move(cg.dlast);
+        out.params.condition.insert(out.params.condition.begin(), std::move(cg.dV));
         out.params.decoder[l] = {std::move(g.dweights), std::move(g.dbias)};
         dh = std::move(g.dx);
     }

@@ -8,6 +8,14 @@
 
 namespace qrnn::ref {
 
+// The conditioning (core/condition.h): bias[g][b][h] = sum_c V[g][c][h] last[b][c]; from dbias [G][B][m]:
+// dV[g][c][h] = sum_b dbias[g][b][h] last[b][c], dlast[b][c] = sum_{g,h} V[g][c][h] dbias[g][b][h].
+Tensor<double> condition_bias(const Tensor<double> &V, const Tensor<double> &last);
+struct ConditionGrads {
+    Tensor<double> dV, dlast;
+};
+ConditionGrads condition_backward(const Tensor<double> &V, const Tensor<double> &last, const Tensor<double> &dbias);
+
 struct EncDecTrace {
     std::vector<LayerTrace> encoder, decoder;    // per layer (the last decoder layer: h = c with attention)
     std::vector<Tensor<double>> final_state;     // h~^l [B][m]: encoder layer l at each sequence's last step

@@ -1,7 +1,5 @@
 #include "runtime/compiled_attention.h"
 
-#include <map>
-
 #include "core/error.h"
 #include "runtime/buffer_cache.h"
 #include "runtime/compiled_layer.h"
@@ -77,13 +75,7 @@ void CompiledAttention::backward(const Tensor<float> &cell, const Tensor<float> 
 }
 
 std::shared_ptr<CompiledAttention> compiled_attention(const std::string &target) {
-    static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<CompiledAttention>> cache;
-    Halide::Target t = parse_target(target);
-    std::lock_guard<std::mutex> lock(mutex);
-    auto &slot = cache[t.to_string()];
-    if (!slot) slot = std::make_shared<CompiledAttention>(t);
-    return slot;
+    return compiled_per_target<CompiledAttention>(target);
 }
 
 }  // namespace qrnn

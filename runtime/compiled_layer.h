@@ -1,6 +1,7 @@
 // A layer pipeline (algorithm + named schedule) JIT-compiled once for a target and run on host tensors.
 // Shape-generic: one compiled layer serves every T, B, n, m, k.
 #pragma once
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,6 +63,18 @@ void require_cuda_device();
 
 // The Halide target named by a target string (empty: the host JIT target); throws on a malformed one.
 Halide::Target parse_target(const std::string &target);
+
+// One Compiled (constructed from a Halide::Target) per target string's target, cached for the life of the process.
+template <class Compiled>
+std::shared_ptr<Compiled> compiled_per_target(const std::string &target) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<Compiled>> cache;
+    Halide::Target t = parse_target(target);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto &slot = cache[t.to_string()];
+    if (!slot) slot = std::make_shared<Compiled>(t);
+    return slot;
+}
 
 // Compiled layers cached by (pooling, schedule, knobs, target; shape if the schedule is per_shape) for the
 // life of the process. An empty target means the JIT target from the environment.

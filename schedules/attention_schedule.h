@@ -1,9 +1,16 @@
 // Schedules of the encoder-decoder's attention pipelines (core/attention.h), one per target family:
-//   CPU: every stage at root; the GEMMs over h (scores, mix, dk, dc, dalpha, dW) register-blocked with the
-//        target's tile (cpu_common.h gemm_tile_for / schedule_gemm_tiles), the sums over s or t (context, dcell,
-//        denc) in register strips of 4 vectors of h, the rest vectorised along the innermost dimension.
-//        `qrnn bench --what attention` (ratio to the best sgemm on the same GEMMs, AMD EPYC AVX-512 VM, load ~3):
-//        T=S=64 B=16 m=320 forward 0.63 / backward 0.53 (AVX-512), 0.52 / 0.41 (AVX2); was 0.21 / 0.17.
+//   CPU: every GEMM (scores, context, mix; dk, dc, dW, dalpha, dc += dscore e, de) register-tiled with the
+//        target's tile by cpu_common.h cpu_gemm (edge tiles shifted inwards: inputs read in place, no padded or
+//        clamped copies), parallel over the fused tile loops (enough tasks for 2 cores at B = 5), the mix and
+//        dk/dc with one weight panel per tile serving every sequence; softmax per sequence; the encoder outputs
+//        (scores, dalpha) and the weights (dk, dc) transposed in vector blocks.
+//        `qrnn bench --what attention` (ratio to the best sgemm on the same GEMMs; AMD EPYC AVX-512 VM, load ~13,
+//        alternating with main c209d22 in one run, 2-4 runs each, median): T=S=64 B=16 m=320 forward 0.85 /
+//        backward 0.51 (main 0.51 / 0.19), AVX2 0.88 / 0.59 (main 0.41 / 0.24); T=37 S=53 B=5 m=203 forward
+//        0.62 / backward 0.71 (main 0.47 / 0.46), AVX2 1.0 / 0.93 (main 0.74 / 0.54). Quiet baselines of main:
+//        0.42 / 0.35 and 0.53 / 0.45. Left: the mix, dk/dc and dW GEMMs without K blocking or packed panels
+//        (~150-170 GFLOP/s under load), the enc transpose made twice (forward and backward), out = o * mixed a
+//        separate pass.
 //   CUDA: every stage at root, one thread per output element (32-wide rows), the third dimension in blocks;
 //        reductions serial in the thread. Compiled and ptxas-assembled for sm_90 in tests (no GPU here).
 #pragma once

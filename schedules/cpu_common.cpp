@@ -142,4 +142,56 @@ void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const
         .parallel(tj);
 }
 
+void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_extent, const Expr &b_extent,
+              const TileLoops &v, const std::vector<VarOrRVar> &order, size_t fused, const std::vector<VarOrRVar> &reduction,
+              const Target &target, const StageEdit &each) {
+    const int vec = target.natural_vector_size<float>();
+    const GemmTile tile = gemm_tile_for(target);
+    struct Version {
+        int a_lanes, b_rows;
+        Expr when;
+    };
+    const std::vector<Version> versions{{vec * tile.h_vectors, tile.t, a_extent >= vec * tile.h_vectors && b_extent >= tile.t},
+                                        {vec, 1, a_extent >= vec}, {1, 1, Expr()}};
+    tiles.compute_root();
+    acc.compute_at(tiles, fused == order.size() && fused > 1 ? v.par : order[0].var);
+    std::vector<VarOrRVar> update_order{a, bv};
+    update_order.insert(update_order.end(), reduction.begin(), reduction.end());
+    for (const Version &version : versions) {
+        const bool last = !version.when.defined(), vector = version.a_lanes >= vec;
+        Stage t = last ? Stage(tiles) : tiles.specialize(version.when);
+        std::vector<VarOrRVar> loops{v.ai, v.bi};
+        loops.insert(loops.end(), order.begin(), order.end());
+        t.tile(a, bv, v.ao, v.bo, v.ai, v.bi, version.a_lanes, version.b_rows, TailStrategy::ShiftInwards).reorder(loops);
+        if (vector) t.vectorize(v.ai, vec);
+        Var fused_var = order[order.size() - fused].var;
+        for (size_t k = order.size() - fused + 1; k < order.size(); k++) {
+            Var next(k + 1 == order.size() ? v.par.name() : "fused" + std::to_string(k));
+            t.fuse(fused_var, order[k].var, next);
+            fused_var = next;
+        }
+        t.parallel(fused_var);
+        if (each) each(t);
+        for (int u = -1; u < acc.num_update_definitions(); u++) {
+            Stage s = u < 0 ? (last ? Stage(acc) : acc.specialize(version.when))
+                            : (last ? acc.update(u) : acc.update(u).specialize(version.when));
+            if (u >= 0) s.reorder(update_order);
+            if (vector) s.vectorize(a, vec).unroll(a).unroll(bv);
+        }
+    }
+}
+
+void cpu_transpose(Func f, const Var &x, const Var &y, const Expr &x_extent, const Expr &y_extent, const Var &outer,
+                   const Target &target) {
+    const int vec = target.natural_vector_size<float>();
+    Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    f.compute_root();
+    f.specialize(x_extent >= vec && y_extent >= vec)
+        .tile(x, y, xo, yo, xi, yi, vec, vec, TailStrategy::ShiftInwards)
+        .vectorize(xi)
+        .unroll(yi)
+        .parallel(outer);
+    f.vectorize(x, vec, TailStrategy::GuardWithIf).parallel(outer);
+}
+
 }  // namespace qrnn

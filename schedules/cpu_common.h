@@ -83,4 +83,23 @@ struct ChunkedScan;
 void schedule_cpu_chunked_scan(ChunkedScan &S, const Halide::Var &h, const Halide::Var &b, const Halide::Var &t,
                                const Halide::Expr &m, int vec, int chains, int interleave);
 
+// A GEMM with edge tiles shifted inwards: `tiles` (a pure Func of `acc`: an output, or acc.in()) at root in
+// register tiles of (a, bv) (gemm_tile_for(target)); edge tiles overlap their neighbours, so nothing is read past an
+// input's edge (no padded or clamped copies, no rounded-up outputs); `acc` computed per tile, its accumulators in
+// registers over `reduction`. `order`: the loops outside the tile (v.ao, v.bo and the other Vars, innermost first);
+// its last `fused` loops fused into one parallel loop (v.par); acc computed at order[0] (at v.par if all are
+// fused). `each` finishes every version of tiles. Extents below a tile: tiles of one vector x 1, else scalars.
+struct TileLoops {
+    Halide::Var ao{"ao"}, ai{"ai"}, bo{"bo"}, bi{"bi"}, par{"par"};
+};
+using StageEdit = std::function<void(Halide::Stage)>;
+void cpu_gemm(Halide::Func tiles, Halide::Func acc, const Halide::Var &a, const Halide::Var &bv, const Halide::Expr &a_extent,
+              const Halide::Expr &b_extent, const TileLoops &v, const std::vector<Halide::VarOrRVar> &order, size_t fused,
+              const std::vector<Halide::VarOrRVar> &reduction, const Halide::Target &target, const StageEdit &each = {});
+
+// A transposing copy f(x, y, ..) = src(y, .., x, ..) at root in vec x vec blocks (vectorised along x, y unrolled:
+// each source line read once per block), parallel over `outer`; extents below a vector: vectorised along x, guarded.
+void cpu_transpose(Halide::Func f, const Halide::Var &x, const Halide::Var &y, const Halide::Expr &x_extent,
+                   const Halide::Expr &y_extent, const Halide::Var &outer, const Halide::Target &target);
+
 }  // namespace qrnn
