@@ -56,7 +56,7 @@ std::pair<BackwardFuncs, BackwardInputs> plain_gemm_view(const SeqBackwardFuncs 
     BackwardFuncs P;
     P.c = D.c, P.h = D.h, P.b = D.b, P.t = D.t, P.g = D.g, P.j = D.j;
     P.fwd = D.fwd.L;
-    P.dpre = D.dpre, P.weights_t = D.weights_t, P.dweights_acc = D.dweights_acc, P.dweights_r = D.dweights_r;
+    P.dpre = D.dpre, P.gemm_dpre = D.dpre, P.weights_t = D.weights_t, P.dweights_acc = D.dweights_acc, P.dweights_r = D.dweights_r;
     P.dbias_acc = D.dbias_acc, P.dbias_r = D.dbias_r, P.dinput = D.dinput, P.dinput_r = D.dinput_r;
     P.dweights = D.dweights, P.dbias = D.dbias, P.dx = D.dx, P.dhistory = D.dhistory, P.dc0 = D.dc0;
     P.T = D.T, P.B = D.B, P.n = D.n, P.m = D.m, P.k = D.k, P.G = D.gate_rows;
