@@ -106,6 +106,7 @@ Row start_row(const Sweep &sweep, const PlannedRun &run) {
             {"max_abs_err", kNaN}, {"max_rel_err", kNaN}, {"host", machine_info().host},
             {"started_utc", utc_now_iso()}};
     for (auto &f : run_fields()) row[f.name] = f.get(run.spec);
+    if (is_training_run(run.spec)) row["train"] = train_settings(run.spec);  // also on a failed run's row
     return row;
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "plugins/model.h"
+#include "sweep/train_run.h"
 
 namespace qrnn::sweep {
 namespace {
@@ -365,6 +366,7 @@ private:
             ModelConfig cfg = spec.config;
             if (!opts_.check_models) cfg.model = ModelConfig().model;
             validate_model_config(cfg);
+            if (opts_.check_models && is_training_run(spec)) validate_training_run(spec);
             const LayerSchedule &schedule = find_layer_schedule(spec.config.schedule);
             merge_knobs(schedule, spec.knobs);
             const bool gpu_target = !cfg.target.empty() && Halide::Target(cfg.target).has_gpu_feature();
@@ -373,11 +375,14 @@ private:
                      cfg.target.empty() ? "host" : cfg.target, "'");
         } catch (const Error &e) {
             const std::string msg = e.what();
-            for (auto &[key, mark] : marks) {
-                std::string name = is_knob_key(key) ? key.substr(std::string(kKnobPrefix).size()) : key;
-                if (msg.find("'" + name + "'") != std::string::npos || msg.find(name) != std::string::npos)
-                    fail_at(mark, key, what + ": " + msg);
-            }
+            // The key the message names ("key 'lr'" first, then any mention), else the run's own line.
+            for (bool named : {true, false})
+                for (auto &[key, mark] : marks) {
+                    const std::string name = is_knob_key(key)    ? key.substr(std::string(kKnobPrefix).size())
+                                             : is_train_key(key) ? key.substr(std::string(kTrainPrefix).size())
+                                                                 : key;
+                    if (msg.find(named ? "key '" + name + "'" : name) != std::string::npos) fail_at(mark, key, what + ": " + msg);
+                }
             fail_at(fallback, "", what + ": " + msg);
         }
     }

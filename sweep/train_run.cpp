@@ -1,34 +1,32 @@
 #include "sweep/train_run.h"
 
+#include "lm/seq_trainer.h"
 #include "lm/trainer.h"
+#include "core/error.h"
 
 namespace qrnn::sweep {
+namespace {
 
-bool is_training_run(const RunSpec &spec) { return !spec.train.empty(); }
-
-lm::TrainConfig training_config(const RunSpec &spec) {
-    lm::TrainConfig cfg;
-    const ModelConfig &m = spec.config;
-    ModelConfig &stack = cfg.lm.stack;
-    stack.model = m.model, stack.pooling = m.pooling, stack.window = m.window, stack.input = m.input;
-    stack.hidden = m.hidden, stack.layers = m.layers, stack.zoneout = m.zoneout, stack.dropout = m.dropout;
-    stack.seed = m.seed, stack.schedule = m.schedule, stack.target = m.target;
-    cfg.batch = m.batch, cfg.bptt = m.seq;
-    cfg.log_seconds = 30;
-    for (auto &[key, value] : spec.train) lm::set_train_key(cfg, key, value, "train." + key);
-    return cfg;
+// The task of a run's train.task key ("lm" without one); an unknown task is an error naming the key.
+std::string task_of(const RunSpec &spec) {
+    auto it = spec.train.find("task");
+    if (it == spec.train.end()) return "lm";
+    lm::TrainConfig probe;
+    lm::set_train_key(probe, "task", it->second, "train.task");
+    return probe.seq.task;
 }
 
-void record_training_run(const RunSpec &spec, std::map<std::string, Value> &row, std::ostream &log,
-                         const std::string &checkpoint) {
-    lm::TrainConfig cfg = training_config(spec);
-    if (!spec.train.count("checkpoint")) cfg.checkpoint = checkpoint;
+std::string joined(const std::vector<double> &values) {
+    std::string text;
+    for (double v : values) text += (text.empty() ? "" : ",") + value_str(v);
+    return text;
+}
+
+void record_language_model(const lm::TrainConfig &cfg, std::map<std::string, Value> &row, std::ostream &log) {
     const lm::TrainOutcome out = lm::train_language_model(cfg, log);
-    std::string train_curve, val_curve;
-    for (auto &e : out.history) {
-        train_curve += (train_curve.empty() ? "" : ",") + value_str(e.train_ppl);
-        val_curve += (val_curve.empty() ? "" : ",") + value_str(e.val_ppl);
-    }
+    std::vector<double> train_curve, val_curve;
+    double seconds = 0;
+    for (auto &e : out.history) train_curve.push_back(e.train_ppl), val_curve.push_back(e.val_ppl), seconds += e.seconds;
     const lm::EpochRecord last = out.history.empty() ? lm::EpochRecord{} : out.history.back();
     row["best_val_ppl"] = out.best_val_ppl;
     row["unigram_val_ppl"] = out.unigram_val_ppl;
@@ -40,13 +38,62 @@ void record_training_run(const RunSpec &spec, std::map<std::string, Value> &row,
     row["softmax_ms"] = last.softmax_ms;
     row["optim_ms"] = last.optim_ms;
     row["median_ms"] = last.rnn_ms + last.softmax_ms + last.optim_ms;
-    row["train_ppl_curve"] = train_curve;
-    row["val_ppl_curve"] = val_curve;
-    double seconds = 0;
-    for (auto &e : out.history) seconds += e.seconds;
+    row["train_ppl_curve"] = joined(train_curve);
+    row["val_ppl_curve"] = joined(val_curve);
     row["train_seconds"] = seconds;
-    row["train"] = train_settings(spec);
 }
 
+void record_seq_task(const lm::TrainConfig &cfg, std::map<std::string, Value> &row, std::ostream &log) {
+    const lm::SeqResults out = lm::train_seq_task(cfg, log);
+    if (out.epochs.empty()) fail("task ", cfg.seq.task, ": no step ran (train.time_limit ", cfg.seq.time_limit, " s)");
+    std::vector<double> loss, accuracy;
+    for (auto &e : out.epochs) loss.push_back(e.train_loss), accuracy.push_back(e.accuracy);
+    auto attr = [&](const char *name) { return out.attrs.at(name); };
+    row["task"] = std::get<std::string>(attr("task"));
+    row["metric"] = std::get<std::string>(attr("metric"));
+    row["attention"] = std::get<std::string>(attr("attention"));
+    row["chance"] = std::get<double>(attr("chance"));
+    row["parameters"] = std::get<int64_t>(attr("parameters"));
+    row["best_accuracy"] = std::get<double>(attr("best_accuracy"));
+    row["final_accuracy"] = std::get<double>(attr("final_accuracy"));
+    row["epochs_done"] = static_cast<int64_t>(out.epochs.size());
+    row["steps"] = static_cast<int64_t>(out.epochs.back().step);
+    row["train_seconds"] = out.epochs.back().seconds;  // evaluations included
+    row["train_loss_curve"] = joined(loss);
+    row["accuracy_curve"] = joined(accuracy);
+}
+
+}  // namespace
+
+bool is_training_run(const RunSpec &spec) { return !spec.train.empty(); }
+
+lm::TrainConfig training_config(const RunSpec &spec) {
+    const std::string task = task_of(spec);
+    lm::TrainConfig cfg = lm::task_defaults(task);
+    const ModelConfig &m = spec.config;
+    ModelConfig &stack = cfg.lm.stack;
+    stack.model = m.model, stack.pooling = m.pooling, stack.window = m.window, stack.input = m.input;
+    stack.hidden = m.hidden, stack.layers = m.layers, stack.zoneout = m.zoneout, stack.dropout = m.dropout;
+    stack.seed = m.seed, stack.schedule = m.schedule, stack.target = m.target;
+    cfg.batch = m.batch;
+    if (task == "lm") cfg.bptt = m.seq;  // a synthetic task's lengths are its min_len..max_len keys
+    cfg.log_seconds = 30;
+    for (auto &[key, value] : spec.train) lm::set_train_key(cfg, key, value, "train." + key);
+    return cfg;
+}
+
+void validate_training_run(const RunSpec &spec) {
+    const lm::TrainConfig cfg = training_config(spec);
+    if (cfg.seq.task == "lm") cfg.validate();
+    else lm::validate_seq_task(cfg);
+}
+
+void record_training_run(const RunSpec &spec, std::map<std::string, Value> &row, std::ostream &log,
+                         const std::string &checkpoint) {
+    lm::TrainConfig cfg = training_config(spec);
+    if (!spec.train.count("checkpoint")) cfg.checkpoint = checkpoint;
+    if (cfg.seq.task == "lm") record_language_model(cfg, row, log);
+    else record_seq_task(cfg, row, log);
+}
 
 }  // namespace qrnn::sweep

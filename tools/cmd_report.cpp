@@ -172,7 +172,8 @@ int report_command(const std::vector<std::string> &args) {
     ResultTable t = sweep::read_results(path);
     print_header(t, path);
     if (!vm.count("grids-only")) print_runs(t);
-    if (print_training_sweep(t, std::cout)) return kExitOk;
+    const bool language_models = print_training_sweep(t, std::cout), tasks = print_seq_task_sweep(t, std::cout);
+    if (language_models || tasks) return kExitOk;
     for (auto &g : sweep::time_grids(t)) print_grid(g, {}, 3);
     std::optional<sweep::Grid> paper;
     const std::string paper_path = vm["paper"].as<std::string>();

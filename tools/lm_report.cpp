@@ -26,7 +26,7 @@ std::string config_value(const std::string &config, const std::string &key) {
 }
 
 void print_curves(const std::vector<std::string> &names, const std::vector<std::vector<double>> &train,
-                  const std::vector<std::vector<double>> &valid, std::ostream &os, const std::string &title) {
+                  const std::vector<std::vector<double>> &valid, std::ostream &os, const std::string &title, int decimals) {
     std::vector<std::string> header{"epoch"};
     size_t epochs = 0;
     for (size_t i = 0; i < names.size(); i++) {
@@ -38,8 +38,8 @@ void print_curves(const std::vector<std::string> &names, const std::vector<std::
     for (size_t e = 0; e < epochs; e++) {
         std::vector<std::string> row{std::to_string(e + 1)};
         for (size_t i = 0; i < names.size(); i++) {
-            if (!train.empty()) row.push_back(e < train[i].size() ? fixed(train[i][e], 1) : "");
-            row.push_back(e < valid[i].size() ? fixed(valid[i][e], 1) : "");
+            if (!train.empty()) row.push_back(e < train[i].size() ? fixed(train[i][e], decimals) : "");
+            row.push_back(e < valid[i].size() ? fixed(valid[i][e], decimals) : "");
         }
         t.add(row);
     }

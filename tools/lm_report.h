@@ -16,7 +16,8 @@ std::string config_value(const std::string &config, const std::string &key);
 
 // One row per epoch, side by side: per run "NAME train" (unless `train` is empty) and "NAME valid" perplexity.
 void print_curves(const std::vector<std::string> &names, const std::vector<std::vector<double>> &train,
-                  const std::vector<std::vector<double>> &valid, std::ostream &os, const std::string &title);
+                  const std::vector<std::vector<double>> &valid, std::ostream &os, const std::string &title,
+                  int decimals = 1);
 std::vector<double> parse_curve(const std::string &text);  // "1.5,2" -> {1.5, 2}
 
 void print_training_results(const std::vector<std::string> &paths, std::ostream &os);
