@@ -1,5 +1,6 @@
 #include "tools/bench_kernels.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -36,6 +37,19 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &f
             timings[j].ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         }
     return timings;
+}
+
+RoundRatios round_ratios(const Timing &ours, const Timing &reference) {
+    std::vector<double> r;
+    for (size_t i = 0; i < std::min(ours.ms.size(), reference.ms.size()); i++) r.push_back(reference.ms[i] / ours.ms[i]);
+    if (r.empty()) return {};
+    std::sort(r.begin(), r.end());
+    auto at = [&](double q) {  // linear interpolation between order statistics
+        double x = q * (r.size() - 1);
+        size_t i = static_cast<size_t>(x);
+        return i + 1 < r.size() ? r[i] + (x - i) * (r[i + 1] - r[i]) : r[i];
+    };
+    return {at(0.5), at(0.25), at(0.75)};
 }
 
 std::pair<Timing, Timing> time_side_by_side(const std::function<void()> &a, const std::function<void()> &b, int warmup,

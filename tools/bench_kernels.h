@@ -96,4 +96,11 @@ std::pair<Timing, Timing> time_side_by_side(const std::function<void()> &a, cons
 // The same for any number of callables, run round-robin.
 std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &fs, int warmup, int repeats);
 
+// The per-round ratios reference[i] / ours[i] of two timings taken in the same rounds (> 1: ours faster): their
+// median and quartiles. A round's two calls share the machine's state, so the ratio moves less than each time.
+struct RoundRatios {
+    double median = 0, q1 = 0, q3 = 0;
+};
+RoundRatios round_ratios(const Timing &ours, const Timing &reference);
+
 }  // namespace qrnn::bench

@@ -132,7 +132,7 @@ int bench_command(const std::vector<std::string> &args) {
         ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
         ("target", po::value<std::string>()->default_value("host"),
          "Halide CPU target of our kernels, e.g. x86-64-linux-avx-avx2-fma-f16c; references are held to its ISA")
-        ("repeats", po::value<int>()->default_value(11), "timed runs of each side (medians reported)")
+        ("repeats", po::value<int>()->default_value(11), "timed runs of each side (medians reported; the backward section times 3x as many rounds)")
         ("quick", "fewer and smaller shapes")
         ("json", po::value<std::string>(), "also write the results to this JSON file (context + one row per ratio)");
     po::variables_map vm;
@@ -158,15 +158,17 @@ int bench_command(const std::vector<std::string> &args) {
     std::cout << "qrnn bench: CPU " << cpu_info().describe() << "\n  target " << target_name << "; pooling=" << pooling
               << ", medians of " << repeats << " alternating runs; sgemm references: " << ref_names << "\n";
 
-    Table table({"benchmark", "shape", "ours", "reference", "ratio", "target", "met"});
+    Table table({"benchmark", "shape", "ours", "reference", "ratio", "q1-q3", "target", "met"});
     std::vector<std::string> json_rows;
     auto row = [&](const std::string &what, const std::string &shape, const std::string &ours, const std::string &ref,
-                   double ratio, double target, bool higher_is_better = true) {
+                   double ratio, double target, bool higher_is_better = true, const bench::RoundRatios *spread = nullptr) {
         bool met = higher_is_better ? ratio >= target : ratio <= target;
         json_rows.push_back("{\"benchmark\":" + json_quote(what) + ",\"shape\":" + json_quote(shape) + ",\"ours\":" +
                             json_quote(ours) + ",\"reference\":" + json_quote(ref) + ",\"ratio\":" + fixed(ratio, 4) +
+                            (spread ? ",\"ratio_q1\":" + fixed(spread->q1, 4) + ",\"ratio_q3\":" + fixed(spread->q3, 4) : "") +
                             ",\"target\":" + fixed(target, 2) + ",\"met\":" + (met ? "true" : "false") + "}");
-        table.add({what, shape, ours, ref, fixed(ratio, 3), (higher_is_better ? ">= " : "<= ") + fixed(target, 2), met ? "yes" : "NO"});
+        table.add({what, shape, ours, ref, fixed(ratio, 3), spread ? fixed(spread->q1, 2) + "-" + fixed(spread->q3, 2) : "-",
+                   (higher_is_better ? ">= " : "<= ") + fixed(target, 2), met ? "yes" : "NO"});
         std::cerr << "  " << what << " " << shape << ": " << fixed(ratio, 3) << "\n";
     };
 
@@ -177,7 +179,7 @@ int bench_command(const std::vector<std::string> &args) {
         Timing t = time_side_by_side([&] { triad.run(); }, [] {}, warmup, repeats).first;
         triad_gbs = triad.bytes() / (t.median() * 1e6);
         table.add({"triad bandwidth", "3 x " + std::to_string(static_cast<int64_t>(triad.bytes() / 3 / 4)) + " floats",
-                   fixed(triad_gbs, 1) + " GB/s", "-", "-", "-", "-"});
+                   fixed(triad_gbs, 1) + " GB/s", "-", "-", "-", "-", "-"});
     }
 
     if (wants("gemm")) {
@@ -258,7 +260,10 @@ int bench_command(const std::vector<std::string> &args) {
     }
     if (wants("backward")) {
         // The training backward's GEMMs (from the same dpre, the schedule's own input_padded/dropout stages
-        // included) against the best reference on the same problems, each timed in the same rounds.
+        // included) against the best reference on the same problems, each timed in the same rounds. The ratio is
+        // the median over rounds of (best reference's time / ours) in that round, with its quartiles; 3x the
+        // rounds (small calls: one preempted call moves a median of 11 by several percent).
+        const int backward_repeats = 3 * repeats;
         for (const LayerShape &s : bench_backward_shapes(quick)) {
             bench::BackwardGemms gemms(pooling, s, target);
             std::vector<std::function<void()>> dw{[&] { gemms.run_dweights(); }}, dx{[&] { gemms.run_dinput(); }};
@@ -271,11 +276,12 @@ int bench_command(const std::vector<std::string> &args) {
             }
             for (auto [name, runs] : {std::pair<const char *, std::vector<std::function<void()>> *>{"dW GEMM vs best sgemm", &dw},
                                       {"dX GEMM vs best sgemm", &dx}}) {
-                auto t = time_interleaved(*runs, warmup, repeats);
+                auto t = time_interleaved(*runs, warmup, backward_repeats);
                 size_t best = fastest_reference(t);
                 double g_ours = gemms.flops() / (t[0].median() * 1e6), g_best = gemms.flops() / (t[best].median() * 1e6);
+                bench::RoundRatios r = bench::round_ratios(t[0], t[best]);
                 row(name, shape_text(s), fixed(g_ours, 1) + " GFLOP/s", fixed(g_best, 1) + " GFLOP/s " + refs[best - 1].name,
-                    g_ours / g_best, 0.90);
+                    r.median, 0.90, true, &r);
             }
         }
         LayerShape s = quick ? LayerShape{256, 32, 320, 320, 2} : LayerShape{512, 64, 320, 320, 2};

@@ -19,19 +19,44 @@ using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float *, 
 using CoreName = char *(*)();
 constexpr int kRowMajor = 101, kNoTrans = 111;
 
-// Loads a private copy of OpenBLAS (its CPU detection runs when it loads, reading OPENBLAS_CORETYPE then).
+// Sets (or, with nullptr, unsets) an environment variable for its lifetime, then restores what was there.
+class ScopedEnv {
+public:
+    ScopedEnv(const char *name, const char *value) : name_(name) {
+        const char *old = std::getenv(name);
+        had_ = old != nullptr;
+        if (had_) saved_ = old;
+        if (value) setenv(name, value, 1);
+        else unsetenv(name);
+    }
+    ~ScopedEnv() {
+        if (had_) setenv(name_, saved_.c_str(), 1);
+        else unsetenv(name_);
+    }
+
+private:
+    const char *name_;
+    bool had_ = false;
+    std::string saved_;
+};
+
+// Loads a private copy of OpenBLAS (its CPU detection and settings are read from the environment when it loads).
+// Its pthread workers spin-wait 2^28 cycles (~0.1 s) after each call by default, taking a core from whatever
+// `qrnn bench` times next (ours, interleaved call by call): OPENBLAS_THREAD_TIMEOUT=4 (2^4 cycles) unless the
+// user set one.
 bool load_openblas(const std::string &coretype, std::vector<SgemmReference> &out) {
     if (!std::filesystem::exists(kOpenBlas)) return false;
     std::string copy = std::filesystem::temp_directory_path() / ("qrnn-openblas-" + std::to_string(getpid()) + "-" +
                                                                  (coretype.empty() ? "auto" : coretype) + ".so");
     std::filesystem::copy_file(kOpenBlas, copy, std::filesystem::copy_options::overwrite_existing);
-    const char *old = std::getenv("OPENBLAS_CORETYPE");
-    std::string saved = old ? old : "";
-    if (coretype.empty()) unsetenv("OPENBLAS_CORETYPE");
-    else setenv("OPENBLAS_CORETYPE", coretype.c_str(), 1);
-    void *lib = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (old) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
-    else unsetenv("OPENBLAS_CORETYPE");
+    void *lib = nullptr;
+    {
+        ScopedEnv core("OPENBLAS_CORETYPE", coretype.empty() ? nullptr : coretype.c_str());
+        const char *user_timeout = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+        const std::string timeout = user_timeout ? user_timeout : "4";
+        ScopedEnv spin("OPENBLAS_THREAD_TIMEOUT", timeout.c_str());
+        lib = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+    }
     std::filesystem::remove(copy);  // the mapping stays valid
     if (!lib) return false;
     auto sgemm = reinterpret_cast<CblasSgemm>(dlsym(lib, "cblas_sgemm"));

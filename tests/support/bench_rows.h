@@ -1,5 +1,6 @@
 // The rows `qrnn bench --json` writes, parsed back for the tests that check them (well-formed, never timing).
 #pragma once
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@ struct BenchRow {
     std::string benchmark, shape, ours, reference;
     double ratio, target;
     bool met;
+    double ratio_q1 = NAN, ratio_q3 = NAN;  // quartiles of the per-round ratios, when the row has them
 };
 
 std::vector<BenchRow> bench_json_rows(const std::string &path);
