@@ -90,7 +90,12 @@ BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVarian
     for (int i = G - 2; i >= 0; i--) value = select(g == i, dpre_of(i), value);
     D.dpre(h, b, t, g) = select(t >= 0 && t < T && h < m, value, 0.0f);
 
-    define_backward_gemms(D, in, D.dpre);
+    // The GEMMs read dpre with t clamped to [-1, T] (both rows are zeros): blocked GEMM schedules' bounds
+    // over-estimate t (interval arithmetic over split/fused loops: 2T+9 rows at T >= 64), and dpre, computed
+    // at root over what its consumers may read, was computed and stored over twice its size.
+    Func dpre_read("dpre_read");
+    dpre_read(h, b, t, g) = D.dpre(h, b, clamp(t, -1, T), g);
+    define_backward_gemms(D, in, dpre_read);
     D.with_batch_bias = in.fwd.with_batch_bias;
     D.dbatch_bias_r = RDom(0, T, "dbatch_bias_r");
     D.dbatch_bias(h, b, g) = 0.0f;

@@ -40,7 +40,7 @@ public:
     void forward() override {  // the timed training step
         std::vector<nn::State> states = initial_;
         stack_.zero_grads();
-        y_ = stack_.forward(x_, states, &tapes_);
+        y_ = &stack_.forward(x_, states, &tapes_);  // the stack's own output: no copy of [T][B][m] per step
         stack_.backward(tapes_, dy_, nullptr, &dx_, &d_initial_);
         final_ = std::move(states);
     }
@@ -48,16 +48,16 @@ public:
         auto it = verifiers().find(cfg_.model);
         if (it == verifiers().end()) fail("--verify --pass training: model '", cfg_.model, "' has no reference gradients");
         forward();
-        return it->second({cfg_, stack_, x_, dy_, y_, dx_, initial_, d_initial_});
+        return it->second({cfg_, stack_, x_, dy_, *y_, dx_, initial_, d_initial_});
     }
     double flops() const override {
         return stack_.forward_flops(cfg_.seq, cfg_.batch) + stack_.backward_flops(cfg_.seq, cfg_.batch);
     }
     void dump(const std::string &path) override {
         if (!qrnn_shaped(stack_, initial_)) fail("--dump --pass training: model '", cfg_.model, "' is not QRNN-shaped");
-        if (y_.size() == 0) forward();
+        if (!y_) forward();
         RunData d;
-        d.x = x_, d.h = y_, d.dh = dy_, d.dx = dx_;
+        d.x = x_, d.h = *y_, d.dh = dy_, d.dx = dx_;
         d.state.time = initial_.at(0).time;
         d.c_T = Tensor<float>({cfg_.layers, cfg_.batch, cfg_.hidden});
         for (size_t l = 0; l < stack_.size(); l++) {
@@ -85,7 +85,8 @@ private:
     }
     ModelConfig cfg_;
     nn::LayerStack stack_;
-    Tensor<float> x_, dy_, y_, dx_;
+    Tensor<float> x_, dy_, dx_;
+    const Tensor<float> *y_ = nullptr;  // the last layer's output of the last step (held by stack_)
     std::vector<nn::State> initial_, final_, d_initial_;
     nn::Tapes tapes_;
 };
