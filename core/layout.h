@@ -23,7 +23,8 @@
 // Dropout between layers (stochastic mode only, input of layer l >= 1): x' = x * keep / (1 - p).
 // keep(...) = hash(key, t_abs, b, ch) >= p * 2^32 with the counter hash of core/hash_rng.h, where t_abs is
 // the absolute time step (so a sequence fed in pieces draws the same masks as whole) and
-// key = stream_key(seed, stream) with stream 2*l for dropout of layer l's input and 2*l+1 for its zoneout.
+// key = stream_key(seed, stream) with stream 2*l for dropout of layer l's input and 2*l+1 for its zoneout
+// (re-keyed by a non-zero ModelConfig::mask_draw: the synthetic tasks draw fresh masks at every training step).
 //
 // Initialisation (seeded, platform-independent, from the same hash): weights and bias uniform in
 // [-1/sqrt(n*k), 1/sqrt(n*k)] (PyTorch's Conv1d default), c0 = 0, x uniform in [-1, 1].

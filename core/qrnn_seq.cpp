@@ -52,34 +52,35 @@ SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, co
     Expr zoned = select(keep_mask(li.zoneout_key, li.zoneout_threshold, t_abs, b, h + direction * m), act, 1.0f);
     L.gates(h, b, t, g) = select(gi == f_index, zoned, act);
 
-    // The scans: step(d, time, c_prev) -> {c, h}; past a sequence's end the forward direction keeps its state
-    // and outputs 0, the reverse direction holds 0.
-    auto step = [&](int d, const Expr &time, const Expr &c_prev) {
-        std::vector<Expr> gv = direction_gates(L.gates, G, d, h, b, time);
-        Recurrence<Expr> rec = variant.halide_recurrence(gv);
-        Expr c_new = rec.a * c_prev + rec.b, live = time < S.len;
-        return Tuple(select(live, c_new, d == 0 ? c_prev : 0.0f), select(live, variant.halide_output(gv, c_new), 0.0f));
+    // The scans: direction d's c at `time` from c_prev (past a sequence's end the forward direction keeps its
+    // state, the reverse direction holds 0) and its h from that c (0 past the end).
+    auto c_step = [&](int d, const Expr &time, const Expr &c_prev) {
+        Recurrence<Expr> rec = variant.halide_recurrence(direction_gates(L.gates, G, d, h, b, time));
+        return select(time < S.len, rec.a * c_prev + rec.b, d == 0 ? c_prev : 0.0f);
     };
-    L.cell(h, b, t) = Tuple(undef<float>(), undef<float>());
+    auto h_of = [&](int d, const Expr &time, const Expr &c) {
+        return select(time < S.len, variant.halide_output(direction_gates(L.gates, G, d, h, b, time), c), 0.0f);
+    };
+    const bool fwd_c_only = D == 2 && options.sum;
+    auto fwd_c = [&](const Expr &time) { return fwd_c_only ? Expr(L.cell(h, b, time)) : L.cell(h, b, time)[0]; };
+    auto step = [&](int d, const Expr &time, const Expr &c_prev) {
+        Expr c = c_step(d, time, c_prev);
+        if (d == 0 && fwd_c_only) return Tuple(c);
+        Expr out = h_of(d, time, c);
+        if (d == 1 && fwd_c_only) out += h_of(0, time, fwd_c(time));
+        return Tuple(c, out);
+    };
+    if (fwd_c_only) L.cell(h, b, t) = undef<float>();
+    else L.cell(h, b, t) = Tuple(undef<float>(), undef<float>());
     L.cell(h, b, 0) = step(0, 0, li.c0(h, b));
     L.scan_r = RDom(1, T - 1, "scan_r");
-    L.cell(h, b, L.scan_r) = step(0, L.scan_r, L.cell(h, b, L.scan_r - 1)[0]);
-
-    Expr hc = clamp(h, 0, m - 1);
+    L.cell(h, b, L.scan_r) = step(0, L.scan_r, fwd_c(L.scan_r - 1));
     if (D == 2) {
         S.rev_cell(h, b, t) = Tuple(undef<float>(), undef<float>());
         S.rev_cell(h, b, T - 1) = step(1, T - 1, 0.0f);
         S.rev_r = RDom(1, T - 1, "rev_r");
         Expr tr = T - 1 - S.rev_r;
         S.rev_cell(h, b, tr) = step(1, tr, S.rev_cell(h, b, tr + 1)[0]);
-        Var d("d");
-        S.cells(h, b, t, d) = select(d == 0, L.cell(h, b, t)[0], S.rev_cell(h, b, t)[0]);
-        if (options.sum) S.out(h, b, t) = L.cell(h, b, t)[1] + S.rev_cell(h, b, t)[1];
-        else S.out(h, b, t) = select(h < m, L.cell(hc, b, t)[1], S.rev_cell(clamp(h - m, 0, m - 1), b, t)[1]);
-    } else {
-        Var d("d");
-        S.cells(h, b, t, d) = L.cell(h, b, t)[0];
-        S.out(h, b, t) = L.cell(h, b, t)[1];
     }
     return S;
 }

@@ -35,17 +35,24 @@ struct SeqInputs {
     }
 };
 
+// The scans are the outputs (no copy stages): each writes its c into the tape's cells [D][T][B][m] (slice d)
+// and its h into the layer output, the concatenated output's channel slice of its direction; summed, the
+// forward scan keeps only c and the reverse scan writes both directions' h (it recomputes the forward
+// direction's h_t = output(gates_t, c_t), an elementwise function of the tape).
 struct SeqFuncs {
     LayerFuncs L;  // input_padded (0 past each end), weights_clamped, conv and gates over D*G rows, cell = the
-                   // forward scan (h, b, t) -> {c, h}; L.gate_rows = D*G
-    Halide::Func rev_cell{"rev_cell"};  // (h, b, t) -> {c, h}: reverse scan from t = T-1 down
+                   // forward scan (h, b, t) -> {c, h} (summed: c only); L.gate_rows = D*G
+    Halide::Func rev_cell{"rev_cell"};  // (h, b, t) -> {c, h}: reverse scan from t = T-1 down (summed: h of both)
     Halide::RDom rev_r;                 // r in [1, T): t = T-1-r of rev_cell's update(1)
-    Halide::Func cells{"cells"};        // (h, b, t, d) c of direction d: output, the tape
-    Halide::Func out{"out"};            // (h', b, t) the layer output, h' < m * out_width_factor
     Halide::Expr len;                   // lengths(b), clamped b
     SeqOptions options;
 
-    std::vector<Halide::Func> outputs() const { return {out, cells, L.gates}; }
+    // Output buffers in order: one direction: cells[0], y; concatenated: cells[0], y[.., :m], cells[1],
+    // y[.., m:]; summed: cells[0], cells[1], y; then the tape's gates.
+    std::vector<Halide::Func> outputs() const {
+        if (options.directions == 2) return {L.cell, rev_cell, L.gates};
+        return {L.cell, L.gates};
+    }
 };
 
 SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, const SeqOptions &options);

@@ -24,6 +24,7 @@ public:
     explicit SequenceClassifier(const ClassifierShape &shape);  // throws qrnn::Error on a bad shape or pool
     std::vector<nn::Param> params();  // "embedding", "layer_<l>/<name>", "output/weights" [C][m], "output/bias" [C]
     void set_stochastic(bool on) { stack_.set_stochastic(on); }
+    void set_mask_draw(uint64_t draw) { stack_.set_mask_draw(draw); }  // nn::Layer::set_mask_draw
     // Mean cross-entropy of the batch; with `train`, every gradient of it (gradients zeroed first).
     double loss(const nn::ClassifyBatch &batch, bool train);
     std::vector<int32_t> predict(const nn::ClassifyBatch &batch);  // the most likely class of each sequence

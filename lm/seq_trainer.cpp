@@ -38,7 +38,9 @@ public:
     virtual ~TaskRun() = default;
     virtual std::vector<nn::Param> params() = 0;
     virtual void set_stochastic(bool on) = 0;
-    virtual double train_step(uint64_t index) = 0;  // loss of training batch `index`; every gradient of it set
+    // Loss of training batch `index` with the masks of draw `index` (every batch starts at time 0: without a
+    // draw of its own each step would repeat the first step's masks); every gradient of it set.
+    virtual double train_step(uint64_t index) = 0;
     virtual double accuracy() = 0;                  // held-out
     virtual std::optional<SeqHeatmap> heatmap() { return std::nullopt; }
 };
@@ -58,6 +60,7 @@ public:
     std::vector<nn::Param> params() override { return model_->params(); }
     void set_stochastic(bool on) override { model_->net().set_stochastic(on); }
     double train_step(uint64_t index) override {
+        model_->net().set_mask_draw(index);
         return model_->loss_and_grads(nn::transduction_batch(task_, batch_, seed_, 0, index));
     }
     double accuracy() override { return nn::transduction_accuracy(task_, *model_, seed_, eval_size_); }
@@ -94,7 +97,10 @@ public:
     }
     std::vector<nn::Param> params() override { return model_.params(); }
     void set_stochastic(bool on) override { model_.set_stochastic(on); }
-    double train_step(uint64_t index) override { return model_.loss(nn::count_batch(task_, batch_, seed_, 0, index), true); }
+    double train_step(uint64_t index) override {
+        model_.set_mask_draw(index);
+        return model_.loss(nn::count_batch(task_, batch_, seed_, 0, index), true);
+    }
     double accuracy() override {
         constexpr int64_t kEvalBatch = 64;
         int64_t hits = 0;

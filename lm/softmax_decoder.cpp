@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "core/softmax_decoder.h"
-#include "runtime/buffer_cache.h"
+#include "runtime/jit_compile.h"
 #include "runtime/compiled_layer.h"
 #include "schedules/softmax_schedule.h"
 
@@ -35,10 +35,7 @@ struct SoftmaxDecoder::Compiled {
         schedule_softmax_decoder_cpu(train_f, t);
         eval = Halide::Pipeline(eval_f.row_loss);
         train = Halide::Pipeline({train_f.row_loss, train_f.dhidden, train_f.dweights, train_f.dbias});
-        use_buffer_cache(eval);
-        use_buffer_cache(train);
-        eval.compile_jit(t);
-        train.compile_jit(t);
+        compile_jit_pipelines({&eval, &train}, t);
     }
 };
 

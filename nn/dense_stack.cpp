@@ -105,32 +105,30 @@ void DenseQrnn::backward(const Tape &tape, const Tensor<float> &dy, const State 
     if (!t || !t->recorded) fail("dense QRNN backward: no tape of a forward of this block");
     const int64_t T = t->buffer.dim(0), B = t->buffer.dim(1), n = cfg_.input, m = cfg_.hidden, L = cfg_.layers;
     const int64_t W = t->buffer.dim(2);
-    Tensor<float> &d_buffer = ensure_shape(d_buffer_, {T, B, W});
-    std::fill(d_buffer.data.begin(), d_buffer.data.end(), 0.0f);
+    Tensor<float> &d_buffer = d_buffer_;
     if (d_initial) *d_initial = initial_state(B), d_initial->time = t->time;
     Tensor<float> dc_final({B, m});
     for (int64_t l = L - 1; l >= 0; l--) {
-        const Tensor<float> *d_out = &dy;
-        if (l + 1 < L) {  // this layer's output slice of the gradient buffer
-            ensure_shape(dy_slice_, {T, B, m});
-            for (int64_t i = 0; i < T * B; i++)
-                std::copy(&d_buffer.data[i * W + width(l)], &d_buffer.data[i * W + width(l) + m], &dy_slice_.data[i * m]);
-            d_out = &dy_slice_;
-        }
         if (d_final) dc_final = d_final->at(name("c", l));
         Tensor<float> x_shape = shape_only({T, B, width(l)}), h_shape = shape_only({T, B, m});
         // The backward only reads the call's c (the forward's, kept by the tape).
         LayerCall call{&x_shape, &t->states[l], &params_[l], t->masks[l], t->time, &h_shape, const_cast<Tensor<float> *>(&t->c[l])};
         call.x_view = channel_slice(const_cast<float *>(t->buffer.data.data()), T, B, W, 0, width(l));
-        training_->backward(call, t->data[l], *d_out, dc_final, scratch_);
+        // dh: dy for the last layer, else this layer's output slice of the gradient buffer (read in place).
+        if (l + 1 < L) call.dh_view = channel_slice(d_buffer.data.data(), T, B, W, width(l), m);
+        training_->backward(call, t->data[l], l + 1 < L ? h_shape : dy, dc_final, scratch_);
         add_into(grads_[l].weights, scratch_.dweights);
         add_into(grads_[l].bias, scratch_.dbias);
         if (d_final) add_final_history_grad(d_final->at(name("history", l)), cfg_.history_rows(), scratch_);
         const int64_t w = width(l);
-        for (int64_t i = 0; i < T * B; i++) {
-            float *dst = &d_buffer.data[i * W];
-            const float *src = &scratch_.dx.data[i * w];
-            for (int64_t c = 0; c < w; c++) dst[c] += src[c];
+        if (l == L - 1) {  // the last layer reads the whole buffer (w = W): its dx is the gradient buffer's start
+            std::swap(d_buffer, scratch_.dx);
+        } else {
+            for (int64_t i = 0; i < T * B; i++) {
+                float *dst = &d_buffer.data[i * W];
+                const float *src = &scratch_.dx.data[i * w];
+                for (int64_t c = 0; c < w; c++) dst[c] += src[c];
+            }
         }
         if (d_initial) set_layer_state(*d_initial, l, {scratch_.dhistory, scratch_.dc0});
     }

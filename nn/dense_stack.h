@@ -7,8 +7,8 @@
 // where layer l writes its h into channels [n + l*m, n + (l+1)*m). Layer l's pipeline reads the prefix
 // [0, n + l*m) of that buffer in place (a strided Halide view, runtime/compiled_layer.h LayerCall::x_view),
 // through the plain QRNN layer's pipelines and schedules. Backward: one gradient buffer of the same layout;
-// layer l's output gradient is its slice, its input gradient is added to the prefix it read, so dX reaches
-// every piece.
+// layer l's output gradient is its slice (read in place, LayerCall::dh_view), its input gradient is added to
+// the prefix it read (the last layer's, which reads the whole buffer, is the buffer), so dX reaches every piece.
 //
 // Use: model "qrnn-dense" (`qrnn run --model qrnn-dense [--pass training]`), or nn::LayerStack(cfg) with
 // cfg.model = "qrnn-dense" (its stack factory gives this one block), or DenseQrnn(cfg) directly.
@@ -28,6 +28,7 @@ public:
     int64_t output_size() const override { return cfg_.hidden; }
     State initial_state(int64_t batch) const override;
     void set_stochastic(bool on) override { cfg_.stochastic = on; }
+    void set_mask_draw(uint64_t draw) override { cfg_.mask_draw = draw; }
     std::unique_ptr<Tape> make_tape() const override;
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
@@ -48,7 +49,7 @@ private:
     std::vector<LayerParams<float>> params_, grads_;
     std::shared_ptr<CompiledTrainingLayer> training_;
     std::vector<std::shared_ptr<CompiledLayer>> inference_;
-    Tensor<float> buffer_, d_buffer_, dy_slice_, c_scratch_;  // scratch: the untaped forward's, the backward's
+    Tensor<float> buffer_, d_buffer_, c_scratch_;  // scratch: the untaped forward's, the backward's
     LayerGradsF scratch_;
 };
 

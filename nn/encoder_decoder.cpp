@@ -35,6 +35,11 @@ void EncoderDecoder::set_stochastic(bool on) {
         for (auto &l : *stack) l->set_stochastic(on);
 }
 
+void EncoderDecoder::set_mask_draw(uint64_t draw) {
+    for (auto *stack : {&encoder_, &decoder_})
+        for (auto &l : *stack) l->set_mask_draw(draw);
+}
+
 EncDecParams<float> EncoderDecoder::parameters() const {
     EncDecParams<float> p;
     p.condition = condition_, p.attention = attention_;

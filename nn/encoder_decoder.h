@@ -35,6 +35,7 @@ public:
     explicit EncoderDecoder(const EncDecConfig &cfg);  // parameters from init_encdec_params(cfg)
     const EncDecConfig &config() const { return cfg_; }
     void set_stochastic(bool on);
+    void set_mask_draw(uint64_t draw);  // of every layer (nn::Layer::set_mask_draw)
     EncDecParams<float> parameters() const;        // copies
     void set_parameters(const EncDecParams<float> &p);
 

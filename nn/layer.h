@@ -45,6 +45,9 @@ public:
     virtual State initial_state(int64_t batch) const = 0;  // zeros
     // Masks (zoneout, dropout) on or off; independent of whether a tape is recorded.
     virtual void set_stochastic(bool on) = 0;
+    // Which draw of the masks (ModelConfig::mask_draw: 0, or the training step of a task whose every batch
+    // starts at time 0); layers without masks ignore it.
+    virtual void set_mask_draw(uint64_t) {}
 
     virtual std::unique_ptr<Tape> make_tape() const = 0;
     // y [T][B][output_size] from x [T][B][input_size]; advances state. With a tape, saves what backward needs.

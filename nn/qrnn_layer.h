@@ -19,6 +19,7 @@ public:
     int64_t output_size() const override { return opt_.hidden; }
     State initial_state(int64_t batch) const override;
     void set_stochastic(bool on) override { opt_.stochastic = on; }
+    void set_mask_draw(uint64_t draw) override { opt_.mask_draw = draw; }
     std::unique_ptr<Tape> make_tape() const override;
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,

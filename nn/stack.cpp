@@ -25,6 +25,10 @@ void LayerStack::set_stochastic(bool on) {
     for (auto &l : layers_) l->set_stochastic(on);
 }
 
+void LayerStack::set_mask_draw(uint64_t draw) {
+    for (auto &l : layers_) l->set_mask_draw(draw);
+}
+
 void LayerStack::zero_grads() {
     for (auto &l : layers_) l->zero_grads();
 }

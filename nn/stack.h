@@ -15,6 +15,7 @@ public:
     std::vector<State> initial_state(int64_t batch) const;
     Tapes make_tapes() const;
     void set_stochastic(bool on);
+    void set_mask_draw(uint64_t draw);  // Layer::set_mask_draw of every layer
     void zero_grads();
 
     // The last layer's output (valid until the next forward); advances every state; records tapes if given.

@@ -1,8 +1,8 @@
 #include "runtime/compiled_condition.h"
 
 #include "core/error.h"
-#include "runtime/buffer_cache.h"
 #include "runtime/compiled_layer.h"
+#include "runtime/jit_compile.h"
 
 namespace qrnn {
 
@@ -10,10 +10,7 @@ CompiledCondition::CompiledCondition(const Halide::Target &target) {
     if (target.has_gpu_feature()) fail("conditioning runs on CPU targets only so far (target ", target.to_string(), ")");
     forward_ = build_condition_forward(inputs_.fwd, target);
     backward_ = build_condition_backward(inputs_, target);
-    for (Halide::Pipeline *p : {&forward_, &backward_}) {
-        use_buffer_cache(*p);
-        p->compile_jit(target);
-    }
+    compile_jit_pipelines({&forward_, &backward_}, target);
 }
 
 void CompiledCondition::bind(const Tensor<float> &V, const Tensor<float> &last) {

@@ -22,8 +22,9 @@ struct LayerCall {
     Tensor<float> *c;  // [T][B][m], written
     // Optional strided views used instead of *x / *h when defined (same extents; e.g. channel slices of one
     // wider [T][B][width] buffer: the dense stack reads each layer's input as a prefix of it and writes each
-    // output into it, nothing copied). *x and *h still give the shapes checked.
-    Halide::Buffer<float> x_view, h_view;
+    // output into it, nothing copied). *x and *h still give the shapes checked. dh_view: likewise for the dh of
+    // a training backward (CompiledTrainingLayer::backward; its dh argument gives the shape).
+    Halide::Buffer<float> x_view, h_view, dh_view;
 };
 
 // The view of channels [first, first + count) of a row-major [T][B][width] buffer (data), as a Halide

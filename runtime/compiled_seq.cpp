@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/error.h"
-#include "runtime/buffer_cache.h"
+#include "runtime/jit_compile.h"
 
 namespace qrnn {
 namespace {
@@ -50,10 +50,7 @@ CompiledSeqLayer::CompiledSeqLayer(const std::string &pooling, const SeqOptions 
     if (s.tape_padding) padding_ = s.tape_padding(target);
     forward_ = build_seq_forward(s, forward_inputs_, *variant_, options, target);
     backward_ = build_seq_backward(s, backward_inputs_, *variant_, options, target);
-    for (Halide::Pipeline *p : {&forward_, &backward_}) {
-        use_buffer_cache(*p);
-        p->compile_jit(target);
-    }
+    compile_jit_pipelines({&forward_, &backward_}, target);
 }
 
 void CompiledSeqLayer::bind(LayerInputs &layer, Halide::ImageParam &lengths, const SeqCall &call) {
@@ -69,7 +66,14 @@ void CompiledSeqLayer::forward(const SeqCall &call, LayerTapeData &tape) {
     ensure_shape(tape.gates, padded_tape_shape(options_.directions * variant_->gate_count(), T, B, m, padding_));
     std::lock_guard<std::mutex> lock(mutex_);
     bind(forward_inputs_.layer, forward_inputs_.lengths, call);
-    std::vector<Halide::Buffer<>> outputs{halide_view(*call.y), halide_view(*call.cells), halide_view(tape.gates)};
+    // The scans write in place (SeqFuncs::outputs): c into its direction's slice of the cells, h into the output.
+    float *cells = call.cells->data.data(), *y = call.y->data.data();
+    auto cells_of = [&](int64_t d) { return channel_slice(cells + d * T * B * m, T, B, m, 0, m); };
+    std::vector<Halide::Buffer<>> outputs{cells_of(0)};
+    if (options_.directions == 1) outputs.push_back(halide_view(*call.y));
+    else if (options_.sum) outputs.insert(outputs.end(), {cells_of(1), halide_view(*call.y)});
+    else outputs.insert(outputs.end(), {channel_slice(y, T, B, 2 * m, 0, m), cells_of(1), channel_slice(y, T, B, 2 * m, m, m)});
+    outputs.push_back(halide_view(tape.gates));
     Halide::Realization realization(outputs);
     forward_.realize(realization);
 }

@@ -4,7 +4,7 @@
 
 #include "core/attention.h"
 #include "core/error.h"
-#include "runtime/buffer_cache.h"
+#include "runtime/jit_compile.h"
 
 namespace qrnn {
 namespace {
@@ -52,10 +52,7 @@ CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const s
     if (s.tape_padding) padding_ = s.tape_padding(target, merged);
     forward_ = build_training_forward(s, forward_inputs_, *variant_, target, merged);
     backward_ = build_training_backward(s, backward_inputs_, *variant_, target, merged);
-    for (Halide::Pipeline *p : {&forward_, &backward_}) {
-        use_buffer_cache(*p);
-        p->compile_jit(target);
-    }
+    compile_jit_pipelines({&forward_, &backward_}, target);
 }
 
 // batch_bias [G][B][m] of a call, bound to `in` (whose with_batch_bias matches `given`).
@@ -107,7 +104,7 @@ void CompiledTrainingLayer::backward(const LayerCall &call, const LayerTapeData 
     if (dgates) backward_inputs_.dgates.set(halide_view(*dgates));
     backward_inputs_.gates.set(tape_gates_view(tape, T, m));
     backward_inputs_.cell.set(halide_view(*call.c));
-    backward_inputs_.dh.set(halide_view(dh));
+    backward_inputs_.dh.set(call.dh_view.defined() ? call.dh_view : halide_view(dh));
     backward_inputs_.dc_final.set(halide_view(dc_final));
     std::vector<Halide::Buffer<>> outputs{halide_view(grads.dweights), halide_view(grads.dbias), halide_view(grads.dx),
                                           halide_view(grads.dhistory), halide_view(grads.dc0)};

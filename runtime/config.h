@@ -14,6 +14,9 @@ struct ModelConfig {
     // Masks on: zoneout and dropout apply (`--mode train`, sweep key `mode: train`; `eval`: off). Not the same
     // as training (pass = "training" times forward + backward, with or without masks).
     bool stochastic = false;
+    // Which draw of the masks (not a config key): 0 for the masks of absolute time (the LM carries its state and
+    // time from batch to batch); the synthetic tasks, whose every batch starts at time 0, set the training step.
+    uint64_t mask_draw = 0;
     std::string pass = "inference";  // what is timed: "inference" (forward) or "training" (forward with tape + backward)
     double zoneout = 0.0;       // probability that a step keeps its previous state (F forced to 1)
     double dropout = 0.0;       // dropout on the input of layers >= 1

@@ -19,6 +19,7 @@ struct QrnnOptions : StackWidths {
     std::string pooling = "fo", schedule = "tuned", target;  // target: "" is the JIT target of the environment
     int64_t window = 2;
     bool stochastic = false;  // zoneout and dropout masks on
+    uint64_t mask_draw = 0;   // ModelConfig::mask_draw
     double zoneout = 0.0, dropout = 0.0;
     uint32_t seed = 1;  // initialisation and masks
     int64_t history_rows() const { return window - 1; }
@@ -40,7 +41,7 @@ inline QrnnOptions qrnn_options(const ModelConfig &cfg) {
     static_cast<StackWidths &>(o) = stack_widths(cfg);
     o.pooling = cfg.pooling, o.schedule = cfg.schedule, o.target = cfg.target;
     o.window = cfg.window;
-    o.stochastic = cfg.stochastic, o.zoneout = cfg.zoneout, o.dropout = cfg.dropout;
+    o.stochastic = cfg.stochastic, o.mask_draw = cfg.mask_draw, o.zoneout = cfg.zoneout, o.dropout = cfg.dropout;
     o.seed = cfg.seed;
     return o;
 }

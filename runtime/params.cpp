@@ -66,17 +66,24 @@ template StackState<double> initial_state<double>(const ModelConfig &, const std
 
 LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer) { return layer_masks(qrnn_options(cfg), layer); }
 
+// The key of mask stream `stream`: draw 0 is stream_key(seed, stream) (core/layout.h); another draw re-keys it.
+static uint32_t mask_key(const QrnnOptions &opt, uint32_t stream) {
+    const uint32_t key = stream_key(opt.seed, stream);
+    if (opt.mask_draw == 0) return key;
+    return stream_key(key, static_cast<uint32_t>(opt.mask_draw) ^ mix32(static_cast<uint32_t>(opt.mask_draw >> 32)));
+}
+
 LayerMasks layer_masks(const QrnnOptions &opt, int64_t layer) {
     LayerMasks m;
     if (!opt.stochastic) return m;
     uint32_t l = static_cast<uint32_t>(layer);
     if (layer > 0 && opt.dropout > 0) {
-        m.dropout_key = stream_key(opt.seed, 2 * l);
+        m.dropout_key = mask_key(opt, 2 * l);
         m.dropout_threshold = drop_threshold(opt.dropout);
         m.dropout_scale = 1.0 / (1.0 - opt.dropout);
     }
     if (opt.zoneout > 0) {
-        m.zoneout_key = stream_key(opt.seed, 2 * l + 1);
+        m.zoneout_key = mask_key(opt, 2 * l + 1);
         m.zoneout_threshold = drop_threshold(opt.zoneout);
     }
     return m;

@@ -34,8 +34,6 @@ void forward_cuda(SeqFuncs &S, const SeqInputs &in, const Target &target) {
         schedule_gpu_scan(S.rev_cell.update(0), L.h, L.b, RVar(), kThreads, 1);
         schedule_gpu_scan(S.rev_cell.update(1), L.h, L.b, S.rev_r.x, kThreads, kUnroll);
     }
-    schedule_gpu_elementwise(S.out, L.h, L.b, {L.t});
-    schedule_gpu_elementwise(S.cells, L.h, L.b, {L.t, S.cells.args()[3]});
 }
 
 void backward_cuda(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target &) {

@@ -27,7 +27,7 @@ void backward_naive(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target
 }
 
 // The plain layer's tuned pieces: the gates GEMM (every direction's rows) with its activation epilogue, the
-// serial scans vectorised over h in rows of b; the outputs vectorised, parallel over t.
+// serial scans (the outputs) vectorised over h in rows of b.
 void forward_tuned(SeqFuncs &S, const SeqInputs &in, const Target &target) {
     LayerFuncs &L = S.L;
     const int vec = target.natural_vector_size<float>();
@@ -41,8 +41,6 @@ void forward_tuned(SeqFuncs &S, const SeqInputs &in, const Target &target) {
         S.rev_cell.compute_root();
         schedule_serial_scan(S.rev_cell, L.h, L.b, S.rev_r.x, L.B, L.m, vec, 4, zoneout);
     }
-    S.out.vectorize(L.h, vec, TailStrategy::GuardWithIf).parallel(L.t);
-    S.cells.vectorize(L.h, vec, TailStrategy::GuardWithIf).parallel(L.t);
 }
 
 TapePadding tuned_padding(const Target &target) {

@@ -21,7 +21,7 @@ void register_seq_schedule(SeqSchedule schedule);
 const SeqSchedule &find_seq_schedule(const std::string &name);
 std::vector<std::string> seq_schedule_names();
 
-// Forward: outputs SeqFuncs::outputs() (out, cells, gates). Backward: SeqBackwardFuncs::outputs().
+// Forward: outputs SeqFuncs::outputs() (the scans, then gates). Backward: SeqBackwardFuncs::outputs().
 Halide::Pipeline build_seq_forward(const SeqSchedule &schedule, const SeqInputs &in, const PoolingVariant &variant,
                                    const SeqOptions &options, const Halide::Target &target);
 Halide::Pipeline build_seq_backward(const SeqSchedule &schedule, const SeqBackwardInputs &in, const PoolingVariant &variant,

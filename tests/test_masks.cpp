@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "core/hash_rng.h"
 #include "reference/reference.h"
@@ -66,4 +67,27 @@ TEST(Masks, TrainingMasksOnlyInTrainingMode) {
     EXPECT_NE(layer_masks(cfg, 1).dropout_threshold, 0u);
     EXPECT_NE(layer_masks(cfg, 0).zoneout_key, layer_masks(cfg, 1).zoneout_key);
     EXPECT_DOUBLE_EQ(layer_masks(cfg, 1).dropout_scale, 1.0 / 0.9);
+}
+
+// Draw 0 keeps the keys of core/layout.h (the LM's masks, indexed by absolute time, are unchanged); every other
+// draw (the synthetic tasks' training step) re-keys each stream: a pure function of (seed, draw, layer).
+TEST(Masks, EachDrawRekeysTheStreamsAndDrawZeroIsTheAbsoluteTimeStream) {
+    ModelConfig cfg;
+    cfg.layers = 2, cfg.zoneout = 0.2, cfg.dropout = 0.1, cfg.stochastic = true, cfg.seed = 5;
+    EXPECT_EQ(layer_masks(cfg, 1).dropout_key, stream_key(5, 2));
+    EXPECT_EQ(layer_masks(cfg, 1).zoneout_key, stream_key(5, 3));
+    auto keys = [&](uint64_t draw, int64_t layer) {
+        ModelConfig c = cfg;
+        c.mask_draw = draw;
+        const LayerMasks m = layer_masks(c, layer);
+        return std::pair{m.dropout_key, m.zoneout_key};
+    };
+    std::set<uint32_t> seen;
+    for (uint64_t draw : {0ull, 1ull, 2ull, 3ull, 1ull << 32})
+        for (int64_t layer : {0, 1}) {
+            EXPECT_EQ(keys(draw, layer), keys(draw, layer));
+            seen.insert(keys(draw, layer).second);
+            if (layer) seen.insert(keys(draw, layer).first);
+        }
+    EXPECT_EQ(seen.size(), 15u);  // 5 draws x (zoneout of layers 0, 1 and dropout of layer 1): all different
 }

@@ -11,12 +11,14 @@
 #include <filesystem>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/error.h"
 #include "lm/h5io.h"
 #include "lm/seq_checkpoint.h"
 #include "lm/seq_classifier.h"
 #include "lm/seq_trainer.h"
+#include "nn/seq2seq.h"
 #include "tests/support/cli.h"
 
 namespace qrnn::test {
@@ -136,6 +138,85 @@ TEST(SeqTasks, ClassifierGradientsMatchFiniteDifferences) {
     }
 }
 
+// Every batch of a task starts at time 0, so the masks are keyed by the training step (set_mask_draw): two steps
+// draw different dropout/zoneout masks on the same batch, the same step the same ones (loss and every gradient bit
+// for bit), and without masks (evaluation) the step changes nothing. Classifiers and the encoder-decoder.
+TEST(SeqTasks, EachTrainingStepDrawsItsOwnMasksReproducibly) {
+    struct Snapshot {
+        double loss;
+        std::vector<std::vector<float>> grads;
+        bool operator==(const Snapshot &o) const { return loss == o.loss && grads == o.grads; }
+    };
+    auto check = [](const std::string &what, auto &model, auto set_stochastic, auto set_draw, auto loss) {
+        auto at = [&](uint64_t draw) {
+            set_draw(draw);
+            Snapshot s{loss(), {}};
+            for (const nn::Param &p : model.params()) s.grads.push_back(p.grad->data);
+            return s;
+        };
+        set_stochastic(true);
+        const Snapshot one = at(1), two = at(2);
+        EXPECT_NE(one.loss, two.loss) << what << ": steps 1 and 2 drew the same masks";
+        EXPECT_TRUE(at(1) == one) << what << ": step 1 again drew other masks";
+        set_stochastic(false);
+        EXPECT_TRUE(at(1) == at(2)) << what << ": masks without stochastic mode";
+        EXPECT_NE(at(1).loss, one.loss) << what << ": no masks drawn in stochastic mode";
+    };
+    for (const char *model : {"qrnn-bidir", "qrnn-dense", "qrnn"}) {
+        lm::ClassifierShape shape;
+        shape.stack.model = model, shape.stack.window = 2, shape.stack.input = 3, shape.stack.hidden = 5;
+        shape.stack.layers = 2, shape.stack.batch = 5, shape.stack.seq = 6, shape.stack.seed = 4;
+        shape.stack.dropout = 0.3, shape.stack.zoneout = 0.2, shape.vocab = 4;
+        lm::SequenceClassifier clf(shape);
+        const nn::ClassifyBatch batch = nn::count_batch(small_count(), 5, 3, 0, 0);
+        check(model, clf, [&](bool on) { clf.set_stochastic(on); }, [&](uint64_t d) { clf.set_mask_draw(d); },
+              [&] { return clf.loss(batch, true); });
+    }
+    const lm::TrainConfig r = tiny("reverse", "encdec");
+    nn::TransductionTask task;
+    task.vocab = r.seq.vocab, task.min_len = 2, task.max_len = 5;
+    ModelConfig base = r.lm.stack;
+    base.hidden = 8, base.layers = 2, base.input = task.symbols(), base.dropout = 0.3, base.zoneout = 0.2;
+    nn::Seq2Seq s2s(make_encdec_config(base, task.max_len, task.symbols(), true), task.symbols());
+    const nn::Seq2SeqBatch batch = nn::transduction_batch(task, 3, 1, 0, 0);
+    check("encdec", s2s, [&](bool on) { s2s.net().set_stochastic(on); }, [&](uint64_t d) { s2s.net().set_mask_draw(d); },
+          [&] { return s2s.loss_and_grads(batch); });
+}
+
+// A log that throws at its n-th line: with a line and a checkpoint after every step, an in-process "kill" of a
+// training run right after a step's checkpoint.
+struct ThrowAtLine : std::streambuf {
+    int lines;
+    explicit ThrowAtLine(int n) : lines(n) {}
+    int overflow(int c) override {
+        if (c == '\n' && --lines == 0) throw std::runtime_error("stopped");
+        return c;
+    }
+};
+
+// A run with masks (a bidirectional QRNN with dropout and zoneout) stopped mid-epoch and resumed from its
+// checkpoint ends bit-identical to an uninterrupted one: the masks are a function of the checkpointed step.
+TEST(SeqTasks, ResumedRunDrawsTheSameMasks) {
+    lm::TrainConfig c = tiny("classify", "qrnn-bidir");
+    c.lm.stack.layers = 2, c.lm.stack.dropout = 0.3, c.lm.stack.zoneout = 0.2, c.checkpoint_every = 1, c.log_seconds = 0;
+    std::ostringstream log;
+    const std::string whole_checkpoint = scratch_path("masks_whole.h5");
+    c.checkpoint = whole_checkpoint;
+    const lm::SeqResults whole = lm::train_seq_task(c, log);
+    c.checkpoint = scratch_path("masks_resumed.h5");
+    ThrowAtLine stop(3);  // the header, step 1, step 2 (its checkpoint written)
+    std::ostream stopping(&stop);
+    stopping.exceptions(std::ios::badbit);
+    EXPECT_THROW(lm::train_seq_task(c, stopping), std::runtime_error);
+    const lm::SeqResults resumed = lm::train_seq_task(c, log);
+    EXPECT_NE(log.str().find("resuming from " + c.checkpoint + ": epoch 1, step 2"), std::string::npos) << log.str();
+    ASSERT_EQ(resumed.epochs.size(), 2u);
+    for (size_t e = 0; e < 2; e++) EXPECT_EQ(resumed.epochs[e].train_loss, whole.epochs[e].train_loss) << e;
+    const auto expected = checkpoint_tensors(whole_checkpoint), got = checkpoint_tensors(c.checkpoint);
+    ASSERT_EQ(expected.size(), got.size());
+    for (auto &[name, t] : expected) EXPECT_TRUE(got.at(name).data == t.data) << name << " differs";
+}
+
 TEST(SeqTasks, ARunIsReproducibleFromItsSeedAndRecordsCurvesAndHeatmap) {
     std::ostringstream log;
     const lm::TrainConfig c = tiny("classify", "qrnn-dense");
@@ -175,7 +256,8 @@ TEST(SeqTasks, ARunIsReproducibleFromItsSeedAndRecordsCurvesAndHeatmap) {
 // with parameters and Adam moments bit-identical to an uninterrupted run; another configuration is refused.
 TEST(SeqTasks, KilledMidEpochThenResumedIsBitIdentical) {
     auto args = [](const std::string &checkpoint) {
-        // oneDNN's LSTM: no JIT compilation, so the 200 steps (~5 ms each) start at once; dropout on (masks).
+        // oneDNN's LSTM: no JIT compilation, so the 200 steps (~5 ms each) start at once (it has no masks: a run with
+        // them resumed is ResumedRunDrawsTheSameMasks).
         return "train --task classify --model lstm-onednn --emb 8 --hidden 24 --layers 2 --dropout 0.2 --batch 16"
                " --max_len 20 --epochs 2 --max_batches 100 --checkpoint_every 4 --eval_size 64 --time_limit 0"
                " --log_seconds 1000 --checkpoint " +
