@@ -10,7 +10,14 @@
 //        0.62 / backward 0.71 (main 0.47 / 0.46), AVX2 1.0 / 0.93 (main 0.74 / 0.54). Quiet baselines of main:
 //        0.42 / 0.35 and 0.53 / 0.45. Left: the mix, dk/dc and dW GEMMs without K blocking or packed panels
 //        (~150-170 GFLOP/s under load), the enc transpose made twice (forward and backward), out = o * mixed a
-//        separate pass.
+//        separate pass. Single-thread CPU time (HL_NUM_THREADS=1, OMP/OpenBLAS 1 thread, CLOCK_PROCESS_CPUTIME_ID:
+//        steady at load 14 where wall-time ratios of one binary ranged 0.47-0.91), ours / best sgemm sum, medians of 40:
+//        T=S=64 B=16 m=320 AVX-512 forward 0.74 backward 0.75, AVX2 0.85 / 0.80; T=37 S=53 B=5 m=203 AVX-512
+//        0.55-0.65 / 0.53-0.65, AVX2 0.71 / 0.77. At m=320 (AVX-512, sub-pipelines): dW 2.5-2.7 ms (dnnl 2.0), scores +
+//        softmax + enc transpose 0.50 (dnnl scores 0.24), the out pass 0.22. Tried, no gain there: out = o * mixed in the
+//        mix GEMM's epilogue (-2%), [b][s][h] copies of enc/cell for the per-b GEMMs (+-2%), mix/dk/dc tiled over b
+//        (+4% at B=16, 3x slower at B=5), a 4x6 tile (+6% at m=320, -30% at m=203), dW K-blocked by rfactor with
+//        accumulators in the output (1.6x slower), 2-D vectorised transposes (-15%).
 //   CUDA: every stage at root, one thread per output element (32-wide rows), the third dimension in blocks;
 //        reductions serial in the thread. Compiled and ptxas-assembled for sm_90 in tests (no GPU here).
 #pragma once
