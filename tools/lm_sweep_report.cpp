@@ -70,10 +70,8 @@ bool print_training_sweep(const sweep::ResultTable &r, std::ostream &os) {
     std::vector<std::vector<double>> mean_train, mean_valid;
     bool replicated = false;
     for (auto &s : settings) {
-        std::vector<std::vector<double>> tr, va;
-        for (size_t i : s.rows) tr.push_back(train[i]), va.push_back(valid[i]);
-        names.push_back(s.keys.at("model") + " " + setting_label(s, settings));
-        mean_train.push_back(mean_curve(tr)), mean_valid.push_back(mean_curve(va));
+        names.push_back(setting_name(s, settings));
+        mean_train.push_back(setting_mean_curve(s, train)), mean_valid.push_back(setting_mean_curve(s, valid));
         replicated |= s.rows.size() > 1;
     }
     print_curves(names, mean_train, mean_valid, os,

@@ -38,11 +38,12 @@ bool print_seq_task_sweep(const sweep::ResultTable &r, std::ostream &os) {
     std::vector<std::vector<double>> accuracy(r.rows());
     size_t runs = 0;
     for (size_t i = 0; i < r.rows(); i++) {
-        if (training_task(r, i) == "lm") continue;
+        const std::string task = training_task(r, i);
+        if (task == "lm") continue;
         runs++;
         const bool trained = !r.str(i, "accuracy_curve").empty();
         if (trained) accuracy[i] = parse_curve(r.str(i, "accuracy_curve")), add_to_setting(settings, r, i);
-        t.add({r.str(i, "index"), training_task(r, i), r.str(i, "model"), trained ? r.str(i, "attention") : "-",
+        t.add({r.str(i, "index"), task, r.str(i, "model"), trained ? r.str(i, "attention") : "-",
                r.str(i, "layers") + " x " + r.str(i, "hidden"), r.str(i, "seed"), r.str(i, "status"),
                num(r.num(i, "best_accuracy"), 4), num(r.num(i, "final_accuracy"), 4), num(r.num(i, "chance"), 2),
                trained ? r.str(i, "epochs_done") : "-", trained ? r.str(i, "steps") : "-", num(r.num(i, "train_seconds"), 0),
@@ -56,12 +57,7 @@ bool print_seq_task_sweep(const sweep::ResultTable &r, std::ostream &os) {
     print_settings(r, settings, os);
     std::vector<std::string> names;
     std::vector<std::vector<double>> curves;
-    for (auto &s : settings) {
-        std::vector<std::vector<double>> of_setting;
-        for (size_t i : s.rows) of_setting.push_back(accuracy[i]);
-        names.push_back(s.keys.at("model") + " " + setting_label(s, settings));
-        curves.push_back(mean_curve(of_setting));
-    }
+    for (auto &s : settings) names.push_back(setting_name(s, settings)), curves.push_back(setting_mean_curve(s, accuracy));
     print_curves(names, {}, curves, os, "held-out accuracy per epoch (mean over each setting's seeds)", 4);
     return true;
 }

@@ -54,6 +54,16 @@ std::string seeds_of(const Setting &s, const sweep::ResultTable &r) {
     return seeds;
 }
 
+std::string setting_name(const Setting &s, const std::vector<Setting> &all) {
+    return s.keys.at("model") + " " + setting_label(s, all);
+}
+
+std::vector<double> setting_mean_curve(const Setting &s, const std::vector<std::vector<double>> &curves) {
+    std::vector<std::vector<double>> of_setting;
+    for (size_t i : s.rows) of_setting.push_back(curves[i]);
+    return mean_curve(of_setting);
+}
+
 double mean(const std::vector<double> &v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
 
 double sample_sd(const std::vector<double> &v) {

@@ -22,6 +22,9 @@ void add_to_setting(std::vector<Setting> &settings, const sweep::ResultTable &r,
 // "zoneout=0.1 window=3": the keys (but model) whose values differ between the settings; "-" if none does.
 std::string setting_label(const Setting &s, const std::vector<Setting> &all);
 std::string seeds_of(const Setting &s, const sweep::ResultTable &r);  // "1,2,3"
+std::string setting_name(const Setting &s, const std::vector<Setting> &all);  // "MODEL LABEL", for curve columns
+// Per epoch, the mean of the setting's runs' curves (curves: one per row of the file, indexed by row).
+std::vector<double> setting_mean_curve(const Setting &s, const std::vector<std::vector<double>> &curves);
 
 double mean(const std::vector<double> &v);
 double sample_sd(const std::vector<double> &v);  // NaN for one value
