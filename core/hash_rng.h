@@ -23,6 +23,13 @@ U mix32(U x) {
 
 inline uint32_t stream_key(uint32_t seed, uint32_t stream) { return mix32(seed ^ mix32(stream + 0x9e3779b9u)); }
 
+// Draw `draw` of a mask stream's key: draw 0 is the key itself, another draw re-keys it (tasks whose every batch
+// starts at time 0 draw fresh masks per training step: ModelConfig::mask_draw).
+inline uint32_t drawn_key(uint32_t key, uint64_t draw) {
+    if (draw == 0) return key;
+    return stream_key(key, static_cast<uint32_t>(draw) ^ mix32(static_cast<uint32_t>(draw >> 32)));
+}
+
 template <class U>
 U hash_at(U key, U t, U b, U ch) { return mix32(ch ^ mix32(b ^ mix32(t ^ key))); }
 

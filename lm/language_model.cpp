@@ -4,12 +4,13 @@
 
 #include "core/error.h"
 #include "core/hash_rng.h"
+#include "nn/dropout.h"
 
 namespace qrnn::lm {
 namespace {
 
 // Streams of the model's own hash draws, apart from the layers' (2l, 2l+1).
-constexpr uint32_t kInitStream = 0x10000, kDropoutStream = 0x20000;
+constexpr uint32_t kInitStream = 0x10000;
 
 Tensor<float> uniform_init(std::vector<int64_t> shape, uint32_t seed, uint32_t stream, double bound) {
     Tensor<float> t(std::move(shape));
@@ -25,41 +26,6 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-namespace {
-// The inverted-dropout row: dst[c] = src[c] * scale where hash_at(key, t, b, c) >= threshold, else 0 (the row's
-// part of the hash computed once). Compiled for AVX-512 and AVX2 besides the baseline, the CPU picks at load
-// time (GCC target_clones: never an ISA the CPU lacks); the hash is integer arithmetic, so every clone gives
-// the same bits.
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void dropout_row(const float *src, float *dst, int64_t C, uint32_t row_key, uint32_t threshold, float scale) {
-    for (int64_t c = 0; c < C; c++) {
-        const uint32_t h = mix32<uint32_t>(static_cast<uint32_t>(c) ^ row_key);
-        dst[c] = h >= threshold ? src[c] * scale : 0.0f;
-    }
-}
-}  // namespace
-
-void dropout_into(const Tensor<float> &x, Tensor<float> &out, double p, uint32_t seed, uint32_t stream, int64_t time) {
-    if (&out != &x) ensure_shape(out, x.shape);
-    if (p <= 0) {
-        if (&out != &x) out.data = x.data;
-        return;
-    }
-    const int64_t T = x.dim(0), B = x.dim(1), C = x.dim(2);
-    const uint32_t key = stream_key(seed, kDropoutStream + stream), threshold = drop_threshold(p);
-    const float scale = static_cast<float>(1.0 / (1.0 - p));
-    for (int64_t t = 0; t < T; t++)
-        for (int64_t b = 0; b < B; b++) {
-            // hash_at(key, t, b, c) = mix32(c ^ mix32(b ^ mix32(t ^ key))): the row's part once.
-            const uint32_t row_key = mix32<uint32_t>(static_cast<uint32_t>(b) ^ mix32<uint32_t>(static_cast<uint32_t>(time + t) ^ key));
-            dropout_row(&x.data[(t * B + b) * C], &out.data[(t * B + b) * C], C, row_key, threshold, scale);
-        }
-}
-
-void apply_dropout(Tensor<float> &x, double p, uint32_t seed, uint32_t stream, int64_t time) {
-    dropout_into(x, x, p, seed, stream, time);
-}
-
 LanguageModel::LanguageModel(const LmShape &shape)
     : shape_(shape), stack_(shape.stack), decoder_(shape.vocab, shape.stack.hidden, shape.stack.target) {
     const int64_t V = shape.vocab, n = shape.stack.input, m = shape.stack.hidden;
@@ -72,8 +38,6 @@ LanguageModel::LanguageModel(const LmShape &shape)
     d_embedding_ = Tensor<float>({V, n});
     decoder_grads_ = {Tensor<float>({V, m}), Tensor<float>({V})};
     tapes_ = stack_.make_tapes();
-    drops_between_ = shape.stack.model != "qrnn" && shape.stack.dropout > 0;
-    inputs_.resize(stack_.size()), outputs_.resize(stack_.size()), input_grads_.resize(stack_.size());
     set_stochastic(false);
 }
 
@@ -109,20 +73,10 @@ StepResult LanguageModel::step(const Batch &batch, bool train) {
     // Buffers are reused from step to step (a fresh 5 MB tensor per step cost page faults and zeroing).
     ensure_shape(x_, {batch.T, batch.B, n});
     embedding_forward(embedding_, batch.inputs, x_);
-    apply_dropout(x_, p, seed, 0, time);
-    // The stack, layer by layer (as nn::LayerStack does), with the between-layer dropout of maskless layers.
-    const double between = stochastic_ && drops_between_ ? shape_.stack.dropout : 0.0;
-    const Tensor<float> *input = &x_;
-    for (size_t l = 0; l < stack_.size(); l++) {
-        if (l > 0 && between > 0) {
-            dropout_into(*input, inputs_[l], between, seed, 2 + static_cast<uint32_t>(l), time);
-            input = &inputs_[l];
-        }
-        stack_.layer(l).forward(*input, states_[l], outputs_[l], train ? tapes_[l].get() : nullptr);
-        input = &outputs_[l];
-    }
-    const Tensor<float> *h = input;  // the decoder's input: the stack output, through the dropout when on
-    if (p > 0) dropout_into(*input, h_, p, seed, 1, time), h = &h_;
+    nn::apply_dropout(x_, p, seed, 0, time);
+    const Tensor<float> &out = stack_.forward(x_, states_, train ? &tapes_ : nullptr);
+    const Tensor<float> *h = &out;  // the decoder's input: the stack output, through the dropout when on
+    if (p > 0) nn::dropout_into(out, h_, p, seed, 1, time), h = &h_;
     r.rnn_ms = ms_since(start);
 
     start = std::chrono::steady_clock::now();
@@ -137,16 +91,10 @@ StepResult LanguageModel::step(const Batch &batch, bool train) {
     if (!train) return r;
 
     start = std::chrono::steady_clock::now();
-    apply_dropout(dh_, p, seed, 1, time);  // the mask's derivative is the mask
-    const Tensor<float> *d_out = &dh_;
-    for (size_t l = stack_.size(); l-- > 0;) {
-        stack_.layer(l).backward(*tapes_[l], *d_out, nullptr, &input_grads_[l], nullptr);
-        if (l > 0 && between > 0) apply_dropout(input_grads_[l], between, seed, 2 + static_cast<uint32_t>(l), time);
-        d_out = &input_grads_[l];
-    }
-    const Tensor<float> *dx = d_out;
-    if (p > 0) dropout_into(*d_out, dx_, p, seed, 0, time), dx = &dx_;
-    embedding_backward(batch.inputs, *dx, d_embedding_);
+    nn::apply_dropout(dh_, p, seed, 1, time);  // the mask's derivative is the mask
+    stack_.backward(tapes_, dh_, nullptr, &dx_, nullptr);
+    nn::apply_dropout(dx_, p, seed, 0, time);
+    embedding_backward(batch.inputs, dx_, d_embedding_);
     r.rnn_ms += ms_since(start);
     return r;
 }

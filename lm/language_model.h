@@ -3,7 +3,7 @@
 // Dropout `io_dropout` acts on the embedding output and on the stack output (inverted, hash masks of
 // (seed, step, stream, channel) as the layers' own, so a run is reproducible); `zoneout` and `dropout`
 // (between layers) come with the ModelConfig: QRNN layers apply both themselves; for layers without masks
-// (LSTM, CNN) the model applies the between-layer dropout, so that every model gets the same regularisation.
+// (LSTM, CNN) nn::LayerStack applies the between-layer dropout, so that every model gets the same regularisation.
 // With `tie_weights` the decoder's weights are the embedding table (Press & Wolf 2017; needs emb == hidden):
 // one [V][m] matrix fewer, whose gradient is the sum of both uses.
 #pragma once
@@ -41,14 +41,8 @@ private:
     std::vector<nn::State> states_;
     int64_t state_batch_ = 0;  // the streams states_ holds (set by reset_state)
     nn::Tapes tapes_;
-    bool stochastic_ = false, drops_between_ = false;  // drops_between_: the model applies `dropout` between layers
+    bool stochastic_ = false;
     Tensor<float> x_, dx_, h_, dh_;
-    std::vector<Tensor<float>> inputs_, outputs_, input_grads_;  // per layer
 };
-
-// Multiplies x [T][B][C] by the inverted-dropout mask of rate p for `stream` at absolute step `time`.
-void apply_dropout(Tensor<float> &x, double p, uint32_t seed, uint32_t stream, int64_t time);
-// The same into out (reshaped to x's shape; out may be x): one pass instead of a copy and a pass.
-void dropout_into(const Tensor<float> &x, Tensor<float> &out, double p, uint32_t seed, uint32_t stream, int64_t time);
 
 }  // namespace qrnn::lm

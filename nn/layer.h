@@ -48,6 +48,9 @@ public:
     // Which draw of the masks (ModelConfig::mask_draw: 0, or the training step of a task whose every batch
     // starts at time 0); layers without masks ignore it.
     virtual void set_mask_draw(uint64_t) {}
+    // Whether the layer masks its own input (dropout) and state (zoneout); a stack applies the between-layer
+    // dropout of layers without (LSTM, CNN) itself (nn::LayerStack).
+    virtual bool has_masks() const { return true; }
 
     virtual std::unique_ptr<Tape> make_tape() const = 0;
     // y [T][B][output_size] from x [T][B][input_size]; advances state. With a tape, saves what backward needs.

@@ -1,12 +1,23 @@
 #include "nn/stack.h"
 
 #include "core/error.h"
+#include "nn/dropout.h"
 
 namespace qrnn::nn {
 
-LayerStack::LayerStack(const ModelConfig &cfg) : layers_(make_layers(cfg)) {
+LayerStack::LayerStack(const ModelConfig &cfg)
+    : layers_(make_layers(cfg)), dropout_(cfg.dropout), seed_(cfg.seed), stochastic_(cfg.stochastic), draw_(cfg.mask_draw) {
     outputs_.resize(layers_.size());
     input_grads_.resize(layers_.size());
+    dropped_inputs_.resize(layers_.size());
+    taped_drops_.resize(layers_.size());
+    taped_times_.resize(layers_.size());
+}
+
+bool LayerStack::drops_input(size_t l) const { return l > 0 && stochastic_ && dropout_ > 0 && !layers_[l]->has_masks(); }
+
+void LayerStack::drop_input(size_t l, const Tensor<float> &x, Tensor<float> &out, int64_t time) const {
+    dropout_into(x, out, dropout_, seed_, 2 + static_cast<uint32_t>(l), time, draw_);
 }
 
 std::vector<State> LayerStack::initial_state(int64_t batch) const {
@@ -22,10 +33,12 @@ Tapes LayerStack::make_tapes() const {
 }
 
 void LayerStack::set_stochastic(bool on) {
+    stochastic_ = on;
     for (auto &l : layers_) l->set_stochastic(on);
 }
 
 void LayerStack::set_mask_draw(uint64_t draw) {
+    draw_ = draw;
     for (auto &l : layers_) l->set_mask_draw(draw);
 }
 
@@ -38,6 +51,11 @@ const Tensor<float> &LayerStack::forward(const Tensor<float> &x, std::vector<Sta
         fail("layer stack of ", layers_.size(), " layers got ", states.size(), " states");
     const Tensor<float> *input = &x;
     for (size_t l = 0; l < layers_.size(); l++) {
+        if (tapes) taped_drops_[l] = drops_input(l), taped_times_[l] = states[l].time;
+        if (drops_input(l)) {
+            drop_input(l, *input, dropped_inputs_[l], states[l].time);
+            input = &dropped_inputs_[l];
+        }
         layers_[l]->forward(*input, states[l], outputs_[l], tapes ? (*tapes)[l].get() : nullptr);
         input = &outputs_[l];
     }
@@ -55,6 +73,7 @@ void LayerStack::backward(const Tapes &tapes, const Tensor<float> &dy, const std
         if (d_initial && (*d_initial)[l].names.empty()) (*d_initial)[l] = layers_[l]->initial_state(dy.dim(1));
         layers_[l]->backward(*tapes[l], *d_out, d_final ? &(*d_final)[l] : nullptr, d_in,
                              d_initial ? &(*d_initial)[l] : nullptr);
+        if (taped_drops_[l]) drop_input(l, input_grads_[l], input_grads_[l], taped_times_[l]);  // the mask's derivative is the mask
         d_out = &input_grads_[l];
     }
 }

@@ -1,5 +1,7 @@
-// A stack of trainable layers (nn/layer.h) of one model: layer l feeds layer l+1 (dropout between them is
-// each layer's input mask, core/layout.h), one state and one tape per layer, backward in reverse order.
+// A stack of trainable layers (nn/layer.h) of one model: layer l feeds layer l+1, one state and one tape per
+// layer, backward in reverse order. Dropout between layers (ModelConfig::dropout, when stochastic) is each
+// layer's own input mask (core/layout.h); for layers without masks (LSTM, CNN) the stack applies it
+// (nn/dropout.h, stream 2 + l at the layer's state time and mask draw), so every model gets the same regularisation.
 #pragma once
 #include "nn/layer.h"
 
@@ -29,8 +31,19 @@ public:
     double backward_flops(int64_t T, int64_t B) const;
 
 private:
+    // Layer l's input through the stack's dropout, the mask at state time `time`.
+    bool drops_input(size_t l) const;
+    void drop_input(size_t l, const Tensor<float> &x, Tensor<float> &out, int64_t time) const;
+
     std::vector<std::unique_ptr<Layer>> layers_;
-    std::vector<Tensor<float>> outputs_, input_grads_;
+    std::vector<Tensor<float>> outputs_, input_grads_, dropped_inputs_;
+    double dropout_ = 0;
+    uint32_t seed_ = 0;
+    bool stochastic_ = false;
+    uint64_t draw_ = 0;
+    // Per layer, of the forward that recorded tapes: whether the stack dropped its input, at which state time.
+    std::vector<char> taped_drops_;
+    std::vector<int64_t> taped_times_;
 };
 
 }  // namespace qrnn::nn

@@ -29,6 +29,7 @@ public:
     int64_t output_size() const override { return m_; }
     nn::State initial_state(int64_t) const override { return {}; }
     void set_stochastic(bool) override {}  // no masks
+    bool has_masks() const override { return false; }
     std::unique_ptr<nn::Tape> make_tape() const override { return std::make_unique<CnnTape>(); }
     std::vector<nn::Param> params() override {
         return {{"weights", &value_.weights, &grad_.weights}, {"bias", &value_.bias, &grad_.bias}};

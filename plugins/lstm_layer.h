@@ -16,6 +16,7 @@ public:
     int64_t output_size() const override { return m_; }
     nn::State initial_state(int64_t batch) const override;  // h, c zeros [B][m]
     void set_stochastic(bool) override {}                   // an LSTM baseline has no masks
+    bool has_masks() const override { return false; }
     std::vector<nn::Param> params() override;                // w_input, w_recurrent, bias
     double forward_flops(int64_t T, int64_t B) const override;
     // dx and d w_input (2 * 2 * 4m * n), d w_recurrent and d h_{t-1} (2 * 2 * 4m * m), gates and cell (16 m),

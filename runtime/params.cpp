@@ -67,11 +67,7 @@ template StackState<double> initial_state<double>(const ModelConfig &, const std
 LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer) { return layer_masks(qrnn_options(cfg), layer); }
 
 // The key of mask stream `stream`: draw 0 is stream_key(seed, stream) (core/layout.h); another draw re-keys it.
-static uint32_t mask_key(const QrnnOptions &opt, uint32_t stream) {
-    const uint32_t key = stream_key(opt.seed, stream);
-    if (opt.mask_draw == 0) return key;
-    return stream_key(key, static_cast<uint32_t>(opt.mask_draw) ^ mix32(static_cast<uint32_t>(opt.mask_draw >> 32)));
-}
+static uint32_t mask_key(const QrnnOptions &opt, uint32_t stream) { return drawn_key(stream_key(opt.seed, stream), opt.mask_draw); }
 
 LayerMasks layer_masks(const QrnnOptions &opt, int64_t layer) {
     LayerMasks m;

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "lm/language_model.h"
+#include "nn/dropout.h"
 #include "reference/language_model.h"
 #include "tests/support/finite_differences.h"
 #include "tests/support/lm_problem.h"
@@ -18,10 +19,10 @@ using qrnn::test::small_lm;
 
 namespace {
 
-// The multiplier lm::apply_dropout applies to a [T][B][C] tensor for `stream` at `time`.
+// The multiplier nn::apply_dropout applies to a [T][B][C] tensor for `stream` at `time`.
 Tensor<double> dropout_mask(int64_t T, int64_t B, int64_t C, double p, uint32_t seed, uint32_t stream, int64_t time) {
     Tensor<float> ones({T, B, C}, 1.0f);
-    lm::apply_dropout(ones, p, seed, stream, time);
+    nn::apply_dropout(ones, p, seed, stream, time);
     return convert<double>(ones);
 }
 

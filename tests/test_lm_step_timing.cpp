@@ -8,6 +8,7 @@
 
 #include "core/hash_rng.h"
 #include "lm/language_model.h"
+#include "nn/dropout.h"
 #include "lm/step_timing.h"
 #include "tests/support/cli.h"
 
@@ -36,8 +37,8 @@ TEST(Dropout, MatchesTheHashDefinitionInPlaceAndInto) {
         Tensor<float> x({3, 2, C});
         for (size_t i = 0; i < x.size(); i++) x.data[i] = 0.5f + static_cast<float>(i % 13);
         Tensor<float> in_place = x, into;
-        lm::apply_dropout(in_place, p, seed, stream, 11);
-        lm::dropout_into(x, into, p, seed, stream, 11);
+        nn::apply_dropout(in_place, p, seed, stream, 11);
+        nn::dropout_into(x, into, p, seed, stream, 11);
         ASSERT_EQ(into.shape, x.shape);
         // The definition (docs/training.md): kept iff hash_at(key, time + t, b, c) >= threshold, scaled 1/(1-p).
         const uint32_t key = stream_key(seed, 0x20000 + stream), threshold = drop_threshold(p);
@@ -56,7 +57,7 @@ TEST(Dropout, MatchesTheHashDefinitionInPlaceAndInto) {
     }
     Tensor<float> x({2, 1, 5}), out;
     x.data = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-    lm::dropout_into(x, out, 0.0, 1, 0, 0);  // rate 0: a copy
+    nn::dropout_into(x, out, 0.0, 1, 0, 0);  // rate 0: a copy
     EXPECT_EQ(out.data, x.data);
 }
 

@@ -140,7 +140,8 @@ TEST(SeqTasks, ClassifierGradientsMatchFiniteDifferences) {
 
 // Every batch of a task starts at time 0, so the masks are keyed by the training step (set_mask_draw): two steps
 // draw different dropout/zoneout masks on the same batch, the same step the same ones (loss and every gradient bit
-// for bit), and without masks (evaluation) the step changes nothing. Classifiers and the encoder-decoder.
+// for bit), and without masks (evaluation) the step changes nothing. Classifiers (also of layers without masks of
+// their own) and the encoder-decoder.
 TEST(SeqTasks, EachTrainingStepDrawsItsOwnMasksReproducibly) {
     struct Snapshot {
         double loss;
@@ -162,7 +163,8 @@ TEST(SeqTasks, EachTrainingStepDrawsItsOwnMasksReproducibly) {
         EXPECT_TRUE(at(1) == at(2)) << what << ": masks without stochastic mode";
         EXPECT_NE(at(1).loss, one.loss) << what << ": no masks drawn in stochastic mode";
     };
-    for (const char *model : {"qrnn-bidir", "qrnn-dense", "qrnn"}) {
+    // LSTM and CNN layers have no masks of their own: the stack drops their inputs (nn::LayerStack).
+    for (const char *model : {"qrnn-bidir", "qrnn-dense", "qrnn", "lstm-onednn", "cnn"}) {
         lm::ClassifierShape shape;
         shape.stack.model = model, shape.stack.window = 2, shape.stack.input = 3, shape.stack.hidden = 5;
         shape.stack.layers = 2, shape.stack.batch = 5, shape.stack.seq = 6, shape.stack.seed = 4;
