@@ -31,8 +31,10 @@ void backward_naive(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target
 // h within each of the 2G gate rows of m units, where the plain layer of 2m units tiles G rows of 2m: at m = 77
 // (AVX-512) the plain layer's 2 x 8 tile computed 6 x 96 = 576 rows (the plain layer 3 x 160 = 480) and dW's
 // 4 x 4 6 x 128 = 768 (576); with 5 x 4 tiles both 6 x 80 = 480 (dw_h_vectors 5 is above its autotuning range).
-// Achieved (T=37 B=5 n=203 m=77, AMD EPYC AVX-512 host, one thread's CPU time, medians of 21, load ~5):
-// bidirectional forward 0.79-0.87 -> see README, training step 0.83-0.87 -> see README of the plain layer of 2m units.
+// Achieved at T=37 B=5 n=203 m=77 (AMD EPYC, AVX-512 host; target 0.90 of the plain layer of 2m units): one
+// thread's CPU time (medians of 21, load 5-7) forward 0.99-1.04 (0.73-0.87 before), training step 1.10-1.12
+// (0.83-0.87); `qrnn bench --what arch` (2 cores) 0.92-0.95 and 1.06-1.07. 320 units and AVX2 (m = 77: 10 vectors
+// of 8): the preferred tiles, unchanged.
 Knobs tuned_knobs(int64_t m, const Target &target) {
     Knobs k = merge_knobs(find_training_schedule("tuned"), {}, target);
     const GemmTile conv = least_padded_tile(m, gemm_tile_for(target), target);
