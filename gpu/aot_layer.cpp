@@ -91,11 +91,11 @@ int main(int argc, char **argv) {
             const std::string kind = a.size() == 8 ? a[7] : "static_library";
             if (a[0] == "seq-forward") {
                 SeqInputs in;
-                Halide::Pipeline p = build_seq_forward(s, in, variant, options, target);
+                Halide::Pipeline p = build_seq_forward(s, in, variant, options, target, seq_schedule_knobs(s, 0, target));
                 emit(p, in.arguments(), a[5], a[6], kind, target);
             } else {
                 SeqBackwardInputs in;
-                Halide::Pipeline p = build_seq_backward(s, in, variant, options, target);
+                Halide::Pipeline p = build_seq_backward(s, in, variant, options, target, seq_schedule_knobs(s, 0, target));
                 emit(p, in.arguments(), a[5], a[6], kind, target);
             }
             return 0;

@@ -127,8 +127,7 @@ std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const 
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<CompiledLayer>> cache;
     Halide::Target t = parse_target(target);
-    std::string key = pooling + "|" + schedule + "|" + t.to_string();
-    for (auto &kv : knobs) key += "|" + kv.first + "=" + std::to_string(kv.second);
+    std::string key = pooling + "|" + schedule + "|" + t.to_string() + knobs_key(knobs);
     if (find_layer_schedule(schedule).per_shape) key += "|" + shape.key();
     std::lock_guard<std::mutex> lock(mutex);
     auto &slot = cache[key];

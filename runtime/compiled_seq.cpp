@@ -39,7 +39,7 @@ void check_seq_call(const SeqCall &call, const PoolingVariant &variant, const Se
 }
 
 CompiledSeqLayer::CompiledSeqLayer(const std::string &pooling, const SeqOptions &options, const std::string &schedule,
-                                   const Halide::Target &target)
+                                   const Halide::Target &target, const Knobs &knobs)
     : variant_(&find_pooling(pooling)), options_(options) {
     variant_->require_backward();
     if (options.directions != 1 && options.directions != 2) fail("directions must be 1 or 2 (got ", options.directions, ")");
@@ -47,9 +47,9 @@ CompiledSeqLayer::CompiledSeqLayer(const std::string &pooling, const SeqOptions 
     if (target.has_gpu_feature() || s.target_family != "cpu")
         fail("the variable-length/bidirectional layer runs on CPU targets only (schedule '", schedule, "', target ",
              target.to_string(), ")");
-    if (s.tape_padding) padding_ = s.tape_padding(target);
-    forward_ = build_seq_forward(s, forward_inputs_, *variant_, options, target);
-    backward_ = build_seq_backward(s, backward_inputs_, *variant_, options, target);
+    if (s.tape_padding) padding_ = s.tape_padding(target, knobs);
+    forward_ = build_seq_forward(s, forward_inputs_, *variant_, options, target, knobs);
+    backward_ = build_seq_backward(s, backward_inputs_, *variant_, options, target, knobs);
     compile_jit_pipelines({&forward_, &backward_}, target);
 }
 
@@ -102,15 +102,16 @@ void CompiledSeqLayer::backward(const SeqCall &call, const LayerTapeData &tape, 
 }
 
 std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const std::string &pooling, const SeqOptions &options,
-                                                     const std::string &schedule, const std::string &target) {
+                                                     const std::string &schedule, int64_t m, const std::string &target) {
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<CompiledSeqLayer>> cache;
     Halide::Target t = parse_target(target);
+    const Knobs knobs = seq_schedule_knobs(find_seq_schedule(schedule), m, t);
     std::string key = pooling + "|" + std::to_string(options.directions) + (options.sum ? "sum" : "cat") + "|" + schedule +
-                      "|" + t.to_string();
+                      "|" + t.to_string() + knobs_key(knobs);
     std::lock_guard<std::mutex> lock(mutex);
     auto &slot = cache[key];
-    if (!slot) slot = std::make_shared<CompiledSeqLayer>(pooling, options, schedule, t);
+    if (!slot) slot = std::make_shared<CompiledSeqLayer>(pooling, options, schedule, t, knobs);
     return slot;
 }
 

@@ -1,5 +1,6 @@
 // The variable-length / bidirectional layer's pipelines (schedules/seq_schedule.h), JIT-compiled once per
-// (pooling, directions, sum, schedule, target): forward (output, cells, gates tape) and backward. CPU targets.
+// (pooling, directions, sum, schedule, target, the schedule's knobs for the width): forward (output, cells, gates
+// tape) and backward. CPU targets.
 #pragma once
 #include <memory>
 #include <mutex>
@@ -27,7 +28,7 @@ void check_seq_call(const SeqCall &call, const PoolingVariant &variant, const Se
 class CompiledSeqLayer {
 public:
     CompiledSeqLayer(const std::string &pooling, const SeqOptions &options, const std::string &schedule,
-                     const Halide::Target &target);
+                     const Halide::Target &target, const Knobs &knobs);
     void forward(const SeqCall &call, LayerTapeData &tape);
     // From the forward's call (its cells), its tape, dy (y's shape) and dc_final [D][B][m]: every gradient.
     void backward(const SeqCall &call, const LayerTapeData &tape, const Tensor<float> &dy, const Tensor<float> &dc_final,
@@ -46,8 +47,9 @@ private:
     std::mutex mutex_;
 };
 
-// Cached for the life of the process; empty target: the host JIT target.
+// Cached for the life of the process, built for layers of m units (seq_schedule_knobs: one pipeline per set of
+// knobs, not per m); empty target: the host JIT target.
 std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const std::string &pooling, const SeqOptions &options,
-                                                     const std::string &schedule, const std::string &target = "");
+                                                     const std::string &schedule, int64_t m, const std::string &target = "");
 
 }  // namespace qrnn

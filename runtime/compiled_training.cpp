@@ -119,8 +119,7 @@ std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const std::string
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<CompiledTrainingLayer>> cache;
     Halide::Target t = parse_target(target);
-    std::string key = pooling + options.key() + "|" + schedule + "|" + t.to_string();
-    for (auto &kv : knobs) key += "|" + kv.first + "=" + std::to_string(kv.second);
+    std::string key = pooling + options.key() + "|" + schedule + "|" + t.to_string() + knobs_key(knobs);
     std::lock_guard<std::mutex> lock(mutex);
     auto &slot = cache[key];
     if (!slot) slot = std::make_shared<CompiledTrainingLayer>(pooling, schedule, knobs, t, options);

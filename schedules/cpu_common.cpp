@@ -13,6 +13,18 @@ GemmTile gemm_tile_for(const Target &target) {
     return accumulators >= 16 ? GemmTile{2, 8} : GemmTile{2, 6};
 }
 
+GemmTile least_padded_tile(int64_t m, GemmTile preferred, const Target &target) {
+    const int vec = target.natural_vector_size<float>();
+    const int accumulators = cpu_traits(target).vector_registers >= 32 ? 20 : 12;
+    const int64_t vectors = (std::max<int64_t>(m, 0) + vec - 1) / vec;
+    auto padded = [&](int h_vectors) { return (vectors + h_vectors - 1) / h_vectors * h_vectors; };
+    int best = preferred.h_vectors;
+    for (int h_vectors = accumulators / 4; h_vectors >= 1; h_vectors--)
+        if (padded(h_vectors) < padded(best)) best = h_vectors;
+    if (best == preferred.h_vectors) return preferred;
+    return {best, std::min(preferred.t, accumulators / best)};
+}
+
 Knobs with_gemm_tile(Knobs knobs, const Target &target) {
     GemmTile tile = gemm_tile_for(target);
     knobs["b_inner"] = 1;

@@ -14,6 +14,11 @@ struct GemmTile {
     int h_vectors, t;
 };
 GemmTile gemm_tile_for(const Halide::Target &target);
+// The register tile of a GEMM that tiles h within rows of m (RoundUp): `preferred` unless another height in
+// vectors rounds m up to fewer vectors; then the tallest such height, `preferred.t` wide but at most 20
+// accumulators with 32 vector registers (12 with 16) and at least 4 wide. E.g. m = 77 with AVX-512 (5 vectors):
+// 5 x 4 instead of 2 x 8 (6 vectors: 96 rows computed per 77); m = 320: the preferred tile. m <= 0: preferred.
+GemmTile least_padded_tile(int64_t m, GemmTile preferred, const Halide::Target &target);
 // `knobs` with tile_h_vectors and tile_t set from gemm_tile_for(target), and b_inner = 1.
 Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target);
 

@@ -60,6 +60,9 @@ Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides,
 Knobs merge_knob_overrides(const std::string &schedule, const Knobs &defaults, const std::map<std::string, KnobSpec> &specs,
                            const Knobs &overrides);
 
+// "|name=value" for every knob: the knobs' part of a compiled-pipeline cache key.
+std::string knobs_key(const Knobs &knobs);
+
 // A knob value given as a 64-bit integer (CLI, sweep file, tuning database) as an int; fails naming the
 // knob when it does not fit (merge_knobs then checks the knob's own range).
 int knob_value(const std::string &knob, int64_t value);

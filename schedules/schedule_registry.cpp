@@ -48,6 +48,12 @@ Knobs merge_knobs(const LayerSchedule &schedule, const Knobs &overrides, const H
     return merge_knob_overrides(schedule.name, default_knobs(schedule, target), schedule.knob_specs, overrides);
 }
 
+std::string knobs_key(const Knobs &knobs) {
+    std::string key;
+    for (auto &kv : knobs) key += "|" + kv.first + "=" + std::to_string(kv.second);
+    return key;
+}
+
 Knobs merge_knob_overrides(const std::string &schedule, const Knobs &defaults, const std::map<std::string, KnobSpec> &specs,
                            const Knobs &overrides) {
     Knobs merged = defaults;

@@ -15,25 +15,42 @@ NamedRegistry<SeqSchedule> &registry() {
     return schedules;
 }
 
-void forward_naive(SeqFuncs &S, const SeqInputs &, const Target &) {
+void forward_naive(SeqFuncs &S, const SeqInputs &, const Target &, const Knobs &) {
     for (Func f : {S.L.input_padded, S.L.weights_clamped, S.L.conv, S.L.cell}) f.compute_root();
     if (S.options.directions == 2) S.rev_cell.compute_root();
 }
 
-void backward_naive(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target &) {
+void backward_naive(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target &, const Knobs &) {
     D.fwd.L.input_padded.compute_root();
     for (Func f : {D.dcell, D.dpre, D.weights_t, D.dweights_acc, D.dbias_acc, D.dinput}) f.compute_root();
     if (D.gate_rows > D.fwd.L.variant->gate_count()) D.rev_dcell.compute_root();
 }
 
+// The knobs of "tuned" for width m: the plain layer's "tuned" training knobs for the target, the h tiles of the
+// forward GEMM (conv_h_vectors x conv_t) and of dW (dw_h_vectors x tile_c) from least_padded_tile. The GEMMs tile
+// h within each of the 2G gate rows of m units, where the plain layer of 2m units tiles G rows of 2m: at m = 77
+// (AVX-512) the plain layer's 2 x 8 tile computed 6 x 96 = 576 rows (the plain layer 3 x 160 = 480) and dW's
+// 4 x 4 6 x 128 = 768 (576); with 5 x 4 tiles both 6 x 80 = 480 (dw_h_vectors 5 is above its autotuning range).
+// Achieved at T=37 B=5 n=203 m=77 (AMD EPYC, AVX-512 host; target 0.90 of the plain layer of 2m units): one
+// thread's CPU time (medians of 21, load 5-7) forward 0.99-1.04 (0.73-0.87 before), training step 1.10-1.12
+// (0.83-0.87); `qrnn bench --what arch` (2 cores) 0.92-0.95 and 1.06-1.07. 320 units and AVX2 (m = 77: 10 vectors
+// of 8): the preferred tiles, unchanged.
+Knobs tuned_knobs(int64_t m, const Target &target) {
+    Knobs k = merge_knobs(find_training_schedule("tuned"), {}, target);
+    const GemmTile conv = least_padded_tile(m, gemm_tile_for(target), target);
+    const GemmTile dw = least_padded_tile(m, {k.at("dw_h_vectors"), k.at("tile_c")}, target);
+    k["conv_h_vectors"] = conv.h_vectors, k["conv_t"] = conv.t;
+    k["dw_h_vectors"] = dw.h_vectors, k["tile_c"] = dw.t;
+    return k;
+}
+
 // The plain layer's tuned pieces: the gates GEMM (every direction's rows) with its activation epilogue, the
 // serial scans (the outputs) vectorised over h in rows of b.
-void forward_tuned(SeqFuncs &S, const SeqInputs &in, const Target &target) {
+void forward_tuned(SeqFuncs &S, const SeqInputs &in, const Target &target, const Knobs &knobs) {
     LayerFuncs &L = S.L;
     const int vec = target.natural_vector_size<float>();
-    const GemmTile tile = gemm_tile_for(target);
     schedule_cpu_inputs(L, in.layer, vec);
-    schedule_cpu_gates_root(L, in.layer, vec, tile.h_vectors, tile.t, true);
+    schedule_cpu_gates_root(L, in.layer, vec, knobs.at("conv_h_vectors"), knobs.at("conv_t"), true);
     const Expr zoneout = in.layer.zoneout_threshold;
     L.cell.compute_root();
     schedule_serial_scan(L.cell, L.h, L.b, L.scan_r.x, L.B, L.m, vec, 4, zoneout);
@@ -43,9 +60,8 @@ void forward_tuned(SeqFuncs &S, const SeqInputs &in, const Target &target) {
     }
 }
 
-TapePadding tuned_padding(const Target &target) {
-    const GemmTile tile = gemm_tile_for(target);
-    return {target.natural_vector_size<float>() * tile.h_vectors, tile.t};
+TapePadding tuned_padding(const Target &target, const Knobs &knobs) {
+    return {target.natural_vector_size<float>() * knobs.at("conv_h_vectors"), knobs.at("conv_t")};
 }
 
 // The GEMM-shaped part of the seq backward (dweights, dbias, dinput, dx, dhistory: the same Funcs, pure Vars and
@@ -64,7 +80,7 @@ std::pair<BackwardFuncs, BackwardInputs> plain_gemm_view(const SeqBackwardFuncs 
     return {P, pin};
 }
 
-void backward_tuned(SeqBackwardFuncs &D, const SeqBackwardInputs &in, const Target &target) {
+void backward_tuned(SeqBackwardFuncs &D, const SeqBackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var h = D.h, b = D.b, t = D.t, g = D.g;
     const Expr zoneout = in.fwd.layer.zoneout_threshold;
@@ -82,19 +98,19 @@ void backward_tuned(SeqBackwardFuncs &D, const SeqBackwardInputs &in, const Targ
         .vectorize(hv)
         .unroll(g)
         .parallel(t);
-    // dweights, dbias, dinput, dx and dhistory as the plain layer's blocked GEMMs (its "tuned" knobs for the target).
+    // dweights, dbias, dinput, dx and dhistory as the plain layer's blocked GEMMs (tuned_knobs: dW's tile for m).
     // With simple register tiles over all of T*B instead (cpu_common schedule_gemm_tiles), the bidirectional
     // training step was 0.71 of the plain layer of 2m units' (B=32 T=128 m=320; qrnn bench --what arch).
     auto [P, pin] = plain_gemm_view(D, in);
-    schedule_cpu_backward_gemms(P, pin, target, merge_knobs(find_training_schedule("tuned"), {}, target));
+    schedule_cpu_backward_gemms(P, pin, target, knobs);
     D.dc0.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(b);
 }
 
 const bool registered = [] {
     register_seq_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", forward_naive,
-                           backward_naive, nullptr});
+                           backward_naive, nullptr, nullptr});
     register_seq_schedule({"tuned", "CPU: gates GEMM (both directions' rows) + serial scans; vectorised parallel backward",
-                           "cpu", forward_tuned, backward_tuned, tuned_padding});
+                           "cpu", forward_tuned, backward_tuned, tuned_padding, tuned_knobs});
     return true;
 }();
 }  // namespace
@@ -108,17 +124,21 @@ void register_seq_schedule(SeqSchedule s) {
 const SeqSchedule &find_seq_schedule(const std::string &name) { return registry().find(name); }
 std::vector<std::string> seq_schedule_names() { return registry().names(); }
 
+Knobs seq_schedule_knobs(const SeqSchedule &schedule, int64_t m, const Target &target) {
+    return schedule.knobs_for ? schedule.knobs_for(m, target) : Knobs{};
+}
+
 Pipeline build_seq_forward(const SeqSchedule &schedule, const SeqInputs &in, const PoolingVariant &variant,
-                           const SeqOptions &options, const Target &target) {
+                           const SeqOptions &options, const Target &target, const Knobs &knobs) {
     SeqFuncs S = define_seq_layer(in, variant, options);
-    schedule.apply_forward(S, in, target);
+    schedule.apply_forward(S, in, target, knobs);
     return Pipeline(S.outputs());
 }
 
 Pipeline build_seq_backward(const SeqSchedule &schedule, const SeqBackwardInputs &in, const PoolingVariant &variant,
-                            const SeqOptions &options, const Target &target) {
+                            const SeqOptions &options, const Target &target, const Knobs &knobs) {
     SeqBackwardFuncs D = define_seq_backward(in, variant, options);
-    schedule.apply_backward(D, in, target);
+    schedule.apply_backward(D, in, target, knobs);
     return Pipeline(D.outputs());
 }
 

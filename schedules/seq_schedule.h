@@ -9,22 +9,27 @@
 
 namespace qrnn {
 
+// Knobs: what the schedule chose for the layer width its pipelines are built for (knobs_for(m, target); the
+// pipelines stay correct for every m, only tuned for that one; m <= 0: no width known, the target's defaults).
 struct SeqSchedule {
     std::string name, description, target_family;  // "cpu" or "gpu"
-    std::function<void(SeqFuncs &, const SeqInputs &, const Halide::Target &)> apply_forward;
-    std::function<void(SeqBackwardFuncs &, const SeqBackwardInputs &, const Halide::Target &)> apply_backward;
-    std::function<TapePadding(const Halide::Target &)> tape_padding;  // unset: no padding
+    std::function<void(SeqFuncs &, const SeqInputs &, const Halide::Target &, const Knobs &)> apply_forward;
+    std::function<void(SeqBackwardFuncs &, const SeqBackwardInputs &, const Halide::Target &, const Knobs &)> apply_backward;
+    std::function<TapePadding(const Halide::Target &, const Knobs &)> tape_padding;  // unset: no padding
+    std::function<Knobs(int64_t m, const Halide::Target &)> knobs_for;                // unset: no knobs
 };
 
 void register_seq_schedule(SeqSchedule schedule);
 // Throws qrnn::Error "unknown variable-length/bidirectional schedule 'X' (known: ...)".
 const SeqSchedule &find_seq_schedule(const std::string &name);
 std::vector<std::string> seq_schedule_names();
+// schedule.knobs_for(m, target), or none.
+Knobs seq_schedule_knobs(const SeqSchedule &schedule, int64_t m, const Halide::Target &target);
 
 // Forward: outputs SeqFuncs::outputs() (the scans, then gates). Backward: SeqBackwardFuncs::outputs().
 Halide::Pipeline build_seq_forward(const SeqSchedule &schedule, const SeqInputs &in, const PoolingVariant &variant,
-                                   const SeqOptions &options, const Halide::Target &target);
+                                   const SeqOptions &options, const Halide::Target &target, const Knobs &knobs);
 Halide::Pipeline build_seq_backward(const SeqSchedule &schedule, const SeqBackwardInputs &in, const PoolingVariant &variant,
-                                    const SeqOptions &options, const Halide::Target &target);
+                                    const SeqOptions &options, const Halide::Target &target, const Knobs &knobs);
 
 }  // namespace qrnn

@@ -98,6 +98,23 @@ TEST(CpuTargets, RunnableTargetsAndTilesFollowTheIsa) {
     EXPECT_EQ(gemm_tile_for(Halide::Target("x86-64-linux-avx-avx2-fma-f16c")).t, 6);
 }
 
+TEST(CpuTargets, LeastPaddedTileFollowsTheWidth) {
+    const Halide::Target avx512("x86-64-linux-avx-avx2-fma-f16c-avx512"), avx2("x86-64-linux-avx-avx2-fma-f16c");
+    auto tile = [](int64_t m, GemmTile preferred, const Halide::Target &t) {
+        GemmTile g = least_padded_tile(m, preferred, t);
+        return std::make_pair(g.h_vectors, g.t);
+    };
+    EXPECT_EQ(tile(77, {2, 8}, avx512), std::make_pair(5, 4));   // 5 vectors: 80 rows, not 96
+    EXPECT_EQ(tile(77, {4, 4}, avx512), std::make_pair(5, 4));   // not 128
+    EXPECT_EQ(tile(33, {2, 8}, avx512), std::make_pair(3, 6));   // 3 vectors
+    EXPECT_EQ(tile(5, {2, 8}, avx512), std::make_pair(1, 8));    // 1 vector
+    EXPECT_EQ(tile(320, {2, 8}, avx512), std::make_pair(2, 8));  // 20 vectors: the preferred tile pads nothing
+    EXPECT_EQ(tile(320, {4, 4}, avx512), std::make_pair(4, 4));
+    EXPECT_EQ(tile(77, {2, 6}, avx2), std::make_pair(2, 6));     // 10 vectors of 8
+    EXPECT_EQ(tile(72, {2, 6}, avx2), std::make_pair(3, 4));     // 9 vectors: 3 x 4 (12 accumulators)
+    EXPECT_EQ(tile(0, {2, 8}, avx512), std::make_pair(2, 8));    // no width known
+}
+
 TEST(Schedules, TrainingMasksAndStacking) {
     for (const char *schedule : {"tuned", "fused", "chunked-scan"})
         EXPECT_LT(verified_error(schedule, "fo", {37, 2, 9, 23, 2}, {}, true), 1e-4) << schedule;

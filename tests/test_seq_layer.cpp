@@ -187,6 +187,14 @@ TEST_P(SeqHalide, MatchesReferenceOnAwkwardShapes) {
 
 INSTANTIATE_TEST_SUITE_P(Models, SeqHalide, ::testing::Values("qrnn-varlen", "qrnn-bidir-varlen", "qrnn-bidir-sum"));
 
+// A width whose GEMM tiles "tuned" picks from m (schedules/seq_schedule.cpp tuned_knobs; with AVX-512 5 x 4
+// tiles for the forward GEMM and dW, the gates tape padded to 80 rows and 4 steps; other ISAs their defaults).
+TEST(SeqHalideTargets, WidthChosenTilesMatchTheReference) {
+    ModelConfig cfg = config({5, 3, 9, 77, 2, 1}, "qrnn-bidir");
+    std::string worst;
+    EXPECT_LE(seq_halide_vs_reference(cfg, worst), kTolerance) << cfg.describe() << ": worst " << worst;
+}
+
 // Through the Halide layer too: each sequence alone gives the batch's output rows and final state.
 TEST(SeqHalideTargets, EachSequenceAloneEqualsTheBatch) {
     ModelConfig cfg = config({6, 4, 3, 5, 3, 1}, "qrnn-bidir-varlen");
