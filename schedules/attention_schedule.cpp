@@ -81,7 +81,7 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
         // dW: both halves (i unrolled: the select between k and c folds) per tile of (h, c).
         D.dweights.bound(i, 0, 2);
         cpu_gemm(D.dweights, D.dweights_acc, h, c, D.m, D.m, wv, {i, wv.ao, wv.bo}, 2, {D.rows_r.x, D.rows_r.y}, target,
-                 [&](Stage st) { st.unroll(i); });
+                 [&](Stage st) { st.unroll(i); }, wide_gemm_tile_for(target));
         cpu_gemm(D.dcontext.in(), D.dcontext, c, t, D.m, D.T, kv, {b, kv.ao, kv.bo}, 2, {D.hidden_r}, target);
         cpu_gemm(D.dcell_direct.in(), D.dcell_direct, c, t, D.m, D.T, cv, {b, cv.ao, cv.bo}, 2, {D.hidden_r}, target);
         cpu_gemm(D.dalpha.in(), D.dalpha, s, t, D.S, D.T, av, {av.ao, av.bo, b}, 3, {D.hidden_r}, target);

@@ -18,6 +18,21 @@
 //        mix GEMM's epilogue (-2%), [b][s][h] copies of enc/cell for the per-b GEMMs (+-2%), mix/dk/dc tiled over b
 //        (+4% at B=16, 3x slower at B=5), a 4x6 tile (+6% at m=320, -30% at m=203), dW K-blocked by rfactor with
 //        accumulators in the output (1.6x slower), 2-D vectorised transposes (-15%).
+//        dW's tile 2 x 12 with 32 registers (wide_gemm_tile_for; was 2 x 8): dW +3.5% at m=320, +6% at m=203, the
+//        whole backward +1-2% (AVX2 unchanged). Single-thread CPU time (branch attn4, two runs at load 4-7, medians of
+//        40; the runs differ by up to 0.1, mostly in the references), ours / best sgemm sum: m=320 AVX-512 forward
+//        0.76-0.80 backward 0.78-0.81, AVX2 0.83-0.89 / 0.81-0.88; m=203 AVX-512 0.62-0.73 / 0.65-0.71, AVX2
+//        0.72-0.75 / 0.73-0.80. None reaches 0.90.
+//        Where the time goes (before the dW tile; AVX-512, m=320, ms, best sgemm in brackets): forward 3.0 = enc_t
+//        ~0.15 + scores 0.18 (0.23) + softmax 0.04 + context and mix 2.34 (2.19) + out pass 0.28; backward 6.0 =
+//        dW ~2.2 (2.03) + dk, dc ~2.0 (2.04) + dalpha ~0.27 (0.22) + dc += dscore e ~0.28 (0.20) + de ~0.44 (0.39)
+//        + transposes and element-wise passes ~0.75. m=203: the register tiles' edges (203 = 6.3 tiles of 32 h,
+//        T=37 = 4.6 tiles of 8) cost 10-20% in every GEMM. Also tried (attn4), no gain in the whole pipelines: dW blocked over K as
+//        schedules/cpu_backward.cpp's dweights (rfactor blocks, the dmixed panel packed in L1): +5% with a 2 x 8
+//        tile at m=320, -13% with 4 x 4, but its RoundUp tiles read past unpadded inputs (m=203 fails; GuardWithIf
+//        tiles 4x slower) and AVX2's 2 x 6 needs m % 6 == 0; transposes staging each block's source lines in L1
+//        (enc_t alone 1.6x faster, whole forward -2%); dgate_o and dmixed in one loop (compute_with, +-1%); dc and
+//        de with the h tile's enc / cell / dk panel packed per sequence (+-1%).
 //   CUDA: every stage at root, one thread per output element (32-wide rows), the third dimension in blocks;
 //        reductions serial in the thread. Compiled and ptxas-assembled for sm_90 in tests (no GPU here).
 #pragma once

@@ -25,6 +25,10 @@ GemmTile least_padded_tile(int64_t m, GemmTile preferred, const Target &target) 
     return {best, std::min(preferred.t, accumulators / best)};
 }
 
+GemmTile wide_gemm_tile_for(const Target &target) {
+    return cpu_traits(target).vector_registers >= 32 ? GemmTile{2, 12} : gemm_tile_for(target);
+}
+
 Knobs with_gemm_tile(Knobs knobs, const Target &target) {
     GemmTile tile = gemm_tile_for(target);
     knobs["b_inner"] = 1;
@@ -156,9 +160,9 @@ void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const
 
 void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_extent, const Expr &b_extent,
               const TileLoops &v, const std::vector<VarOrRVar> &order, size_t fused, const std::vector<VarOrRVar> &reduction,
-              const Target &target, const StageEdit &each) {
+              const Target &target, const StageEdit &each, GemmTile tile) {
     const int vec = target.natural_vector_size<float>();
-    const GemmTile tile = gemm_tile_for(target);
+    if (tile.h_vectors == 0) tile = gemm_tile_for(target);
     struct Version {
         int a_lanes, b_rows;
         Expr when;
