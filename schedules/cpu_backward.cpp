@@ -40,25 +40,33 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
     return {target.natural_vector_size<float>() * knobs.at("tile_h_vectors"), knobs.at("tile_t")};
 }
 
-// dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps;
-// blocked as a BLAS does: over M, per block of time steps of one b (parallel; the block's dpre rows fill a
-// quarter of L2: 64 steps at m = 320 with a 1 MB L2), and over K (rfactor over blocks of h) so that a c tile's
-// weights panel (vec * tile_c_vectors c x the block's K) fits a quarter of L2 too: per block of time, per K block,
+// dX's register tile for a target: (vec * c_vectors) c x t steps. Tall in c so that a step's broadcasts of dpre
+// (t of them) are few beside its FMAs: 4 x 5 (20 accumulators) with 32 vector registers, 4 x 3 with 16. With the
+// forward's 2 x 8 and 2 x 6 the 640-unit dX stayed at 0.57-0.78 of the best sgemm whatever the blocking (one thread).
+// Achieved: see schedule_cpu_backward_gemms.
+GemmTile dinput_tile_for(const Target &target) {
+    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 5} : GemmTile{4, 3};
+}
+
+// dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps
+// (dinput_tile_for); blocked as a BLAS does: over K (rfactor over blocks of h: about 85 h at k=2 and 3 gates with a
+// 1 MB L2, l2 / (2048 k G), so that a 64-c weights panel fills an eighth of L2) and over M, per block of time steps
+// of one b (parallel; one K block's dpre rows of the block fill a quarter of L2); per block of time, per K block,
 // the c tiles outside the time tiles, so the panel (L2) serves the block and the block's dpre rows (L2) serve every
-// c tile; each K block's register tile is added into the block's dinput (L2). Without the K blocks the panel of a
-// 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm.
-// Achieved: 0.67 of the best sgemm at 640 units (B=20 T=105; 0.57 before the K blocks), 0.84 at 320 (B=16 T=128;
-// one K block there) (qrnn bench --what backward; AMD EPYC 26/2, AVX-512 host target, 2 cores, load ~10-13).
+// c tile; each K block's register tile is added into the block's dinput (L2). Without K blocks the panel of a
+// 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm; with K blocks
+// sized to a quarter of L2 and the forward's tile 0.57-0.68 (one thread).
+// Achieved: see schedule_cpu_backward_gemms.
 void schedule_dinput_blocked(BackwardFuncs &D, int vec, int tile_c_vectors, int tile_t, int64_t l2_bytes) {
     Var c = D.c, t = D.t, b = D.b, co("co"), ci("ci"), to("to"), ti("ti"), too("too"), toi("toi"), task("task");
     Var ko("ko"), kco("kco"), kci("kci"), kto("kto"), kti("kti");
     RVar rh = D.dinput_r.x, rho("rho"), rhi("rhi");
     const int tile_c = vec * tile_c_vectors;
-    // Time tiles per block: the block's dpre rows (G * m floats a step) in a quarter of L2.
-    Expr block_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t));
-    // h per K block: the c tile's panel (tile_c x h x k x G floats) in a quarter of L2; blocks of equal size.
-    Expr h_max = max(vec, static_cast<int>(l2_bytes / 4) / (tile_c * 4 * D.k * D.G));
+    // h per K block, blocks of equal size.
+    Expr h_max = max(vec, static_cast<int>(l2_bytes / 2048) / (D.k * D.G));
     Expr k_blocks = (D.m + h_max - 1) / h_max, h_block = (D.m + k_blocks - 1) / k_blocks;
+    // Time tiles per block: a K block's dpre rows (about G * m / k_blocks floats a step) in a quarter of L2.
+    Expr block_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
     Func panel = D.dinput.update().split(rh, rho, rhi, h_block, TailStrategy::GuardWithIf).rfactor(rho, ko);
     Func tiles = D.dinput.in();
     tiles.compute_root()
@@ -138,9 +146,12 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 
 }  // namespace
 
+// Achieved (qrnn bench --what backward --clock thread-cpu --repeats 7: one thread, thread CPU time, medians of 21
+// per-round ratios to the best sgemm; AMD EPYC 26/2, load 6-9): dX 0.93 at 640 units on both targets (was 0.68 host,
+// 0.63 AVX2), 0.93-1.01 at 320 units except B=8 T=64 (0.83 host, 0.88 AVX2); dW 0.93-0.99 host, 0.87-0.96 AVX2.
+// 2 cores (wall, 33 rounds, same load): dX 0.91-0.93 at 640 units (host x2, AVX2), B=8 T=64 0.89-0.94 host, 0.66 AVX2.
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
-    const int tile_h = knobs.at("tile_h_vectors");
     Var c = D.c, h = D.h, t = D.t, g = D.g;
     schedule_cpu_inputs(D.fwd, in.fwd, vec);
     const CpuTraits cpu = cpu_traits(target);
@@ -153,7 +164,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     D.dbias.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf);
 
     D.weights_t.compute_root().vectorize(c, vec, TailStrategy::RoundUp).parallel(g);
-    schedule_dinput_blocked(D, vec, tile_h, knobs.at("tile_t"), cpu.l2_bytes);
+    schedule_dinput_blocked(D, vec, knobs.at("dx_c_vectors"), knobs.at("dx_tile_t"), cpu.l2_bytes);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
 }
@@ -190,19 +201,25 @@ const bool registered = [] {
     register_training_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", {}, {},
                                 forward_naive, backward_naive, nullptr});
     TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + register-blocked GEMMs for dW, dx",
-                           "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6}, {"chains", 4}, {"b_inner", 1}}};
-    tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors (h for conv/dW, c for dx)", {1, 2, 3}, 1, 4}},
-                        {"tile_t", {"GEMM tile width in time steps (conv, dx)", {4, 6, 8, 12}, 1, 16}},
+                           "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6},
+                            {"dx_c_vectors", 4}, {"dx_tile_t", 3}, {"chains", 4}, {"b_inner", 1}}};
+    tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h (conv)", {1, 2, 3}, 1, 4}},
+                        {"tile_t", {"GEMM tile width in time steps (conv)", {4, 6, 8, 12}, 1, 16}},
                         {"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 4}},
                         {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
+                        {"dx_c_vectors", {"dx tile height in vectors of input channels", {2, 3, 4}, 1, 6}},
+                        {"dx_tile_t", {"dx tile width in time steps", {3, 4, 5, 6, 8}, 1, 16}},
                         {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}},
                         {"b_inner", {"forward GEMM: batch loop inside the h tile", {0, 1}, 0, 1}}};
-    // Register tiles from the target's vector registers (cpu_common.h); dW's: dweights_tile_for.
+    // Register tiles from the target's vector registers (cpu_common.h); dW's: dweights_tile_for; dx's: dinput_tile_for.
     tuned.target_defaults = [base = tuned.defaults](const Target &t) {
         Knobs k = with_gemm_tile(base, t);
         GemmTile dw = dweights_tile_for(t);
         k["dw_h_vectors"] = dw.h_vectors;
         k["tile_c"] = dw.t;
+        GemmTile dx = dinput_tile_for(t);
+        k["dx_c_vectors"] = dx.h_vectors;
+        k["dx_tile_t"] = dx.t;
         return k;
     };
     tuned.apply_forward = forward_tuned;

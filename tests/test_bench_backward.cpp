@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "tests/support/bench_rows.h"
 #include "tests/support/cli.h"
@@ -17,6 +19,7 @@ TEST(BenchBackward, QuickRowsAreWellFormed) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("dW GEMM vs best sgemm"), std::string::npos) << r.output;  // the table too
     EXPECT_NE(r.output.find("backward scan (dcell) vs triad"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("clock wall: wall time, all cores"), std::string::npos) << r.output;  // the default
 
     std::vector<BenchRow> rows = bench_json_rows(json);
     // Two quick shapes x (dW, dX) and the scan.
@@ -50,6 +53,28 @@ TEST(BenchBackward, QuickRowsAreWellFormed) {
     EXPECT_EQ(dw, 2);
     EXPECT_EQ(dx, 2);
     EXPECT_EQ(scan, 1);
+}
+
+// --clock thread-cpu: the header and the JSON name the clock, the rows come out, and every timed call ran on the
+// calling thread (the other threads' CPU time, which the JSON reports, is near 0).
+TEST(BenchBackward, ThreadCpuClockRunsOnOneThread) {
+    const std::string json = scratch_path("bench_backward_cpu.json");
+    CliResult r = run_cli("bench --what backward --quick --repeats 1 --clock thread-cpu --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("clock thread-cpu: thread CPU time, one thread"), std::string::npos) << r.output;
+    EXPECT_EQ(bench_json_rows(json).size(), 5u) << r.output;
+    std::ifstream f(json);
+    std::stringstream buffer;
+    buffer << f.rdbuf();
+    const std::string text = buffer.str();
+    EXPECT_NE(text.find("\"clock\":\"thread-cpu\""), std::string::npos) << text;
+    std::smatch share;
+    ASSERT_TRUE(std::regex_search(text, share, std::regex(R"("other_threads_cpu_share":([-0-9.e]+))"))) << text;
+    EXPECT_LT(std::stod(share[1]), 0.05) << "timed calls used other threads";
+}
+
+TEST(BenchBackward, ABadClockIsRefused) {
+    expect_cli("bench --clock process --what backward", 2, "--clock: unknown clock 'process' (wall or thread-cpu)");
 }
 
 }  // namespace qrnn::test

@@ -1,11 +1,14 @@
 // Every CPU schedule x pooling x awkward shape against the double reference (runtime/experiment verify).
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "harness/autotuner.h"
 #include "harness/experiment.h"
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
 #include "schedules/schedule.h"
+#include "schedules/training_schedule.h"
 
 namespace qrnn {
 namespace {
@@ -113,6 +116,19 @@ TEST(CpuTargets, LeastPaddedTileFollowsTheWidth) {
     EXPECT_EQ(tile(77, {2, 6}, avx2), std::make_pair(2, 6));     // 10 vectors of 8
     EXPECT_EQ(tile(72, {2, 6}, avx2), std::make_pair(3, 4));     // 9 vectors: 3 x 4 (12 accumulators)
     EXPECT_EQ(tile(0, {2, 8}, avx512), std::make_pair(2, 8));    // no width known
+}
+
+// The training schedule's dX tile (schedules/cpu_backward.cpp: dinput_tile_for) is the target's: tall in c, its
+// accumulators and a broadcast within the registers (the weight vectors may be FMA memory operands).
+TEST(CpuTargets, DinputTileFollowsTheIsa) {
+    for (auto [name, c_vectors, steps] : {std::tuple{"x86-64-linux-avx-avx2-fma-f16c", 4, 3},
+                                          std::tuple{"x86-64-linux-avx-avx2-fma-f16c-avx512", 4, 5}}) {
+        Halide::Target t(name);
+        Knobs k = merge_knobs(find_training_schedule("tuned"), {}, t);
+        EXPECT_EQ(k.at("dx_c_vectors"), c_vectors) << name;
+        EXPECT_EQ(k.at("dx_tile_t"), steps) << name;
+        EXPECT_LE(k.at("dx_c_vectors") * k.at("dx_tile_t") + 1, cpu_traits(t).vector_registers) << name;
+    }
 }
 
 TEST(Schedules, TrainingMasksAndStacking) {

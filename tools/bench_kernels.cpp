@@ -1,7 +1,6 @@
 #include "tools/bench_kernels.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 
@@ -11,6 +10,7 @@
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
 #include "schedules/training_schedule.h"
+#include "tools/bench_clock.h"
 #include "tools/sgemm_references.h"
 
 namespace qrnn::bench {
@@ -32,9 +32,9 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &f
     std::vector<Timing> timings(fs.size());
     for (int i = 0; i < repeats; i++)
         for (size_t j = 0; j < fs.size(); j++) {
-            auto start = std::chrono::steady_clock::now();
+            CallTimer timer;
             fs[j]();
-            timings[j].ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+            timings[j].ms.push_back(timer.elapsed_ms());
         }
     return timings;
 }

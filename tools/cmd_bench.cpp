@@ -15,6 +15,7 @@
 #include "schedules/cpu_target.h"
 #include "tools/sgemm_references.h"
 #include "tools/bench_arch.h"
+#include "tools/bench_clock.h"
 #include "tools/bench_attention.h"
 #include "tools/bench_decoder.h"
 #include "tools/bench_kernels.h"
@@ -132,6 +133,9 @@ int bench_command(const std::vector<std::string> &args) {
         ("pooling", po::value<std::string>()->default_value("fo"), "pooling variant")
         ("target", po::value<std::string>()->default_value("host"),
          "Halide CPU target of our kernels, e.g. x86-64-linux-avx-avx2-fma-f16c; references are held to its ISA")
+        ("clock", po::value<std::string>()->default_value("wall"),
+         "what each call is timed by: wall (wall time, all cores) or thread-cpu (everything on one thread, timed by "
+         "its CPU time: steady ratios on a loaded machine)")
         ("repeats", po::value<int>()->default_value(11), "timed runs of each side (medians reported; the backward section times 3x as many rounds)")
         ("quick", "fewer and smaller shapes")
         ("json", po::value<std::string>(), "also write the results to this JSON file (context + one row per ratio)");
@@ -141,6 +145,7 @@ int bench_command(const std::vector<std::string> &args) {
     const int repeats = vm["repeats"].as<int>(), warmup = 2;
     const bool quick = vm.count("quick") > 0;
     if (repeats < 1) fail("--repeats must be >= 1");
+    const bench::Clock clock = bench::parse_clock(vm["clock"].as<std::string>());
     auto sections = split_list("what", vm["what"].as<std::string>());
     auto wants = [&](const std::string &s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
     for (auto &s : sections)
@@ -152,11 +157,13 @@ int bench_command(const std::vector<std::string> &args) {
     if (target.has_gpu_feature() || !cpu_runs(target))
         fail("--target ", target.to_string(), ": not a CPU target this machine can run (CPU: ", cpu_info().isa, ")");
     const std::string target_name = tuning_target_name(target);
+    bench::use_clock(clock);  // before the references load OpenBLAS and before any Halide pipeline runs
     const auto &refs = sgemm_references(target);
     std::string ref_names;
     for (auto &r : refs) ref_names += (ref_names.empty() ? "" : ", ") + r.name;
     std::cout << "qrnn bench: CPU " << cpu_info().describe() << "\n  target " << target_name << "; pooling=" << pooling
-              << ", medians of " << repeats << " alternating runs; sgemm references: " << ref_names << "\n";
+              << ", medians of " << repeats << " alternating runs; sgemm references: " << ref_names << "\n  clock "
+              << bench::clock_name(clock) << ": " << bench::clock_description(clock) << "\n";
 
     Table table({"benchmark", "shape", "ours", "reference", "ratio", "q1-q3", "target", "met"});
     std::vector<std::string> json_rows;
@@ -374,13 +381,19 @@ int bench_command(const std::vector<std::string> &args) {
         }
     }
     table.print(std::cout);
+    const double other_threads = bench::other_threads_cpu_share();
+    if (clock == bench::Clock::thread_cpu)
+        std::cout << "bench: other threads' CPU time during the timed calls: " << fixed(100 * other_threads, 1)
+                  << "% of theirs (should be ~0: everything on one thread)\n";
     if (vm.count("json")) {
         const std::string path = vm["json"].as<std::string>();
         std::ofstream f(path);
         f << "{\"context\":{\"date\":" << json_quote(utc_now_iso()) << ",\"cpu\":" << json_quote(cpu_info().describe())
           << ",\"cpu_isa\":" << json_quote(cpu_info().isa) << ",\"target\":" << json_quote(target_name)
           << ",\"target_isa\":" << json_quote(target_isa(target)) << ",\"pooling\":" << json_quote(pooling)
-          << ",\"repeats\":" << repeats << ",\"statistic\":\"median of alternating runs\",\"sgemm_references\":"
+          << ",\"repeats\":" << repeats << ",\"clock\":" << json_quote(bench::clock_name(clock))
+          << ",\"other_threads_cpu_share\":" << fixed(other_threads, 4)
+          << ",\"statistic\":\"median of alternating runs\",\"sgemm_references\":"
           << json_quote(ref_names) << "},\n \"benchmarks\":[";
         for (size_t i = 0; i < json_rows.size(); i++) f << (i ? ",\n  " : "\n  ") << json_rows[i];
         f << "]}\n";
