@@ -4,6 +4,8 @@
 //        clamped copies), parallel over the fused tile loops (enough tasks for 2 cores at B = 5), the mix and
 //        dk/dc with one weight panel per tile serving every sequence; softmax per sequence; the encoder outputs
 //        (scores, dalpha) and the weights (dk, dc) transposed in vector blocks.
+//        Quiet, 2 cores, host (main 8cb3964, load ~1.8, one run): T=S=64 B=16 m=320 forward 0.68 / backward 0.72;
+//        T=37 S=53 B=5 m=203 0.47 / 0.39 (the target 0.90 is not met; the figures below are older or one-thread).
 //        `qrnn bench --what attention` (ratio to the best sgemm on the same GEMMs; AMD EPYC AVX-512 VM, load ~13,
 //        alternating with main c209d22 in one run, 2-4 runs each, median): T=S=64 B=16 m=320 forward 0.85 /
 //        backward 0.51 (main 0.51 / 0.19), AVX2 0.88 / 0.59 (main 0.41 / 0.24); T=37 S=53 B=5 m=203 forward
