@@ -5,9 +5,9 @@
 //            serial-time scan); backward: reverse scan vectorised over h and parallel over blocks of b,
 //            dpre element-wise (vectorised, parallel over t), dweights and dinput as register-blocked GEMMs
 //            blocked over their reductions/rows as a BLAS does (block sizes from the caches).
-//            Training step vs oneDNN's LSTM (320 units, fo, k=2): 0.93-1.90x over the 30 cells of the paper grid
-//            (batch 8-256 x seq 32-512), 20 cells >= 1.2x, host target (AMD EPYC 26/2, AVX-512, 2 cores, load
-//            11-13; README); the AVX2 path not cleanly re-measured.
+//            Training step vs oneDNN's LSTM (320 units, fo, k=2) over the 30 cells of the paper grid (batch 8-256 x
+//            seq 32-512), quiet (load 1.2-1.9, main 8cb3964, AMD EPYC 26/2): host (AVX-512) 1.31-2.49, every cell
+//            >= 1.2x; AVX2 path 1.01-1.80, below 1.2x from B=32 up (README).
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
