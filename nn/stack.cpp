@@ -51,8 +51,9 @@ const Tensor<float> &LayerStack::forward(const Tensor<float> &x, std::vector<Sta
         fail("layer stack of ", layers_.size(), " layers got ", states.size(), " states");
     const Tensor<float> *input = &x;
     for (size_t l = 0; l < layers_.size(); l++) {
-        if (tapes) taped_drops_[l] = drops_input(l), taped_times_[l] = states[l].time;
-        if (drops_input(l)) {
+        const bool drops = drops_input(l);
+        if (tapes) taped_drops_[l] = drops, taped_times_[l] = states[l].time;
+        if (drops) {
             drop_input(l, *input, dropped_inputs_[l], states[l].time);
             input = &dropped_inputs_[l];
         }
