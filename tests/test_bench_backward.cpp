@@ -56,10 +56,13 @@ TEST(BenchBackward, QuickRowsAreWellFormed) {
 }
 
 // --clock thread-cpu: the header and the JSON name the clock, the rows come out, and every timed call ran on the
-// calling thread (the other threads' CPU time, which the JSON reports, is near 0).
+// calling thread (the other threads' CPU time, which the JSON reports, is near 0). On the AVX2 path, which every
+// kernel must run as compiled for (the bench fails otherwise: once infer_input_bounds recompiled dW and dX for the
+// host, and the AVX2 rows timed AVX-512 code).
 TEST(BenchBackward, ThreadCpuClockRunsOnOneThread) {
     const std::string json = scratch_path("bench_backward_cpu.json");
-    CliResult r = run_cli("bench --what backward --quick --repeats 1 --clock thread-cpu --json " + json);
+    CliResult r = run_cli("bench --what backward --quick --repeats 1 --clock thread-cpu --target "
+                          "x86-64-linux-avx-avx2-fma-f16c --json " + json);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("clock thread-cpu: thread CPU time, one thread"), std::string::npos) << r.output;
     EXPECT_EQ(bench_json_rows(json).size(), 5u) << r.output;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/chunked_scan.h"
+#include "core/error.h"
 #include "core/hash_rng.h"
 #include "runtime/buffer_cache.h"
 #include "schedules/cpu_backward.h"
@@ -82,6 +83,33 @@ struct LayerData {
 
 double max_rel(double diff, double ref) { return ref > 0 ? diff / ref : diff; }
 
+// A kernel's pipelines must run as compiled for the bench's target, once: a Halide call given no target (as
+// infer_input_bounds' default) recompiles for the environment's, and AVX-512 code was once timed as the AVX2 path.
+// Each pipeline counts its lowerings (one per JIT compile); a kernel checks the count when it is built.
+class LoweringCounter : public Halide::Internal::IRMutator {
+public:
+    explicit LoweringCounter(std::shared_ptr<int> count) : count_(std::move(count)) {}
+    using IRMutator::mutate;
+    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override { return ++*count_, s; }
+
+private:
+    std::shared_ptr<int> count_;
+};
+
+// JIT-compiles p for target; returns its count of lowerings.
+std::shared_ptr<int> compile_counted(Pipeline &p, const Target &target) {
+    auto count = std::make_shared<int>(0);
+    p.add_custom_lowering_pass(new LoweringCounter(count));
+    p.compile_jit(target);
+    return count;
+}
+
+void require_compiled_once(const std::vector<std::shared_ptr<int>> &counts, const char *kernel, const Target &target) {
+    for (const auto &count : counts)
+        if (*count != 1)
+            fail("the ", kernel, " kernel was compiled ", *count, " times (expected once, for ", target.to_string(), ")");
+}
+
 // What the GEMM kernels' states start with.
 struct KernelBase {
     LayerShape shape;
@@ -117,7 +145,7 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Ta
     Func conv_out = schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), s.tile_t, knobs.at("b_inner"));
     s.pipeline = Pipeline(conv_out);
     use_buffer_cache(s.pipeline);
-    s.pipeline.compile_jit(target);
+    auto compiled = compile_counted(s.pipeline, target);
 
     const int64_t T = shape.T, B = shape.B, n = shape.n, m = shape.m, k = shape.k;
     s.data = std::make_unique<LayerData>(shape, s.G, s.in);
@@ -137,6 +165,7 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Ta
             for (int g = 0; g < s.G; g++)
                 for (int64_t h = 0; h < m; h++) s.bmat[(j * n + c) * M + g * m + h] = d.weights(I(h), I(c), I(j), g);
     s.c.assign(N * M, 0.0f);
+    require_compiled_once({compiled}, "conv GEMM", target);
 }
 
 void ConvGemm::run_halide() { s_->pipeline.realize(s_->out); }
@@ -205,7 +234,7 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, co
         s.pipeline = Pipeline(S.cell);
     }
     use_buffer_cache(s.pipeline);
-    s.pipeline.compile_jit(target);
+    auto compiled = compile_counted(s.pipeline, target);
     s.gates_buf = Buffer<float>(I(shape.m), I(shape.B), I(shape.T), s.G);
     s.c0_buf = Buffer<float>(I(shape.m), I(shape.B));
     fill(s.gates_buf, 5, 1.0f);
@@ -213,6 +242,7 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, co
     fill(s.c0_buf, 6, 0.5f);
     s.c_out = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
     s.h_out = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
+    require_compiled_once({compiled}, "pooling scan", target);
 }
 
 void PoolingScan::run() {
@@ -256,9 +286,10 @@ BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape
     schedule_cpu_backward_gemms(D, s.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
     s.dweights = Pipeline(D.dweights);
     s.dinput = Pipeline(D.dx);
+    std::vector<std::shared_ptr<int>> compiled;
     for (Pipeline *p : {&s.dweights, &s.dinput}) {
         use_buffer_cache(*p);
-        p->compile_jit(target);
+        compiled.push_back(compile_counted(*p, target));
     }
     const int64_t T = shape.T, B = shape.B, n = shape.n, m = shape.m, k = shape.k, G = s.G;
     s.data = std::make_unique<LayerData>(shape, s.G, s.in.fwd);
@@ -268,7 +299,7 @@ BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape
     std::vector<int> lo(4, INT32_MAX), hi(4, INT32_MIN);
     for (auto [p, out] : {std::pair<Pipeline *, Buffer<float> *>{&s.dweights, &s.dw_out}, {&s.dinput, &s.dx_out}}) {
         s.dpre_in.reset();
-        p->infer_input_bounds(*out);
+        p->infer_input_bounds(*out, target);  // (its default target, the environment's, would recompile it)
         Buffer<float> b = s.dpre_in.get();
         for (int d = 0; d < 4; d++) lo[d] = std::min(lo[d], b.dim(d).min()), hi[d] = std::max(hi[d], b.dim(d).max());
     }
@@ -300,6 +331,7 @@ BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape
         for (int64_t g = 0; g < G; g++)
             for (int64_t h = 0; h < m; h++)
                 for (int64_t c = 0; c < n; c++) s.x_b[((j * G + g) * m + h) * n + c] = s.data->weights(I(h), I(c), I(j), I(g));
+    require_compiled_once(compiled, "backward GEMMs", target);
 }
 
 void BackwardGemms::run_dweights() { s_->dweights.realize(s_->dw_out); }
@@ -361,10 +393,10 @@ BackwardScan::BackwardScan(const std::string &pooling, const LayerShape &shape, 
     schedule_cpu_backward_scan(D, s.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
     s.pipeline = Pipeline(D.dcell);
     use_buffer_cache(s.pipeline);
-    s.pipeline.compile_jit(target);
+    auto compiled = compile_counted(s.pipeline, target);
     s.data = std::make_unique<LayerData>(shape, v.gate_count(), s.in.fwd);
     s.dcell = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
-    s.pipeline.infer_input_bounds(s.dcell);  // which planes dcell reads: the undefined inputs it needs get sized
+    s.pipeline.infer_input_bounds(s.dcell, target);  // which planes dcell reads: the undefined inputs it needs get sized
     auto planes_of = [](const ImageParam &p, int dims) {
         Buffer<> b = p.get();
         return b.defined() ? (dims == 4 ? b.dim(3).extent() : 1) : 0;
@@ -383,6 +415,7 @@ BackwardScan::BackwardScan(const std::string &pooling, const LayerShape &shape, 
     s.in.cell.set(s.cell);
     s.in.dh.set(s.dh);
     s.in.dc_final.set(s.dc_final);
+    require_compiled_once({compiled}, "backward scan", target);
 }
 
 void BackwardScan::run() { s_->pipeline.realize(s_->dcell); }
@@ -407,7 +440,8 @@ Triad::Triad(int64_t elements, const Target &target) : s_(std::make_shared<State
     triad(x) = s.b(x) + 3.0f * s.c(x);
     triad.split(x, xo, xi, 1 << 16, TailStrategy::GuardWithIf).vectorize(xi, target.natural_vector_size<float>()).parallel(xo);
     s.pipeline = Pipeline(triad);
-    s.pipeline.compile_jit(target);
+    auto compiled = compile_counted(s.pipeline, target);
+    require_compiled_once({compiled}, "triad", target);
 }
 
 void Triad::run() { s_->pipeline.realize(s_->a); }
