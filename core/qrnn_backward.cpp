@@ -7,11 +7,16 @@ void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Fun
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
     const Expr &T = D.T, &m = D.m, &k = D.k;
     const int G = D.variant->gate_count();
-    D.gemm_dpre = dpre;
+    // dW reads dpre with t clamped to [-1, T] (both rows are zeros): its blocked schedule's bounds over-estimate t
+    // (interval arithmetic over split/fused loops: 2T+9 rows at T >= 64), and dpre, computed at root over what its
+    // consumers may read, was computed and stored over twice its size. dX reads dpre as it is (3 rows more): with
+    // the clamp, LLVM kept a register tile's row offsets in a vector register, and the AVX2 tile spilled.
+    D.gemm_dpre = Func("dpre_clamped");
+    D.gemm_dpre(h, b, t, g) = dpre(h, b, clamp(t, -1, T), g);
     // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j); dbias = sum_{t,b} dpre.
     D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
     D.dweights_acc(h, c, j, g) = 0.0f;
-    D.dweights_acc(h, c, j, g) += dpre(h, D.dweights_r.y, D.dweights_r.x, g) *
+    D.dweights_acc(h, c, j, g) += D.gemm_dpre(h, D.dweights_r.y, D.dweights_r.x, g) *
                                   D.fwd.input_padded(c, D.dweights_r.y, D.dweights_r.x - (k - 1) + j);
     D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
     D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
@@ -90,12 +95,7 @@ BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVarian
     for (int i = G - 2; i >= 0; i--) value = select(g == i, dpre_of(i), value);
     D.dpre(h, b, t, g) = select(t >= 0 && t < T && h < m, value, 0.0f);
 
-    // The GEMMs read dpre with t clamped to [-1, T] (both rows are zeros): blocked GEMM schedules' bounds
-    // over-estimate t (interval arithmetic over split/fused loops: 2T+9 rows at T >= 64), and dpre, computed
-    // at root over what its consumers may read, was computed and stored over twice its size.
-    Func dpre_read("dpre_read");
-    dpre_read(h, b, t, g) = D.dpre(h, b, clamp(t, -1, T), g);
-    define_backward_gemms(D, in, dpre_read);
+    define_backward_gemms(D, in, D.dpre);
     D.with_batch_bias = in.fwd.with_batch_bias;
     D.dbatch_bias_r = RDom(0, T, "dbatch_bias_r");
     D.dbatch_bias(h, b, g) = 0.0f;

@@ -36,7 +36,7 @@ struct BackwardFuncs {
     Halide::Func dcell{"dcell"};               // (h, b, t) dL/dc_t in total; scan from t = T-1 down
     Halide::RDom dcell_r;                      // r in [1, T): t = T-1-r of dcell's update(1)
     Halide::Func dpre{"dpre"};                 // (h, b, t, g) dL/d(pre-activation); 0 outside t in [0, T), h >= m
-    Halide::Func gemm_dpre;                    // the dpre the GEMMs read (dpre, or a given one: define_backward_gemms)
+    Halide::Func gemm_dpre;                    // the dpre dW reads (t clamped to [-1, T]: define_backward_gemms)
     Halide::Func weights_t{"weights_t"};       // (c, h, j, g) = weights(h, c, j, g): c innermost for dinput
     Halide::Func dweights_acc{"dweights_acc"}; // (h, c, j, g) += dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j)
     Halide::RDom dweights_r;                   // (t, b)

@@ -41,11 +41,12 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
 }
 
 // dX's register tile for a target: (vec * c_vectors) c x t steps. Tall in c so that a step's broadcasts of dpre
-// (t of them) are few beside its FMAs: 4 x 5 (20 accumulators) with 32 vector registers, 4 x 3 with 16. With the
-// forward's 2 x 8 and 2 x 6 the 640-unit dX stayed at 0.57-0.78 of the best sgemm whatever the blocking (one thread).
+// (t of them) are few beside its FMAs: 4 x 5 (20 accumulators) with 32 vector registers; with 16, 3 x 4 (12
+// accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spilled, dX at 0.45-0.50; 2 x 6 0.85-0.96, 3 x 4
+// 0.86-0.96 on AVX2, one thread). With the forward's 2 x 8 the 640-unit dX stayed at 0.57-0.78 (AVX-512).
 // Achieved: see schedule_cpu_backward_gemms.
 GemmTile dinput_tile_for(const Target &target) {
-    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 5} : GemmTile{4, 3};
+    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 5} : GemmTile{3, 4};
 }
 
 // dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps
@@ -147,9 +148,10 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 }  // namespace
 
 // Achieved (qrnn bench --what backward --clock thread-cpu --repeats 7: one thread, thread CPU time, medians of 21
-// per-round ratios to the best sgemm; AMD EPYC 26/2, load 6-9): dX 0.93 at 640 units on both targets (was 0.68 host,
-// 0.63 AVX2), 0.93-1.01 at 320 units except B=8 T=64 (0.83 host, 0.88 AVX2); dW 0.93-0.99 host, 0.87-0.96 AVX2.
-// 2 cores (wall, 33 rounds, same load): dX 0.91-0.93 at 640 units (host x2, AVX2), B=8 T=64 0.89-0.94 host, 0.66 AVX2.
+// per-round ratios to the best sgemm; AMD EPYC 26/2, load 6-9): host dX 0.93 at 640 units (was 0.68), 0.93-1.01 at
+// 320 units except B=8 T=64 (0.83); dW 0.93-0.99. 2 cores (wall, same load): host dX 0.91-0.93 at 640 units, B=8 T=64
+// 0.89-0.94. AVX2 (the bench's AVX2 rows timed host code until it sized its inputs for its own target; one thread,
+// load ~5): dW 0.91-0.96; dX with the 3 x 4 tile 0.86-0.96 (was 0.45-0.50).
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var c = D.c, h = D.h, t = D.t, g = D.g;
