@@ -163,7 +163,11 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     D.dbias_acc.update().reorder(h, D.dbias_r.y, D.dbias_r.x, g).vectorize(h, vec, TailStrategy::RoundUp).parallel(g);
     D.dbias.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf);
 
-    D.weights_t.compute_root().vectorize(c, vec, TailStrategy::RoundUp).parallel(g);
+    // weights_t in vec x vec blocks (a gather per vector when vectorised along c alone: 10% of dX at B=8 T=64), parallel
+    // over (j, g).
+    Var jg("jg");
+    D.weights_t.fuse(D.j, g, jg);
+    cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
     schedule_dinput_blocked(D, vec, knobs.at("dx_c_vectors"), knobs.at("dx_tile_t"), cpu.l2_bytes);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
