@@ -111,8 +111,8 @@ GemmTile dweights_tile_for(const Target &target) {
 // forward GEMM and the step 0.55x oneDNN's LSTM at B=64 T=256.
 // Achieved: see dweights_tile_for.
 void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c, const CpuTraits &cpu) {
-    Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hg("hg"), p("p"),
-        hgi("hgi");
+    Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hj("hj"), hg("hg"),
+        p("p"), hgi("hgi"), jg("jg");
     RVar rt = D.dweights_r.x, rb = D.dweights_r.y, rto("rto"), rti("rti"), rbo("rbo"), rbi("rbi");
     const int tile = vec * tile_h;
     // Rows per block: the packed dpre panel (tile floats a row) in two thirds of L1, at least 16.
@@ -122,20 +122,25 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
                      .split(rt, rto, rti, t_block, TailStrategy::GuardWithIf)
                      .split(rb, rbo, rbi, b_block, TailStrategy::GuardWithIf)
                      .rfactor({{rto, ko}, {rbo, kb}});
-    // Parts of the (h tile, g) panels: 4 per core, so that a core slowed by other work is made up for.
-    const int parts = 4 * cpu.cores;
-    Expr panels = (D.m + tile - 1) / tile * D.G, per_part = (panels + parts - 1) / parts;
+    // Parts of the (h tile, j, g) panels: as many per core (up to 4, so that a core slowed by other work is made up
+    // for) as divide them evenly, else one panel a part. With parts of (h tile, g) panels, 4 per core, m = 320's 15
+    // panels ran 8 : 7 on 2 cores.
+    Expr panels = (D.m + tile - 1) / tile * D.k * D.G, per_part = 1;
+    for (int parts = cpu.cores; parts <= 4 * cpu.cores; parts += cpu.cores)
+        per_part = select(panels % parts == 0, panels / parts, per_part);
     D.dweights_acc.compute_root()
         .align_bounds(h, tile)
         .align_bounds(c, tile_c)
         .vectorize(h, vec, TailStrategy::RoundUp)
-        .parallel(g);
+        .fuse(j, g, jg)
+        .parallel(jg);
     D.dweights_acc.update()  // rto, rbo: the block loops, as rfactor names them
         .tile(h, c, ho, co, hi, ci, tile, tile_c, TailStrategy::RoundUp)
-        .reorder(hi, ci, co, j, ho, g, rbo, rto)
-        .fuse(ho, g, hg)
+        .reorder(hi, ci, co, ho, j, g, rbo, rto)
+        .fuse(ho, j, hj)
+        .fuse(hj, g, hg)
         .split(hg, p, hgi, per_part, TailStrategy::GuardWithIf)
-        .reorder(hi, ci, co, j, hgi, rbo, rto, p)
+        .reorder(hi, ci, co, hgi, rbo, rto, p)
         .vectorize(hi, vec)
         .unroll(ci)
         .parallel(p);
@@ -156,7 +161,8 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     schedule_cpu_inputs(D.fwd, in.fwd, vec);
     const CpuTraits cpu = cpu_traits(target);
     schedule_dweights_blocked(D, vec, knobs.at("dw_h_vectors"), knobs.at("tile_c"), cpu);
-    D.dweights.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(g);
+    Var jg("jg");  // (j, g) pairs: 6 parallel tasks at k = 2 with 3 gates (g alone: 3 on 2 cores)
+    D.dweights.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).fuse(D.j, g, jg).parallel(jg);
 
     // dbias: per gate, contiguous rows of dpre added into a vector of m.
     D.dbias_acc.compute_root().vectorize(h, vec, TailStrategy::RoundUp);
@@ -165,7 +171,6 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
 
     // weights_t in vec x vec blocks (a gather per vector when vectorised along c alone: 10% of dX at B=8 T=64), parallel
     // over (j, g).
-    Var jg("jg");
     D.weights_t.fuse(D.j, g, jg);
     cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
     schedule_dinput_blocked(D, vec, knobs.at("dx_c_vectors"), knobs.at("dx_tile_t"), cpu.l2_bytes);
