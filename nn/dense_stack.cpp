@@ -43,7 +43,7 @@ Tensor<float> next_history_of_prefix(const Tensor<float> &history, const Tensor<
 DenseQrnn::DenseQrnn(const ModelConfig &cfg, const Knobs &knobs) : cfg_(cfg) {
     params_ = init_params(cfg, ref::dense_layer_inputs(cfg));
     for (auto &p : params_) grads_.push_back({Tensor<float>(p.weights.shape), Tensor<float>(p.bias.shape)});
-    training_ = compiled_training_layer(cfg.pooling, cfg.schedule, knobs, cfg.target);
+    training_ = compiled_training_layer(cfg.pooling, cfg.schedule, knobs, cfg.target, {}, cfg.hidden);
     inference_.resize(cfg.layers);
 }
 

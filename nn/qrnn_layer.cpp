@@ -50,7 +50,7 @@ QrnnLayer::QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs, 
     if (index < 0 || index >= opt.layers) fail("QRNN layer index ", index, " out of range (", opt.layers, " layers)");
     params_ = init_layer_params(opt, index);
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
-    training_ = compiled_training_layer(opt.pooling, opt.schedule, knobs, opt.target, options);
+    training_ = compiled_training_layer(opt.pooling, opt.schedule, knobs, opt.target, options, opt.hidden);
 }
 
 State QrnnLayer::initial_state(int64_t batch) const {

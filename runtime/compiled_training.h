@@ -61,9 +61,11 @@ private:
     std::mutex mutex_;
 };
 
-// Cached by (pooling, schedule, knobs, target) for the life of the process; empty target: the host JIT target.
+// Cached by (pooling, schedule, knobs run, target) for the life of the process; empty target: the host JIT target.
+// width: the layer's m, whose knobs the schedule may choose (merge_knobs_for_width: tiles that pad an odd m the
+// least), `knobs` over them; 0: the target's.
 std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const std::string &pooling, const std::string &schedule,
                                                                const Knobs &knobs = {}, const std::string &target = "",
-                                                               const TrainingLayerOptions &options = {});
+                                                               const TrainingLayerOptions &options = {}, int64_t width = 0);
 
 }  // namespace qrnn

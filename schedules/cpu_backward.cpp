@@ -112,8 +112,8 @@ GemmTile dweights_tile_for(const Target &target) {
 // forward GEMM and the step 0.55x oneDNN's LSTM at B=64 T=256.
 // Achieved: see dweights_tile_for.
 void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c, const CpuTraits &cpu) {
-    Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hg("hg"), p("p"),
-        hgi("hgi");
+    Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hj("hj"), hg("hg"),
+        p("p"), hgi("hgi"), jg("jg");
     RVar rt = D.dweights_r.x, rb = D.dweights_r.y, rto("rto"), rti("rti"), rbo("rbo"), rbi("rbi");
     const int tile = vec * tile_h;
     // Rows per block: the packed dpre panel (tile floats a row) in two thirds of L1, at least 16.
@@ -123,20 +123,26 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
                      .split(rt, rto, rti, t_block, TailStrategy::GuardWithIf)
                      .split(rb, rbo, rbi, b_block, TailStrategy::GuardWithIf)
                      .rfactor({{rto, ko}, {rbo, kb}});
-    // Parts of the (h tile, g) panels: 4 per core, so that a core slowed by other work is made up for.
-    const int parts = 4 * cpu.cores;
-    Expr panels = (D.m + tile - 1) / tile * D.G, per_part = (panels + parts - 1) / parts;
+    // Parts of the (h tile, j, g) panels: as many per core (up to 4, so that a core slowed by other work is made up
+    // for) as divide them evenly, else one panel a part. With parts of (h tile, g) panels, 4 per core, m = 320's 15
+    // panels ran 8 : 7 on 2 cores. One thread: 1.015x at B=8 T=64, 0.99x at 640 units beside the old parts (two (j)
+    // panels pack their dpre rows twice; same A/B as weights_t's); 2 cores not measured quietly (load 5-9).
+    Expr panels = (D.m + tile - 1) / tile * D.k * D.G, per_part = 1;
+    for (int parts = cpu.cores; parts <= 4 * cpu.cores; parts += cpu.cores)
+        per_part = select(panels % parts == 0, panels / parts, per_part);
     D.dweights_acc.compute_root()
         .align_bounds(h, tile)
         .align_bounds(c, tile_c)
         .vectorize(h, vec, TailStrategy::RoundUp)
-        .parallel(g);
+        .fuse(j, g, jg)
+        .parallel(jg);
     D.dweights_acc.update()  // rto, rbo: the block loops, as rfactor names them
         .tile(h, c, ho, co, hi, ci, tile, tile_c, TailStrategy::RoundUp)
-        .reorder(hi, ci, co, j, ho, g, rbo, rto)
-        .fuse(ho, g, hg)
+        .reorder(hi, ci, co, ho, j, g, rbo, rto)
+        .fuse(ho, j, hj)
+        .fuse(hj, g, hg)
         .split(hg, p, hgi, per_part, TailStrategy::GuardWithIf)
-        .reorder(hi, ci, co, j, hgi, rbo, rto, p)
+        .reorder(hi, ci, co, hgi, rbo, rto, p)
         .vectorize(hi, vec)
         .unroll(ci)
         .parallel(p);
@@ -158,14 +164,19 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     schedule_cpu_inputs(D.fwd, in.fwd, vec);
     const CpuTraits cpu = cpu_traits(target);
     schedule_dweights_blocked(D, vec, knobs.at("dw_h_vectors"), knobs.at("tile_c"), cpu);
-    D.dweights.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(g);
+    Var jg("jg");  // (j, g) pairs: 6 parallel tasks at k = 2 with 3 gates (g alone: 3 on 2 cores)
+    D.dweights.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).fuse(D.j, g, jg).parallel(jg);
 
     // dbias: per gate, contiguous rows of dpre added into a vector of m.
     D.dbias_acc.compute_root().vectorize(h, vec, TailStrategy::RoundUp);
     D.dbias_acc.update().reorder(h, D.dbias_r.y, D.dbias_r.x, g).vectorize(h, vec, TailStrategy::RoundUp).parallel(g);
     D.dbias.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf);
 
-    D.weights_t.compute_root().vectorize(c, vec, TailStrategy::RoundUp).parallel(g);
+    // weights_t in vec x vec blocks (a gather per vector when vectorised along c alone: 10% of dX at B=8 T=64), parallel
+    // over (j, g). Achieved: dX 1.07x the gather's speed at B=8 T=64, 1.02x at 640 units (one process, interleaved,
+    // one thread's CPU time, medians of 31; AMD EPYC 26/2, AVX-512 host, load ~5).
+    D.weights_t.fuse(D.j, g, jg);
+    cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
     schedule_dinput_blocked(D, vec, knobs.at("dx_c_vectors"), knobs.at("dx_tile_t"), cpu.l2_bytes);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
@@ -205,9 +216,10 @@ const bool registered = [] {
     TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + register-blocked GEMMs for dW, dx",
                            "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6},
                             {"dx_c_vectors", 4}, {"dx_tile_t", 3}, {"chains", 4}, {"b_inner", 1}}};
-    tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h (conv)", {1, 2, 3}, 1, 4}},
+    // Height ranges up to 5 vectors: least_padded_tile's tallest with 32 vector registers (20 accumulators / 4).
+    tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h (conv)", {1, 2, 3}, 1, 5}},
                         {"tile_t", {"GEMM tile width in time steps (conv)", {4, 6, 8, 12}, 1, 16}},
-                        {"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 4}},
+                        {"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 5}},
                         {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
                         {"dx_c_vectors", {"dx tile height in vectors of input channels", {2, 3, 4}, 1, 6}},
                         {"dx_tile_t", {"dx tile width in time steps", {3, 4, 5, 6, 8}, 1, 16}},
@@ -222,6 +234,16 @@ const bool registered = [] {
         GemmTile dx = dinput_tile_for(t);
         k["dx_c_vectors"] = dx.h_vectors;
         k["dx_tile_t"] = dx.t;
+        return k;
+    };
+    // At odd widths the tiles that pad m the least (least_padded_tile): m = 77 with AVX-512 (5 vectors) 5 x 4 for the
+    // forward GEMM (2 x 8: 6 vectors) and dW (4 x 4: 8 vectors); m = 320 and AVX2 at m = 77: the target's.
+    tuned.width_defaults = [defaults = tuned.target_defaults](int64_t m, const Target &t) {
+        Knobs k = defaults(t);
+        GemmTile conv = least_padded_tile(m, {k.at("tile_h_vectors"), k.at("tile_t")}, t);
+        GemmTile dw = least_padded_tile(m, {k.at("dw_h_vectors"), k.at("tile_c")}, t);
+        k["tile_h_vectors"] = conv.h_vectors, k["tile_t"] = conv.t;
+        k["dw_h_vectors"] = dw.h_vectors, k["tile_c"] = dw.t;
         return k;
     };
     tuned.apply_forward = forward_tuned;

@@ -30,17 +30,14 @@ void backward_naive(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target
 // forward GEMM (conv_h_vectors x conv_t) and of dW (dw_h_vectors x tile_c) from least_padded_tile. The GEMMs tile
 // h within each of the 2G gate rows of m units, where the plain layer of 2m units tiles G rows of 2m: at m = 77
 // (AVX-512) the plain layer's 2 x 8 tile computed 6 x 96 = 576 rows (the plain layer 3 x 160 = 480) and dW's
-// 4 x 4 6 x 128 = 768 (576); with 5 x 4 tiles both 6 x 80 = 480 (dw_h_vectors 5 is above its autotuning range).
+// 4 x 4 6 x 128 = 768 (576); with 5 x 4 tiles both 6 x 80 = 480 (the plain layer's tuned width_defaults, cpu_backward.cpp).
 // Achieved at T=37 B=5 n=203 m=77 (AMD EPYC, AVX-512 host; target 0.90 of the plain layer of 2m units): one
 // thread's CPU time (medians of 21, load 5-7) forward 0.99-1.04 (0.73-0.87 before), training step 1.10-1.12
 // (0.83-0.87); `qrnn bench --what arch` (2 cores) 0.92-0.95 and 1.06-1.07. 320 units and AVX2 (m = 77: 10 vectors
 // of 8): the preferred tiles, unchanged.
 Knobs tuned_knobs(int64_t m, const Target &target) {
-    Knobs k = merge_knobs(find_training_schedule("tuned"), {}, target);
-    const GemmTile conv = least_padded_tile(m, gemm_tile_for(target), target);
-    const GemmTile dw = least_padded_tile(m, {k.at("dw_h_vectors"), k.at("tile_c")}, target);
-    k["conv_h_vectors"] = conv.h_vectors, k["conv_t"] = conv.t;
-    k["dw_h_vectors"] = dw.h_vectors, k["tile_c"] = dw.t;
+    Knobs k = merge_knobs_for_width(find_training_schedule("tuned"), {}, m, target);
+    k["conv_h_vectors"] = k.at("tile_h_vectors"), k["conv_t"] = k.at("tile_t");
     return k;
 }
 

@@ -36,6 +36,11 @@ Knobs merge_knobs(const TrainingSchedule &schedule, const Knobs &overrides, cons
                                 schedule.knob_specs, overrides);
 }
 
+Knobs merge_knobs_for_width(const TrainingSchedule &schedule, const Knobs &overrides, int64_t m, const Halide::Target &target) {
+    if (!schedule.width_defaults) return merge_knobs(schedule, overrides, target);
+    return merge_knob_overrides(schedule.name, schedule.width_defaults(m, target), schedule.knob_specs, overrides);
+}
+
 Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const LayerInputs &in,
                                         const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs) {
     variant.require_backward();

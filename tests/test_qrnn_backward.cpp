@@ -123,6 +123,20 @@ TEST(HalideBackward, LowerTargetsMatchReference) {
     }
 }
 
+// Odd widths take tiles that pad m the least (the tuned schedule's width_defaults: m = 77 with AVX-512 5 x 4, m = 72
+// with AVX2 3 x 4), on every target this CPU runs; each width here changes some tile from the target's.
+TEST(HalideBackward, WidthChosenTilesMatchReference) {
+    const TrainingSchedule &tuned = find_training_schedule("tuned");
+    for (const Halide::Target &target : runnable_cpu_targets())
+        for (int64_t m : {77, 72}) {
+            if (merge_knobs_for_width(tuned, {}, m, target) == merge_knobs(tuned, {}, target)) continue;
+            ModelConfig cfg = config("fo", "tuned", {7, 3, 20, m, 2, 1});
+            cfg.target = target.to_string();
+            std::string worst;
+            EXPECT_LE(halide_vs_reference(cfg, worst), kTolerance) << cfg.target << " " << cfg.describe() << ": worst " << worst;
+        }
+}
+
 // A larger shape (several GEMM tiles, vector tails) with the tuned schedule.
 TEST(HalideBackward, PaperLikeShapeMatchesReference) {
     ModelConfig cfg = config("fo", "tuned", {16, 4, 70, 45, 2, 2});

@@ -3,6 +3,7 @@
 
 #include <tuple>
 
+#include "core/error.h"
 #include "harness/autotuner.h"
 #include "harness/experiment.h"
 #include "schedules/cpu_common.h"
@@ -116,6 +117,23 @@ TEST(CpuTargets, LeastPaddedTileFollowsTheWidth) {
     EXPECT_EQ(tile(77, {2, 6}, avx2), std::make_pair(2, 6));     // 10 vectors of 8
     EXPECT_EQ(tile(72, {2, 6}, avx2), std::make_pair(3, 4));     // 9 vectors: 3 x 4 (12 accumulators)
     EXPECT_EQ(tile(0, {2, 8}, avx512), std::make_pair(2, 8));    // no width known
+}
+
+// The tuned training schedule's knobs for a width: the forward's and dW's tiles from least_padded_tile, within
+// their ranges; the target's elsewhere; a given knob over them; a height past the range refused.
+TEST(CpuTargets, TrainingKnobsFollowTheWidth) {
+    const Halide::Target avx512("x86-64-linux-avx-avx2-fma-f16c-avx512"), avx2("x86-64-linux-avx-avx2-fma-f16c");
+    const TrainingSchedule &tuned = find_training_schedule("tuned");
+    Knobs k = merge_knobs_for_width(tuned, {}, 77, avx512);
+    EXPECT_EQ(k.at("tile_h_vectors"), 5);
+    EXPECT_EQ(k.at("tile_t"), 4);
+    EXPECT_EQ(k.at("dw_h_vectors"), 5);
+    EXPECT_EQ(k.at("tile_c"), 4);
+    EXPECT_EQ(merge_knobs_for_width(tuned, {}, 320, avx512), merge_knobs(tuned, {}, avx512));
+    EXPECT_EQ(merge_knobs_for_width(tuned, {}, 77, avx2), merge_knobs(tuned, {}, avx2));  // 10 vectors of 8
+    EXPECT_EQ(merge_knobs_for_width(tuned, {}, 72, avx2).at("dw_h_vectors"), 3);        // 9 vectors
+    EXPECT_EQ(merge_knobs_for_width(tuned, {{"dw_h_vectors", 2}}, 77, avx512).at("dw_h_vectors"), 2);
+    EXPECT_THROW(merge_knobs_for_width(tuned, {{"dw_h_vectors", 6}}, 77, avx512), Error);
 }
 
 // The training schedule's dX tile (schedules/cpu_backward.cpp: dinput_tile_for) is the target's: tall in c, its
