@@ -54,18 +54,18 @@ AttentionFuncs define_attention(const AttentionInputs &in) {
     A.weight(s, t, b) = select(valid, exp(A.score(s, t, b) - A.score_max(t, b)), 0.0f);
     A.weight_sum(t, b) = 0.0f;
     A.weight_sum(t, b) += A.weight(A.source_r, t, b);
-    A.alpha(s, t, b) = A.weight(s, t, b) / A.weight_sum(t, b);
+    A.softmax(s, t, b) = A.weight(s, t, b) / A.weight_sum(t, b);
+    A.alpha(s, t, b) = A.softmax(s, t, b);
 
     A.context_acc(h, b, t) = 0.0f;
-    A.context_acc(h, b, t) += A.alpha(A.source_r, t, b) * in.enc(h, b, A.source_r);
+    A.context_acc(h, b, t) += A.softmax(A.source_r, t, b) * in.enc(h, b, A.source_r);
     A.context(h, b, t) = A.context_acc(h, b, t);
 
     A.mix_r = RDom(0, A.m, "mix_r");
     A.mix_acc(h, b, t) = 0.0f;
     A.mix_acc(h, b, t) += in.weights(h, A.mix_r, 0) * A.context(A.mix_r, b, t);
     A.mix_acc(h, b, t) += in.weights(h, A.mix_r, 1) * in.cell(A.mix_r, b, t);
-    A.mixed(h, b, t) = A.mix_acc(h, b, t);
-    A.out(h, b, t) = in.gate_o(h, b, t) * A.mixed(h, b, t);
+    A.out(h, b, t) = Tuple(in.gate_o(h, b, t) * A.mix_acc(h, b, t), A.mix_acc(h, b, t));
     return A;
 }
 
