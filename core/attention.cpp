@@ -54,18 +54,18 @@ AttentionFuncs define_attention(const AttentionInputs &in) {
     A.weight(s, t, b) = select(valid, exp(A.score(s, t, b) - A.score_max(t, b)), 0.0f);
     A.weight_sum(t, b) = 0.0f;
     A.weight_sum(t, b) += A.weight(A.source_r, t, b);
-    A.softmax(s, t, b) = A.weight(s, t, b) / A.weight_sum(t, b);
-    A.alpha(s, t, b) = A.softmax(s, t, b);
+    A.alpha(s, t, b) = A.weight(s, t, b) / A.weight_sum(t, b);
 
     A.context_acc(h, b, t) = 0.0f;
-    A.context_acc(h, b, t) += A.softmax(A.source_r, t, b) * in.enc(h, b, A.source_r);
+    A.context_acc(h, b, t) += A.alpha(A.source_r, t, b) * in.enc(h, b, A.source_r);
     A.context(h, b, t) = A.context_acc(h, b, t);
 
     A.mix_r = RDom(0, A.m, "mix_r");
     A.mix_acc(h, b, t) = 0.0f;
     A.mix_acc(h, b, t) += in.weights(h, A.mix_r, 0) * A.context(A.mix_r, b, t);
     A.mix_acc(h, b, t) += in.weights(h, A.mix_r, 1) * in.cell(A.mix_r, b, t);
-    A.out(h, b, t) = Tuple(in.gate_o(h, b, t) * A.mix_acc(h, b, t), A.mix_acc(h, b, t));
+    A.mixed(h, b, t) = A.mix_acc(h, b, t);
+    A.out(h, b, t) = in.gate_o(h, b, t) * A.mixed(h, b, t);
     return A;
 }
 
@@ -91,10 +91,10 @@ AttentionBackwardFuncs define_attention_backward(const AttentionBackwardInputs &
     D.dweights(h, c, i) = D.dweights_acc(h, c, i);
 
     D.hidden_r = RDom(0, D.m, "hidden_r");
-    D.dcontext(c, b, t) = 0.0f;
-    D.dcontext(c, b, t) += D.weights_t(c, D.hidden_r, 0) * D.dmixed(D.hidden_r, b, t);
-    D.dcell_direct(c, b, t) = 0.0f;
-    D.dcell_direct(c, b, t) += D.weights_t(c, D.hidden_r, 1) * D.dmixed(D.hidden_r, b, t);
+    D.dkc(c, b, t, i) = 0.0f;
+    D.dkc(c, b, t, i) += D.weights_t(c, D.hidden_r, i) * D.dmixed(D.hidden_r, b, t);
+    D.dcontext(c, b, t) = D.dkc(c, b, t, 0);
+    D.dcell_direct(c, b, t) = D.dkc(c, b, t, 1);
 
     D.dalpha(s, t, b) = 0.0f;
     D.dalpha(s, t, b) += D.dcontext(D.hidden_r, b, t) * D.enc_t(s, D.hidden_r, b);

@@ -7,7 +7,7 @@
 //   lengths [B] int32  lengths(b)        source lengths, each in [1, S]
 //   weights [2][m][m]  weights(h, c, i)  i = 0: W_k, i = 1: W_c; mixed[h] = sum_c W_k[c][h] k[c] + W_c[c][h] c[c]
 //   alpha  [B][T][S]   alpha(s, t, b)    softmax over s of c_t . e_s (0 where s >= len_b)
-//   out    [T][B][m]   out(h, b, t)      o_t * mixed_t (and mixed [T][B][m], the mix, kept for the backward)
+//   out    [T][B][m]   out(h, b, t)      o_t * mixed_t
 #pragma once
 #include <Halide.h>
 
@@ -38,16 +38,14 @@ struct AttentionFuncs {
     Halide::Func weight{"weight"};    // (s, t, b) exp(score - max), 0 where s >= len_b
     Halide::Func weight_sum{"weight_sum"};  // (t, b)
     Halide::RDom source_r;            // s
-    Halide::Func softmax{"softmax"};  // (s, t, b) weight / weight_sum, read by the context GEMM
-    Halide::Func alpha{"alpha"};      // (s, t, b) softmax, output
+    Halide::Func alpha{"alpha"};      // (s, t, b) output
     Halide::Func context_acc{"context_acc"};  // (h, b, t) k_t = sum_s alpha e_s accumulated
     Halide::Func context{"context"};  // (h, b, t) context_acc, output
     Halide::Func mix_acc{"mix_acc"};  // (h, b, t) W_k k_t + W_c c_t accumulated (two updates over mix_r)
+    Halide::Func mixed{"mixed"};      // (h, b, t) mix_acc, output
     Halide::RDom mix_r;               // c
-    // (h, b, t) Tuple(o_t * mixed_t, mixed_t): the output and mixed, stored together from the mix GEMM's tiles.
-    Halide::Func out{"att_out"};
-    // Realized into out, mixed, alpha, context.
-    std::vector<Halide::Func> outputs() const { return {out, alpha, context}; }
+    Halide::Func out{"att_out"};      // (h, b, t) o_t * mixed_t, output
+    std::vector<Halide::Func> outputs() const { return {out, alpha, context, mixed}; }
 };
 AttentionFuncs define_attention(const AttentionInputs &in);
 
@@ -71,8 +69,9 @@ struct AttentionBackwardFuncs {
     Halide::Func weights_t{"weights_t"};    // (c, h, i) = weights(h, c, i)
     Halide::Func dmixed{"dmixed"};          // (h, b, t) dout * o
     Halide::Func dweights_acc{"dweights_acc"};  // (h, c, i) dweights accumulated over rows_r
-    Halide::Func dcontext{"dcontext"};      // (c, b, t) sum_h W_k[c][h] dmixed[h]
-    Halide::Func dcell_direct{"dcell_direct"};  // (c, b, t) sum_h W_c[c][h] dmixed[h]
+    Halide::Func dkc{"dkc"};                // (c, b, t, i) sum_h weights_t(c, h, i) dmixed[h]: both halves, one GEMM
+    Halide::Func dcontext{"dcontext"};      // (c, b, t) dkc(.., 0) = sum_h W_k[c][h] dmixed[h]
+    Halide::Func dcell_direct{"dcell_direct"};  // (c, b, t) dkc(.., 1) = sum_h W_c[c][h] dmixed[h]
     Halide::RDom hidden_r;                  // h (or c)
     Halide::Func dalpha{"dalpha"};          // (s, t, b) dcontext_t . e_s
     Halide::Func alpha_dot{"alpha_dot"};    // (t, b) sum_s alpha * dalpha

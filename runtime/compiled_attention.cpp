@@ -43,8 +43,8 @@ void CompiledAttention::forward(const Tensor<float> &cell, const Tensor<float> &
     ensure_shape(tape.alpha, {B, T, S});
     ensure_shape(tape.context, {T, B, m});
     ensure_shape(tape.mixed, {T, B, m});
-    std::vector<Halide::Buffer<>> outputs{halide_view(out), halide_view(tape.mixed), halide_view(tape.alpha),
-                                          halide_view(tape.context)};
+    std::vector<Halide::Buffer<>> outputs{halide_view(out), halide_view(tape.alpha), halide_view(tape.context),
+                                          halide_view(tape.mixed)};
     Halide::Realization realization(outputs);
     forward_.realize(realization);
 }

@@ -160,19 +160,17 @@ void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const
 
 void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_extent, const Expr &b_extent,
               const TileLoops &v, const std::vector<VarOrRVar> &order, size_t fused, const std::vector<VarOrRVar> &reduction,
-              const Target &target, const StageEdit &each, GemmTile tile, const std::optional<LoopLevel> &at) {
+              const Target &target, const StageEdit &each, GemmTile tile) {
     const int vec = target.natural_vector_size<float>();
     if (tile.h_vectors == 0) tile = gemm_tile_for(target);
-    const bool root = !at;
-    if (root) tiles.compute_root();
-    else tiles.compute_at(*at);
     struct Version {
         int a_lanes, b_rows;
         Expr when;
     };
     const std::vector<Version> versions{{vec * tile.h_vectors, tile.t, a_extent >= vec * tile.h_vectors && b_extent >= tile.t},
                                         {vec, 1, a_extent >= vec}, {1, 1, Expr()}};
-    acc.compute_at(tiles, root && fused == order.size() && fused > 1 ? v.par : order[0].var);
+    tiles.compute_root();
+    acc.compute_at(tiles, fused == order.size() && fused > 1 ? v.par : order[0].var);
     std::vector<VarOrRVar> update_order{a, bv};
     update_order.insert(update_order.end(), reduction.begin(), reduction.end());
     for (const Version &version : versions) {
@@ -182,15 +180,13 @@ void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_e
         loops.insert(loops.end(), order.begin(), order.end());
         t.tile(a, bv, v.ao, v.bo, v.ai, v.bi, version.a_lanes, version.b_rows, TailStrategy::ShiftInwards).reorder(loops);
         if (vector) t.vectorize(v.ai, vec);
-        if (root) {
-            Var fused_var = order[order.size() - fused].var;
-            for (size_t k = order.size() - fused + 1; k < order.size(); k++) {
-                Var next(k + 1 == order.size() ? v.par.name() : "fused" + std::to_string(k));
-                t.fuse(fused_var, order[k].var, next);
-                fused_var = next;
-            }
-            t.parallel(fused_var);
+        Var fused_var = order[order.size() - fused].var;
+        for (size_t k = order.size() - fused + 1; k < order.size(); k++) {
+            Var next(k + 1 == order.size() ? v.par.name() : "fused" + std::to_string(k));
+            t.fuse(fused_var, order[k].var, next);
+            fused_var = next;
         }
+        t.parallel(fused_var);
         if (each) each(t);
         for (int u = -1; u < acc.num_update_definitions(); u++) {
             Stage s = u < 0 ? (last ? Stage(acc) : acc.specialize(version.when))
@@ -202,16 +198,16 @@ void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_e
 }
 
 void cpu_transpose(Func f, const Var &x, const Var &y, const Expr &x_extent, const Expr &y_extent, const Var &outer,
-                   const Target &target, const std::optional<LoopLevel> &at) {
+                   const Target &target) {
     const int vec = target.natural_vector_size<float>();
     Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
-    const bool root = !at;
-    if (root) f.compute_root();
-    else f.compute_at(*at);
-    Stage blocks = f.specialize(x_extent >= vec && y_extent >= vec);
-    blocks.tile(x, y, xo, yo, xi, yi, vec, vec, TailStrategy::ShiftInwards).vectorize(xi).unroll(yi);
-    f.vectorize(x, vec, TailStrategy::GuardWithIf);
-    if (root) blocks.parallel(outer), f.parallel(outer);
+    f.compute_root();
+    f.specialize(x_extent >= vec && y_extent >= vec)
+        .tile(x, y, xo, yo, xi, yi, vec, vec, TailStrategy::ShiftInwards)
+        .vectorize(xi)
+        .unroll(yi)
+        .parallel(outer);
+    f.vectorize(x, vec, TailStrategy::GuardWithIf).parallel(outer);
 }
 
 }  // namespace qrnn

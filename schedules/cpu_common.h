@@ -1,7 +1,6 @@
 // Schedule pieces shared by the CPU schedules.
 #pragma once
 #include <functional>
-#include <optional>
 
 #include "schedules/schedule.h"
 
@@ -104,17 +103,15 @@ struct TileLoops {
     Halide::Var ao{"ao"}, ai{"ai"}, bo{"bo"}, bi{"bi"}, par{"par"};
 };
 using StageEdit = std::function<void(Halide::Stage)>;
-// `tile`: the register tile when not gemm_tile_for(target) (h_vectors = 0). `at`: where tiles is computed (default root); given, it runs serially inside that loop (nothing fused or parallel; `fused` ignored).
+// `tile`: the register tile when not gemm_tile_for(target) (h_vectors = 0).
 void cpu_gemm(Halide::Func tiles, Halide::Func acc, const Halide::Var &a, const Halide::Var &bv, const Halide::Expr &a_extent,
               const Halide::Expr &b_extent, const TileLoops &v, const std::vector<Halide::VarOrRVar> &order, size_t fused,
               const std::vector<Halide::VarOrRVar> &reduction, const Halide::Target &target, const StageEdit &each = {},
-              GemmTile tile = {}, const std::optional<Halide::LoopLevel> &at = {});
+              GemmTile tile = {});
 
 // A transposing copy f(x, y, ..) = src(y, .., x, ..) at root in vec x vec blocks (vectorised along x, y unrolled:
 // each source line read once per block), parallel over `outer`; extents below a vector: vectorised along x, guarded.
-// `at` given: computed there, serially.
 void cpu_transpose(Halide::Func f, const Halide::Var &x, const Halide::Var &y, const Halide::Expr &x_extent,
-                   const Halide::Expr &y_extent, const Halide::Var &outer, const Halide::Target &target,
-                   const std::optional<Halide::LoopLevel> &at = {});
+                   const Halide::Expr &y_extent, const Halide::Var &outer, const Halide::Target &target);
 
 }  // namespace qrnn

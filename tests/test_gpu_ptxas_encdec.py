@@ -36,9 +36,9 @@ class CudaEncDecPtxas(unittest.TestCase):
                         self.assertTrue(any(stage in k for k in kernels), (stage, kernels))
 
     def test_attention_pipelines_assemble_for_sm90(self):
-        self.assemble_stages({"attention-forward": ["enc_t", "score", "score_max", "weight_sum", "softmax", "alpha",
-                                                    "context_acc", "context", "mix_acc", "att_out"],
-                              "attention-backward": ["dmixed", "dweights", "dcontext", "dcell_direct", "dalpha",
+        self.assemble_stages({"attention-forward": ["enc_t", "score", "score_max", "weight_sum", "alpha", "context_acc",
+                                                    "context", "mix_acc", "mixed", "att_out"],
+                              "attention-backward": ["dmixed", "dweights", "dkc", "dalpha",
                                                      "alpha_dot", "dscore", "dcell_acc", "att_dcell", "denc_acc",
                                                      "att_denc", "att_dgate_o"]})
 
