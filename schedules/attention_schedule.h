@@ -47,6 +47,11 @@
 //        Not tried for lack of time: (a) GEMMs over flattened rows r = b*T + t, (b) narrower edge tiles at m=203.
 //        This branch (single-thread, load 5-7): m=320 host forward 0.71-0.76 / backward 0.80-0.81, AVX2 0.84-0.87 /
 //        0.86-0.87; m=203 host 0.60-0.65 / 0.63-0.69, AVX2 0.73-0.75 / 0.74-0.78. None reaches 0.90.
+//        Open lead (one quiet window, load ~1, 2 threads wall, m=320, main's code on both sides in one process): the
+//        same compiled pipelines took forward 3.3-4.8 ms on tools/bench_attention's tensors but 2.0-3.0 ms on other
+//        tensors of the same shapes (backward 4.9-6.9 vs 3.6-5.4); single-thread the two agree within 3-7%. Not
+//        explained yet (no page faults; value scale ruled out; the cause may be data or placement): the 2-core ratios
+//        of `qrnn bench --what attention` may understate the pipelines.
 //   CUDA: every stage at root, one thread per output element (32-wide rows), the third dimension in blocks;
 //        reductions serial in the thread. Compiled and ptxas-assembled for sm_90 in tests (no GPU here).
 #pragma once
