@@ -91,10 +91,10 @@ AttentionBackwardFuncs define_attention_backward(const AttentionBackwardInputs &
     D.dweights(h, c, i) = D.dweights_acc(h, c, i);
 
     D.hidden_r = RDom(0, D.m, "hidden_r");
-    D.dcontext(c, b, t) = 0.0f;
-    D.dcontext(c, b, t) += D.weights_t(c, D.hidden_r, 0) * D.dmixed(D.hidden_r, b, t);
-    D.dcell_direct(c, b, t) = 0.0f;
-    D.dcell_direct(c, b, t) += D.weights_t(c, D.hidden_r, 1) * D.dmixed(D.hidden_r, b, t);
+    D.dkc(c, b, t, i) = 0.0f;
+    D.dkc(c, b, t, i) += D.weights_t(c, D.hidden_r, i) * D.dmixed(D.hidden_r, b, t);
+    D.dcontext(c, b, t) = D.dkc(c, b, t, 0);
+    D.dcell_direct(c, b, t) = D.dkc(c, b, t, 1);
 
     D.dalpha(s, t, b) = 0.0f;
     D.dalpha(s, t, b) += D.dcontext(D.hidden_r, b, t) * D.enc_t(s, D.hidden_r, b);

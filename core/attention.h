@@ -69,8 +69,9 @@ struct AttentionBackwardFuncs {
     Halide::Func weights_t{"weights_t"};    // (c, h, i) = weights(h, c, i)
     Halide::Func dmixed{"dmixed"};          // (h, b, t) dout * o
     Halide::Func dweights_acc{"dweights_acc"};  // (h, c, i) dweights accumulated over rows_r
-    Halide::Func dcontext{"dcontext"};      // (c, b, t) sum_h W_k[c][h] dmixed[h]
-    Halide::Func dcell_direct{"dcell_direct"};  // (c, b, t) sum_h W_c[c][h] dmixed[h]
+    Halide::Func dkc{"dkc"};                // (c, b, t, i) sum_h weights_t(c, h, i) dmixed[h]: both halves, one GEMM
+    Halide::Func dcontext{"dcontext"};      // (c, b, t) dkc(.., 0) = sum_h W_k[c][h] dmixed[h]
+    Halide::Func dcell_direct{"dcell_direct"};  // (c, b, t) dkc(.., 1) = sum_h W_c[c][h] dmixed[h]
     Halide::RDom hidden_r;                  // h (or c)
     Halide::Func dalpha{"dalpha"};          // (s, t, b) dcontext_t . e_s
     Halide::Func alpha_dot{"alpha_dot"};    // (t, b) sum_s alpha * dalpha

@@ -73,17 +73,19 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     AttentionBackwardFuncs D = define_attention_backward(in);
     const Var h = D.h, c = D.c, b = D.b, t = D.t, s = D.s, i = D.i;
     if (!target.has_gpu_feature()) {
+        // Nine parallel regions (dgate_o fused with dmixed, dk and dc one GEMM); the GEMMs register-blocked.
         const int vec = target.natural_vector_size<float>();
         cpu_transpose(D.enc_t, s, h, D.S, D.m, b, target);
         cpu_transpose(D.weights_t, c, h, D.m, D.m, i, target);
         for (Func f : {D.dmixed, D.dgate_o}) f.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(t);
-        TileLoops wv, kv, cv, av, dv, ev;
+        D.dgate_o.compute_with(D.dmixed, t);
+        TileLoops wv, kv, av, dv, ev;
         // dW: both halves (i unrolled: the select between k and c folds) per tile of (h, c).
         D.dweights.bound(i, 0, 2);
         cpu_gemm(D.dweights, D.dweights_acc, h, c, D.m, D.m, wv, {i, wv.ao, wv.bo}, 2, {D.rows_r.x, D.rows_r.y}, target,
                  [&](Stage st) { st.unroll(i); }, wide_gemm_tile_for(target));
-        cpu_gemm(D.dcontext.in(), D.dcontext, c, t, D.m, D.T, kv, {b, kv.ao, kv.bo}, 2, {D.hidden_r}, target);
-        cpu_gemm(D.dcell_direct.in(), D.dcell_direct, c, t, D.m, D.T, cv, {b, cv.ao, cv.bo}, 2, {D.hidden_r}, target);
+        // dk and dc: one region, one weight panel per tile serving every sequence.
+        cpu_gemm(D.dkc.in(), D.dkc, c, t, D.m, D.T, kv, {b, kv.ao, kv.bo, i}, 3, {D.hidden_r}, target);
         cpu_gemm(D.dalpha.in(), D.dalpha, s, t, D.S, D.T, av, {av.ao, av.bo, b}, 3, {D.hidden_r}, target);
         D.dscore.compute_root().vectorize(s, vec, TailStrategy::GuardWithIf).parallel(b);
         D.alpha_dot.compute_at(D.dscore, b).vectorize(t, vec, TailStrategy::GuardWithIf);
@@ -98,8 +100,7 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     at_root(D.dgate_o, {{h, b, t}}, t, b, target);
     at_root(D.dweights_acc, {{h, c, i}, {h, D.rows_r.x, D.rows_r.y, c, i}}, c, i, target);
     at_root(D.dweights, {{h, c, i}}, c, i, target);
-    at_root(D.dcontext, {{c, b, t}, {c, D.hidden_r, b, t}}, t, b, target);
-    at_root(D.dcell_direct, {{c, b, t}, {c, D.hidden_r, b, t}}, t, b, target);
+    at_root(D.dkc, {{c, b, t, i}, {c, D.hidden_r, b, t, i}}, t, b, target);
     at_root(D.dalpha, {{s, t, b}, {s, D.hidden_r, t, b}}, b, t, target);
     at_root(D.alpha_dot, {{t, b}, {t, D.source_r, b}}, b, b, target);
     at_root(D.dscore, {{s, t, b}}, b, t, target);

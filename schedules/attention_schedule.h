@@ -1,5 +1,5 @@
 // Schedules of the encoder-decoder's attention pipelines (core/attention.h), one per target family:
-//   CPU: every GEMM (scores, context, mix; dk, dc, dW, dalpha, dc += dscore e, de) register-tiled with the
+//   CPU: every GEMM (scores, context, mix; dk and dc (one), dW, dalpha, dc += dscore e, de) register-tiled with the
 //        target's tile by cpu_common.h cpu_gemm (edge tiles shifted inwards: inputs read in place, no padded or
 //        clamped copies), parallel over the fused tile loops (enough tasks for 2 cores at B = 5), the mix and
 //        dk/dc with one weight panel per tile serving every sequence; softmax per sequence; the encoder outputs
@@ -35,6 +35,23 @@
 //        tiles 4x slower) and AVX2's 2 x 6 needs m % 6 == 0; transposes staging each block's source lines in L1
 //        (enc_t alone 1.6x faster, whole forward -2%); dgate_o and dmixed in one loop (compute_with, +-1%); dc and
 //        de with the h tile's enc / cell / dk panel packed per sequence (+-1%).
+//        attn5 (judged in one process against main's pipelines, single-thread CPU time, medians of 31; the A/B
+//        harness reads ~3-7% against the runtime path on identical code, load 4-7): kept: dk and dc as one GEMM
+//        dkc(c, b, t, i) (one region; each tile's weight panel serves every sequence) and dgate_o computed
+//        with dmixed (compute_with): backward 11 -> 9 parallel regions, single-thread within -6%..+1% of main (host
+//        and AVX2; not separable from the bias). Rejected: the forward in 3 regions (each b's enc_t, scores, softmax
+//        and context in one loop over b, alpha fused by compute_with, which refuses Funcs with specializations, so
+//        the context GEMM read a softmax Func): single-thread +-5%, 2-core wall (10th percentile of 41 under load 4-6)
+//        6-20% slower at m=203 (5 tasks on 2 cores); out and mixed as one Tuple Func stored from the mix GEMM's tiles
+//        (no out pass): forward 5-8% slower at m=203. After warm-up no call page-faults (runtime/buffer_cache.h).
+//        Not tried for lack of time: (a) GEMMs over flattened rows r = b*T + t, (b) narrower edge tiles at m=203.
+//        This branch (single-thread, load 5-7): m=320 host forward 0.71-0.76 / backward 0.80-0.81, AVX2 0.84-0.87 /
+//        0.86-0.87; m=203 host 0.60-0.65 / 0.63-0.69, AVX2 0.73-0.75 / 0.74-0.78. None reaches 0.90.
+//        Open lead (one quiet window, load ~1, 2 threads wall, m=320, main's code on both sides in one process): the
+//        same compiled pipelines took forward 3.3-4.8 ms on tools/bench_attention's tensors but 2.0-3.0 ms on other
+//        tensors of the same shapes (backward 4.9-6.9 vs 3.6-5.4); single-thread the two agree within 3-7%. Not
+//        explained yet (no page faults; value scale ruled out; the cause may be data or placement): the 2-core ratios
+//        of `qrnn bench --what attention` may understate the pipelines.
 //   CUDA: every stage at root, one thread per output element (32-wide rows), the third dimension in blocks;
 //        reductions serial in the thread. Compiled and ptxas-assembled for sm_90 in tests (no GPU here).
 #pragma once

@@ -38,7 +38,7 @@ class CudaEncDecPtxas(unittest.TestCase):
     def test_attention_pipelines_assemble_for_sm90(self):
         self.assemble_stages({"attention-forward": ["enc_t", "score", "score_max", "weight_sum", "alpha", "context_acc",
                                                     "context", "mix_acc", "mixed", "att_out"],
-                              "attention-backward": ["dmixed", "dweights", "dcontext", "dcell_direct", "dalpha",
+                              "attention-backward": ["dmixed", "dweights", "dkc", "dalpha",
                                                      "alpha_dot", "dscore", "dcell_acc", "att_dcell", "denc_acc",
                                                      "att_denc", "att_dgate_o"]})
 
