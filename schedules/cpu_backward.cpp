@@ -6,8 +6,8 @@
 //            dpre element-wise (vectorised, parallel over t), dweights and dinput as register-blocked GEMMs
 //            blocked over their reductions/rows as a BLAS does (block sizes from the caches).
 //            Training step vs oneDNN's LSTM (320 units, fo, k=2) over the 30 cells of the paper grid (batch 8-256 x
-//            seq 32-512), quiet (load 1.2-1.9, main 8cb3964, AMD EPYC 26/2): host (AVX-512) 1.31-2.49, every cell
-//            >= 1.2x; AVX2 path 1.01-1.80, below 1.2x from B=32 up (README).
+//            seq 32-512), quiet (load 1.8-2.4, 2026-11-23, AMD EPYC 26/2): host (AVX-512) 1.32-2.77, AVX2 path
+//            1.27-2.19 (was 1.01-1.80 before dX's 3 x 4 AVX2 tile): every cell >= 1.2x (README).
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
