@@ -7,6 +7,14 @@
 #include "runtime/buffer_cache.h"
 
 namespace qrnn {
+namespace {
+int serial_do_par_for(Halide::JITUserContext *context, int (*task)(Halide::JITUserContext *, int, uint8_t *), int min,
+                      int extent, uint8_t *closure) {
+    for (int i = min; i < min + extent; i++)
+        if (int status = task(context, i, closure)) return status;
+    return 0;
+}
+}  // namespace
 
 void compile_jit_pipelines(const std::vector<Halide::Pipeline *> &pipelines, const Halide::Target &target) {
     for (Halide::Pipeline *p : pipelines) use_buffer_cache(*p);
@@ -29,6 +37,12 @@ void compile_jit_pipelines(const std::vector<Halide::Pipeline *> &pipelines, con
             if (!error) error = std::current_exception();
         }
     if (error) std::rethrow_exception(error);
+}
+
+Halide::JITUserContext jit_context(bool serial) {
+    Halide::JITUserContext context;
+    if (serial) context.handlers.custom_do_par_for = serial_do_par_for;
+    return context;
 }
 
 }  // namespace qrnn
