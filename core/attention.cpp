@@ -60,12 +60,14 @@ AttentionFuncs define_attention(const AttentionInputs &in) {
     A.context_acc(h, b, t) += A.alpha(A.source_r, t, b) * in.enc(h, b, A.source_r);
     A.context(h, b, t) = A.context_acc(h, b, t);
 
+    Var r = A.r;
+    Expr rb = r % A.B, rt = r / A.B;  // once per row (outside the reductions)
     A.mix_r = RDom(0, A.m, "mix_r");
-    A.mix_acc(h, b, t) = 0.0f;
-    A.mix_acc(h, b, t) += in.weights(h, A.mix_r, 0) * A.context(A.mix_r, b, t);
-    A.mix_acc(h, b, t) += in.weights(h, A.mix_r, 1) * in.cell(A.mix_r, b, t);
-    A.mixed(h, b, t) = A.mix_acc(h, b, t);
-    A.out(h, b, t) = in.gate_o(h, b, t) * A.mixed(h, b, t);
+    A.mix_acc(h, r) = 0.0f;
+    A.mix_acc(h, r) += in.weights(h, A.mix_r, 0) * A.context(A.mix_r, rb, rt);
+    A.mix_acc(h, r) += in.weights(h, A.mix_r, 1) * in.cell(A.mix_r, rb, rt);
+    A.mixed(h, r) = A.mix_acc(h, r);
+    A.out(h, r) = in.gate_o(h, rb, rt) * A.mixed(h, r);
     return A;
 }
 
@@ -80,21 +82,23 @@ AttentionBackwardFuncs define_attention_backward(const AttentionBackwardInputs &
 
     D.enc_t(s, h, b) = f.enc(h, b, s);
     D.weights_t(c, h, i) = f.weights(h, c, i);
-    D.dmixed(h, b, t) = in.dout(h, b, t) * f.gate_o(h, b, t);
-    D.dgate_o(h, b, t) = in.dout(h, b, t) * in.mixed(h, b, t);
+    Var r = D.r;
+    Expr b_of_r = r % D.B, t_of_r = r / D.B;  // once per row
+    D.dmixed(h, r) = in.dout(h, b_of_r, t_of_r) * f.gate_o(h, b_of_r, t_of_r);
+    D.dgate_o(h, r) = in.dout(h, b_of_r, t_of_r) * in.mixed(h, b_of_r, t_of_r);
 
     // Rows (b, t), b innermost: consecutive rows are adjacent in memory.
     D.rows_r = RDom(0, D.B, 0, D.T, "rows_r");
     Expr rb = D.rows_r.x, rt = D.rows_r.y;
     D.dweights_acc(h, c, i) = 0.0f;
-    D.dweights_acc(h, c, i) += D.dmixed(h, rb, rt) * select(i == 0, in.context(c, rb, rt), f.cell(c, rb, rt));
+    D.dweights_acc(h, c, i) += D.dmixed(h, rb + rt * D.B) * select(i == 0, in.context(c, rb, rt), f.cell(c, rb, rt));
     D.dweights(h, c, i) = D.dweights_acc(h, c, i);
 
     D.hidden_r = RDom(0, D.m, "hidden_r");
-    D.dkc(c, b, t, i) = 0.0f;
-    D.dkc(c, b, t, i) += D.weights_t(c, D.hidden_r, i) * D.dmixed(D.hidden_r, b, t);
-    D.dcontext(c, b, t) = D.dkc(c, b, t, 0);
-    D.dcell_direct(c, b, t) = D.dkc(c, b, t, 1);
+    D.dkc(c, r, i) = 0.0f;
+    D.dkc(c, r, i) += D.weights_t(c, D.hidden_r, i) * D.dmixed(D.hidden_r, r);
+    D.dcontext(c, b, t) = D.dkc(c, b + t * D.B, 0);
+    D.dcell_direct(c, b, t) = D.dkc(c, b + t * D.B, 1);
 
     D.dalpha(s, t, b) = 0.0f;
     D.dalpha(s, t, b) += D.dcontext(D.hidden_r, b, t) * D.enc_t(s, D.hidden_r, b);

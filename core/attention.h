@@ -7,7 +7,9 @@
 //   lengths [B] int32  lengths(b)        source lengths, each in [1, S]
 //   weights [2][m][m]  weights(h, c, i)  i = 0: W_k, i = 1: W_c; mixed[h] = sum_c W_k[c][h] k[c] + W_c[c][h] c[c]
 //   alpha  [B][T][S]   alpha(s, t, b)    softmax over s of c_t . e_s (0 where s >= len_b)
-//   out    [T][B][m]   out(h, b, t)      o_t * mixed_t
+//   out    [T][B][m]   out(h, r)         o_t * mixed_t, row r = b + t B (the rows of [T][B][m] in memory order)
+// The mix and its backward (dk, dc, dgate_o) are GEMMs over the T B rows r = b + t B whatever the sequence (the
+// weights are shared): their Funcs take r, and their outputs are [T*B][m] views of the [T][B][m] tensors.
 #pragma once
 #include <Halide.h>
 
@@ -29,7 +31,7 @@ struct AttentionInputs {
 };
 
 struct AttentionFuncs {
-    Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"};
+    Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"}, r{"r"};
     Halide::Expr T, B, S, m;
     Halide::Func enc_t{"enc_t"};      // (s, h, b) = enc(h, b, s): s innermost for the score GEMM
     Halide::Func score{"score"};      // (s, t, b) c_t . e_s
@@ -41,10 +43,10 @@ struct AttentionFuncs {
     Halide::Func alpha{"alpha"};      // (s, t, b) output
     Halide::Func context_acc{"context_acc"};  // (h, b, t) k_t = sum_s alpha e_s accumulated
     Halide::Func context{"context"};  // (h, b, t) context_acc, output
-    Halide::Func mix_acc{"mix_acc"};  // (h, b, t) W_k k_t + W_c c_t accumulated (two updates over mix_r)
-    Halide::Func mixed{"mixed"};      // (h, b, t) mix_acc, output
+    Halide::Func mix_acc{"mix_acc"};  // (h, r) W_k k_t + W_c c_t accumulated (two updates over mix_r)
+    Halide::Func mixed{"mixed"};      // (h, r) mix_acc, output
     Halide::RDom mix_r;               // c
-    Halide::Func out{"att_out"};      // (h, b, t) o_t * mixed_t, output
+    Halide::Func out{"att_out"};      // (h, r) o_t * mixed_t, output
     std::vector<Halide::Func> outputs() const { return {out, alpha, context, mixed}; }
 };
 AttentionFuncs define_attention(const AttentionInputs &in);
@@ -63,13 +65,13 @@ struct AttentionBackwardInputs {
 };
 
 struct AttentionBackwardFuncs {
-    Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"};
+    Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"}, r{"r"};
     Halide::Expr T, B, S, m;
     Halide::Func enc_t{"enc_t"};            // (s, h, b)
     Halide::Func weights_t{"weights_t"};    // (c, h, i) = weights(h, c, i)
-    Halide::Func dmixed{"dmixed"};          // (h, b, t) dout * o
+    Halide::Func dmixed{"dmixed"};          // (h, r) dout * o
     Halide::Func dweights_acc{"dweights_acc"};  // (h, c, i) dweights accumulated over rows_r
-    Halide::Func dkc{"dkc"};                // (c, b, t, i) sum_h weights_t(c, h, i) dmixed[h]: both halves, one GEMM
+    Halide::Func dkc{"dkc"};                // (c, r, i) sum_h weights_t(c, h, i) dmixed[h]: both halves, one GEMM
     Halide::Func dcontext{"dcontext"};      // (c, b, t) dkc(.., 0) = sum_h W_k[c][h] dmixed[h]
     Halide::Func dcell_direct{"dcell_direct"};  // (c, b, t) dkc(.., 1) = sum_h W_c[c][h] dmixed[h]
     Halide::RDom hidden_r;                  // h (or c)
@@ -82,7 +84,7 @@ struct AttentionBackwardFuncs {
     // Outputs.
     Halide::Func dcell{"att_dcell"};        // (h, b, t) dcell_acc
     Halide::Func denc{"att_denc"};          // (h, b, s) denc_acc
-    Halide::Func dgate_o{"att_dgate_o"};    // (h, b, t) dout * mixed
+    Halide::Func dgate_o{"att_dgate_o"};    // (h, r) dout * mixed
     Halide::Func dweights{"att_dweights"};  // (h, c, i) sum_{t,b} dmixed[h] * (k or c)[c]
     std::vector<Halide::Func> outputs() const { return {dcell, denc, dgate_o, dweights}; }
 };

@@ -47,8 +47,9 @@ void CompiledAttention::forward(const Tensor<float> &cell, const Tensor<float> &
     ensure_shape(tape.alpha, {B, T, S});
     ensure_shape(tape.context, {T, B, m});
     ensure_shape(tape.mixed, {T, B, m});
-    std::vector<Halide::Buffer<>> outputs{halide_view(out), halide_view(tape.alpha), halide_view(tape.context),
-                                          halide_view(tape.mixed)};
+    // out and mixed as their T B rows (core/attention.h).
+    std::vector<Halide::Buffer<>> outputs{halide_rows_view(out), halide_view(tape.alpha), halide_view(tape.context),
+                                          halide_rows_view(tape.mixed)};
     Halide::Realization realization(outputs);
     Halide::JITUserContext context = call_context(cell, enc);
     forward_.realize(&context, realization);
@@ -70,8 +71,8 @@ void CompiledAttention::backward(const Tensor<float> &cell, const Tensor<float> 
     ensure_shape(grads.denc, enc.shape);
     ensure_shape(grads.dgate_o, cell.shape);
     ensure_shape(grads.dweights, weights.shape);
-    std::vector<Halide::Buffer<>> outputs{halide_view(grads.dcell), halide_view(grads.denc), halide_view(grads.dgate_o),
-                                          halide_view(grads.dweights)};
+    std::vector<Halide::Buffer<>> outputs{halide_view(grads.dcell), halide_view(grads.denc),
+                                          halide_rows_view(grads.dgate_o), halide_view(grads.dweights)};
     Halide::Realization realization(outputs);
     Halide::JITUserContext context = call_context(cell, enc);
     backward_.realize(&context, realization);

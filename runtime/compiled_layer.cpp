@@ -23,6 +23,11 @@ Halide::Buffer<float> halide_view(const Tensor<float> &t) {
     return Halide::Buffer<float>(const_cast<float *>(t.data.data()), dims);
 }
 
+Halide::Buffer<float> halide_rows_view(const Tensor<float> &t) {
+    const int inner = static_cast<int>(t.shape.back());
+    return Halide::Buffer<float>(const_cast<float *>(t.data.data()), {inner, static_cast<int>(t.size() / inner)});
+}
+
 Halide::Buffer<float> channel_slice(float *data, int64_t T, int64_t B, int64_t width, int64_t first, int64_t count) {
     halide_dimension_t dims[3] = {{0, static_cast<int32_t>(count), 1},
                                   {0, static_cast<int32_t>(B), static_cast<int32_t>(width)},

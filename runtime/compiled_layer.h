@@ -40,6 +40,8 @@ void check_layer_call(const LayerCall &call, const PoolingVariant &variant);
 void bind_layer_inputs(LayerInputs &inputs, const LayerCall &call, bool on_device);
 // Halide view of a row-major tensor: dimensions reversed (innermost first).
 Halide::Buffer<float> halide_view(const Tensor<float> &t);
+// The same tensor as 2-D rows: (innermost dimension, product of the others), e.g. [T][B][m] as (m, T*B).
+Halide::Buffer<float> halide_rows_view(const Tensor<float> &t);
 
 class CompiledLayer {
 public:

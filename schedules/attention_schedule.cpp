@@ -31,6 +31,16 @@ void at_root(Func f, const std::vector<std::vector<VarOrRVar>> &orders, const Va
     }
 }
 
+// An element-wise Func over (h, rows) at root: h vectorised, parallel over blocks of rows; returns the block loop.
+Var by_rows(Func f, const Var &h, const Var &rows, const Target &target) {
+    Var ro("ro"), ri("ri");
+    f.compute_root()
+        .vectorize(h, target.natural_vector_size<float>(), TailStrategy::GuardWithIf)
+        .split(rows, ro, ri, 16, TailStrategy::GuardWithIf)
+        .parallel(ro);
+    return ro;
+}
+
 }  // namespace
 
 Pipeline build_attention_forward(const AttentionInputs &in, const Target &target) {
@@ -49,9 +59,10 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
         }
         A.weight.compute_at(A.alpha, b).vectorize(s, vec, TailStrategy::GuardWithIf);
         cpu_gemm(A.context, A.context_acc, h, t, A.m, A.T, kv, {kv.ao, kv.bo, b}, 3, {A.source_r}, target);
-        // One h tile's weight panel serves every sequence before the next.
-        cpu_gemm(A.mixed, A.mix_acc, h, t, A.m, A.T, mv, {b, mv.ao, mv.bo}, 2, {A.mix_r}, target);
-        A.out.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(t);
+        // Over the T B rows of every sequence: edge tiles once, not once per sequence.
+        mv.b_block = 16;
+        cpu_gemm(A.mixed, A.mix_acc, h, A.r, A.m, A.T * A.B, mv, {mv.bo, mv.ao, mv.bb}, 2, {A.mix_r}, target);
+        by_rows(A.out, h, A.r, target);
         return Pipeline(A.outputs());
     }
     at_root(A.enc_t, {{s, h, b}}, b, h, target);
@@ -63,9 +74,10 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
     at_root(A.alpha, {{s, t, b}}, b, t, target);
     at_root(A.context_acc, {{h, b, t}, {h, A.source_r, b, t}}, t, b, target);
     at_root(A.context, {{h, b, t}}, t, b, target);
-    at_root(A.mix_acc, {{h, b, t}, {h, A.mix_r, b, t}, {h, A.mix_r, b, t}}, t, b, target);
-    at_root(A.mixed, {{h, b, t}}, t, b, target);
-    at_root(A.out, {{h, b, t}}, t, b, target);
+    const Var r = A.r;
+    at_root(A.mix_acc, {{h, r}, {h, A.mix_r, r}, {h, A.mix_r, r}}, r, r, target);
+    at_root(A.mixed, {{h, r}}, r, r, target);
+    at_root(A.out, {{h, r}}, r, r, target);
     return Pipeline(A.outputs());
 }
 
@@ -77,15 +89,17 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
         const int vec = target.natural_vector_size<float>();
         cpu_transpose(D.enc_t, s, h, D.S, D.m, b, target);
         cpu_transpose(D.weights_t, c, h, D.m, D.m, i, target);
-        for (Func f : {D.dmixed, D.dgate_o}) f.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(t);
-        D.dgate_o.compute_with(D.dmixed, t);
+        Var ro = by_rows(D.dmixed, h, D.r, target);
+        by_rows(D.dgate_o, h, D.r, target);
+        D.dgate_o.compute_with(D.dmixed, ro);
         TileLoops wv, kv, av, dv, ev;
         // dW: both halves (i unrolled: the select between k and c folds) per tile of (h, c).
         D.dweights.bound(i, 0, 2);
         cpu_gemm(D.dweights, D.dweights_acc, h, c, D.m, D.m, wv, {i, wv.ao, wv.bo}, 2, {D.rows_r.x, D.rows_r.y}, target,
                  [&](Stage st) { st.unroll(i); }, wide_gemm_tile_for(target));
-        // dk and dc: one region, one weight panel per tile serving every sequence.
-        cpu_gemm(D.dkc.in(), D.dkc, c, t, D.m, D.T, kv, {b, kv.ao, kv.bo, i}, 3, {D.hidden_r}, target);
+        // dk and dc: one GEMM over the T B rows.
+        kv.b_block = 16;
+        cpu_gemm(D.dkc.in(), D.dkc, c, D.r, D.m, D.T * D.B, kv, {kv.bo, kv.ao, kv.bb, i}, 3, {D.hidden_r}, target);
         cpu_gemm(D.dalpha.in(), D.dalpha, s, t, D.S, D.T, av, {av.ao, av.bo, b}, 3, {D.hidden_r}, target);
         D.dscore.compute_root().vectorize(s, vec, TailStrategy::GuardWithIf).parallel(b);
         D.alpha_dot.compute_at(D.dscore, b).vectorize(t, vec, TailStrategy::GuardWithIf);
@@ -96,11 +110,12 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     }
     at_root(D.enc_t, {{s, h, b}}, b, h, target);
     at_root(D.weights_t, {{c, h, i}}, i, h, target);
-    at_root(D.dmixed, {{h, b, t}}, t, b, target);
-    at_root(D.dgate_o, {{h, b, t}}, t, b, target);
+    const Var r = D.r;
+    at_root(D.dmixed, {{h, r}}, r, r, target);
+    at_root(D.dgate_o, {{h, r}}, r, r, target);
     at_root(D.dweights_acc, {{h, c, i}, {h, D.rows_r.x, D.rows_r.y, c, i}}, c, i, target);
     at_root(D.dweights, {{h, c, i}}, c, i, target);
-    at_root(D.dkc, {{c, b, t, i}, {c, D.hidden_r, b, t, i}}, t, b, target);
+    at_root(D.dkc, {{c, r, i}, {c, D.hidden_r, r, i}}, i, r, target);
     at_root(D.dalpha, {{s, t, b}, {s, D.hidden_r, t, b}}, b, t, target);
     at_root(D.alpha_dot, {{t, b}, {t, D.source_r, b}}, b, b, target);
     at_root(D.dscore, {{s, t, b}}, b, t, target);

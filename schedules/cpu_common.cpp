@@ -178,7 +178,9 @@ void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_e
         Stage t = last ? Stage(tiles) : tiles.specialize(version.when);
         std::vector<VarOrRVar> loops{v.ai, v.bi};
         loops.insert(loops.end(), order.begin(), order.end());
-        t.tile(a, bv, v.ao, v.bo, v.ai, v.bi, version.a_lanes, version.b_rows, TailStrategy::ShiftInwards).reorder(loops);
+        t.tile(a, bv, v.ao, v.bo, v.ai, v.bi, version.a_lanes, version.b_rows, TailStrategy::ShiftInwards);
+        if (v.b_block > 0) t.split(v.bo, v.bb, v.bo, v.b_block, TailStrategy::GuardWithIf);
+        t.reorder(loops);
         if (vector) t.vectorize(v.ai, vec);
         Var fused_var = order[order.size() - fused].var;
         for (size_t k = order.size() - fused + 1; k < order.size(); k++) {
