@@ -1,9 +1,17 @@
 // Schedules of the encoder-decoder's attention pipelines (core/attention.h), one per target family:
 //   CPU: every GEMM (scores, context, mix; dk and dc (one), dW, dalpha, dc += dscore e, de) register-tiled with the
 //        target's tile by cpu_common.h cpu_gemm (edge tiles shifted inwards: inputs read in place, no padded or
-//        clamped copies), parallel over the fused tile loops (enough tasks for 2 cores at B = 5), the mix and
-//        dk/dc with one weight panel per tile serving every sequence; softmax per sequence; the encoder outputs
-//        (scores, dalpha) and the weights (dk, dc) transposed in vector blocks.
+//        clamped copies), parallel over the fused tile loops; the mix and dk/dc over the T B rows r = b + t B (edge
+//        tiles once, not per sequence), their row tiles in blocks of 16 so each h (c) tile's weight panel serves a
+//        block of rows in cache; softmax per sequence; the encoder outputs (scores, dalpha) and the weights (dk, dc)
+//        transposed in vector blocks. Calls below kAttentionParallelMinFlops (runtime/compiled_attention.h) run
+//        their parallel loops serially on the calling thread.
+//        `qrnn bench --what attention` (attn6, 2026-11-23, AMD EPYC fam 26 AVX-512 VM, 2 cores, load 2-4, alternating
+//        with main 98fa4df, medians of 3 runs, forward / backward; main in brackets): one thread (--clock thread-cpu)
+//        host m=320 0.80 / 0.86 (0.75 / 0.83), m=203 0.80 / 0.77 (0.67 / 0.70); AVX2 m=320 0.87 / 0.88 (0.87 /
+//        0.86), m=203 0.897 / 0.84 (0.75 / 0.78); 2 cores host m=320 0.72 / 0.78 (0.71 / 0.72), m=203 0.66 / 0.58
+//        (0.42 / 0.43); AVX2 m=320 0.78 / 0.76 (0.78 / 0.75), m=203 0.98 / 0.88 (0.78 / 0.59). 0.90 met only by AVX2
+//        m=203 forward on 2 cores (0.98-1.05; one thread 0.80-0.90). Older figures below.
 //        Quiet, 2 cores, host (main 8cb3964, load ~1.8, one run): T=S=64 B=16 m=320 forward 0.68 / backward 0.72;
 //        T=37 S=53 B=5 m=203 0.47 / 0.39 (the target 0.90 is not met; the figures below are older or one-thread).
 //        `qrnn bench --what attention` (ratio to the best sgemm on the same GEMMs; AMD EPYC AVX-512 VM, load ~13,
@@ -44,14 +52,28 @@
 //        the context GEMM read a softmax Func): single-thread +-5%, 2-core wall (10th percentile of 41 under load 4-6)
 //        6-20% slower at m=203 (5 tasks on 2 cores); out and mixed as one Tuple Func stored from the mix GEMM's tiles
 //        (no out pass): forward 5-8% slower at m=203. After warm-up no call page-faults (runtime/buffer_cache.h).
-//        Not tried for lack of time: (a) GEMMs over flattened rows r = b*T + t, (b) narrower edge tiles at m=203.
+//        Not tried for lack of time: (a) GEMMs over flattened rows r = b*T + t, (b) narrower edge tiles at m=203 (attn6).
 //        This branch (single-thread, load 5-7): m=320 host forward 0.71-0.76 / backward 0.80-0.81, AVX2 0.84-0.87 /
 //        0.86-0.87; m=203 host 0.60-0.65 / 0.63-0.69, AVX2 0.73-0.75 / 0.74-0.78. None reaches 0.90.
-//        Open lead (one quiet window, load ~1, 2 threads wall, m=320, main's code on both sides in one process): the
-//        same compiled pipelines took forward 3.3-4.8 ms on tools/bench_attention's tensors but 2.0-3.0 ms on other
-//        tensors of the same shapes (backward 4.9-6.9 vs 3.6-5.4); single-thread the two agree within 3-7%. Not
-//        explained yet (no page faults; value scale ruled out; the cause may be data or placement): the 2-core ratios
-//        of `qrnn bench --what attention` may understate the pipelines.
+//        The "open lead" of attn5 (2 threads slower on the bench's tensors than on others) was the scratch harness:
+//        it left OMP_WAIT_POLICY unset, so oneDNN's OpenMP threads spun after each reference call and took the second
+//        core from the next timed call. With OMP_WAIT_POLICY=passive (what `qrnn` sets) the two agree (m=320, 2
+//        threads wall, load ~4: forward 3.53 vs 3.50 ms, backward 6.27 vs 6.26; unset: backward 8.1-8.4 vs 6.2-6.4).
+//        attn6 (one-thread CPU time of AOT builds of main 98fa4df and this schedule interleaved in one process, medians
+//        of 41, host AVX-512 unless said; load 2-4, 2026-11-23): kept: the mix and dk/dc over the T B rows in row
+//        blocks: m=320 forward 1.06-1.08x main, backward 1.02-1.04x; m=203 1.09-1.12x / 1.04x; AVX2 m=320 1.00x /
+//        1.01x, m=203 1.07x / 1.03x (row blocks of 4, 8, 16, 32 tiles within 1%; without blocks dk/dc at m=320
+//        0.95x, either loop order); small calls serial (2-core `qrnn bench` m=203 forward 0.68-0.73 / backward
+//        0.76-0.78 vs main 0.46-0.64 / 0.42-0.74; at load 1.6-2.5 the thread pool did not beat serial at any
+//        bench-like shape up to 503 MFLOP, so the threshold is a judgement, to re-check on a quiet machine).
+//        Rejected: one-vector h tiles against the 10% h edge at m=203 (least_padded_tile's choice; 1 x 8, 1 x 12,
+//        1 x 16 on the h GEMMs: forward 0.42-0.53 vs 0.48-0.72 with 2 x 8, backward 0.51-0.60 vs 0.56-0.73, load-port
+//        bound: a weight vector and a broadcast per FMA). Where the time goes now (AOT profile, one thread, ms):
+//        m=203 forward 0.31 = mix 0.21 (best sgemm 0.155; its h edge 224/203 and row edge cost ~14%) + enc_t 0.016
+//        + scores 0.027 + context 0.028 + softmax 0.014 + out 0.006; backward 0.56 = dk/dc 0.19 (0.149) + dW 0.18
+//        (0.150) + de 0.062 (0.044) + dc 0.036 (0.025) + transposes 0.034 + the rest; m=320 (after this change)
+//        forward 3.09 = mix 2.22 + enc_t 0.18 + scores 0.23 + context 0.31 + softmax 0.06 + out 0.08, backward 6.04 =
+//        dW 2.30 + dk/dc 2.10 + de 0.57 + dc 0.38 + dalpha 0.27 + enc_t 0.20 + dmixed 0.13 + weights_t 0.06.
 //   CUDA: every stage at root, one thread per output element (32-wide rows), the third dimension in blocks;
 //        reductions serial in the thread. Compiled and ptxas-assembled for sm_90 in tests (no GPU here).
 #pragma once
