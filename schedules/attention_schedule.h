@@ -60,10 +60,11 @@
 //        core from the next timed call. With OMP_WAIT_POLICY=passive (what `qrnn` sets) the two agree (m=320, 2
 //        threads wall, load ~4: forward 3.53 vs 3.50 ms, backward 6.27 vs 6.26; unset: backward 8.1-8.4 vs 6.2-6.4).
 //        attn6 (one-thread CPU time of AOT builds of main 98fa4df and this schedule interleaved in one process, medians
-//        of 41, host AVX-512 unless said; load 2-4, 2026-11-23): kept: the mix and dk/dc over the T B rows in row
-//        blocks: m=320 forward 1.06-1.08x main, backward 1.02-1.04x; m=203 1.09-1.12x / 1.04x; AVX2 m=320 1.00x /
-//        1.01x, m=203 1.07x / 1.03x (row blocks of 4, 8, 16, 32 tiles within 1%; without blocks dk/dc at m=320
-//        0.95x, either loop order); small calls serial (2-core `qrnn bench` m=203 forward 0.68-0.73 / backward
+//        of 41, host AVX-512 unless said; 3-5 runs at load 2-4, 2026-11-23): kept: the mix and dk/dc over the T B rows
+//        in row blocks: m=320 forward 1.06-1.24x main, backward 1.02-1.11x; m=203 1.09-1.27x / 1.04-1.09x; AVX2 m=320
+//        0.94-1.00x / 1.00-1.01x, m=203 0.96-1.17x / 1.03-1.05x (row blocks of 4, 8, 16, 32 tiles within 1% on host;
+//        AVX2 mix blocks of 8 or 64 or none no better than 16; without blocks dk/dc at m=320 0.95x, either loop
+//        order); small calls serial (2-core `qrnn bench` m=203 forward 0.68-0.73 / backward
 //        0.76-0.78 vs main 0.46-0.64 / 0.42-0.74; at load 1.6-2.5 the thread pool did not beat serial at any
 //        bench-like shape up to 503 MFLOP, so the threshold is a judgement, to re-check on a quiet machine).
 //        Rejected: one-vector h tiles against the 10% h edge at m=203 (least_padded_tile's choice; 1 x 8, 1 x 12,
