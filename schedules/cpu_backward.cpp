@@ -49,6 +49,24 @@ GemmTile dinput_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 5} : GemmTile{3, 4};
 }
 
+// dX's register tiles by shape, the last unconditional: the knobs' tile; where that is 3 x 4 (16 vector registers),
+// 2 x 6 first wherever it pads the GEMM less (n = 320: 16-c tiles fit, 24-c tiles pad to 336; T = 32: 6 steps pad to
+// 36). 2 x 6 over 3 x 4 on AVX2 (one thread's CPU time, in-process A/B, AMD EPYC 26/2, load ~3): B=8 T=64 1.026x,
+// B=64 T=256 1.057x, 640 units 1.018x; B=256 T=32 0.955x (there 3 x 4 stays).
+struct DinputTile {
+    GemmTile tile;
+    Expr when;  // undefined: the last, unconditional
+};
+std::vector<DinputTile> dinput_tiles(const BackwardFuncs &D, GemmTile knobs_tile, int vec) {
+    if (knobs_tile.h_vectors != 3 || knobs_tile.t != 4) return {{knobs_tile, Expr()}};
+    auto padded = [&](GemmTile tile) {
+        const int rows_c = vec * tile.h_vectors;
+        return ((D.n + rows_c - 1) / rows_c * rows_c) * ((D.T + tile.t - 1) / tile.t * tile.t);
+    };
+    const GemmTile narrow{2, 6};
+    return {{narrow, padded(narrow) <= padded(knobs_tile)}, {knobs_tile, Expr()}};
+}
+
 // dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps
 // (dinput_tile_for); blocked as a BLAS does: over K (rfactor over blocks of h: about 85 h at k=2 and 3 gates with a
 // 1 MB L2, l2 / (2048 k G), so that a 64-c weights panel fills an eighth of L2) and over M, per block of time steps
@@ -58,39 +76,43 @@ GemmTile dinput_tile_for(const Target &target) {
 // 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm; with K blocks
 // sized to a quarter of L2 and the forward's tile 0.57-0.68 (one thread).
 // Achieved: see schedule_cpu_backward_gemms.
-void schedule_dinput_blocked(BackwardFuncs &D, int vec, int tile_c_vectors, int tile_t, int64_t l2_bytes) {
+void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<DinputTile> &tiles_by_shape, int64_t l2_bytes) {
     Var c = D.c, t = D.t, b = D.b, co("co"), ci("ci"), to("to"), ti("ti"), too("too"), toi("toi"), task("task");
     Var ko("ko"), kco("kco"), kci("kci"), kto("kto"), kti("kti");
     RVar rh = D.dinput_r.x, rho("rho"), rhi("rhi");
-    const int tile_c = vec * tile_c_vectors;
     // h per K block, blocks of equal size.
     Expr h_max = max(vec, static_cast<int>(l2_bytes / 2048) / (D.k * D.G));
     Expr k_blocks = (D.m + h_max - 1) / h_max, h_block = (D.m + k_blocks - 1) / k_blocks;
-    // Time tiles per block: a K block's dpre rows (about G * m / k_blocks floats a step) in a quarter of L2.
-    Expr block_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
     Func panel = D.dinput.update().split(rh, rho, rhi, h_block, TailStrategy::GuardWithIf).rfactor(rho, ko);
     Func tiles = D.dinput.in();
-    tiles.compute_root()
-        .tile(c, t, co, to, ci, ti, tile_c, tile_t, TailStrategy::RoundUp)
-        .split(to, too, toi, block_tiles, TailStrategy::GuardWithIf)
-        .reorder(ci, ti, toi, co, too, b)
-        .vectorize(ci, vec)
-        .fuse(too, b, task)
-        .parallel(task);
-    // The block's dinput (L2): zeroed, then per K block (rho) the register tiles of the panel added in.
-    D.dinput.compute_at(tiles, task).vectorize(c, vec, TailStrategy::RoundUp);
-    D.dinput.update()
-        .tile(c, t, kco, kto, kci, kti, tile_c, tile_t, TailStrategy::RoundUp)
-        .reorder(kci, kti, kto, kco, rho)
-        .vectorize(kci, vec)
-        .unroll(kci)
-        .unroll(kti);
-    panel.compute_at(D.dinput, kto).vectorize(c, vec).unroll(c).unroll(t);
-    panel.update()
-        .reorder(c, t, rhi, D.dinput_r.y, D.dinput_r.z)
-        .vectorize(c, vec)
-        .unroll(c)
-        .unroll(t);
+    tiles.compute_root();
+    D.dinput.compute_at(tiles, task);
+    panel.compute_at(D.dinput, kto);
+    for (size_t v = 0; v < tiles_by_shape.size(); v++) {
+        const DinputTile &version = tiles_by_shape[v];
+        const bool last = v + 1 == tiles_by_shape.size();
+        const int tile_c = vec * version.tile.h_vectors, tile_t = version.tile.t;
+        // Time tiles per block: a K block's dpre rows (about G * m / k_blocks floats a step) in a quarter of L2.
+        Expr block_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
+        Stage tiles_v = last ? Stage(tiles) : tiles.specialize(version.when);
+        Stage zero = last ? Stage(D.dinput) : D.dinput.specialize(version.when);
+        Stage add = last ? D.dinput.update() : D.dinput.update().specialize(version.when);
+        tiles_v.tile(c, t, co, to, ci, ti, tile_c, tile_t, TailStrategy::RoundUp)
+            .split(to, too, toi, block_tiles, TailStrategy::GuardWithIf)
+            .reorder(ci, ti, toi, co, too, b)
+            .vectorize(ci, vec)
+            .fuse(too, b, task)
+            .parallel(task);
+        // The block's dinput (L2): zeroed, then per K block (rho) the register tiles of the panel added in.
+        zero.vectorize(c, vec, TailStrategy::RoundUp);
+        add.tile(c, t, kco, kto, kci, kti, tile_c, tile_t, TailStrategy::RoundUp)
+            .reorder(kci, kti, kto, kco, rho)
+            .vectorize(kci, vec)
+            .unroll(kci)
+            .unroll(kti);
+    }
+    panel.vectorize(c, vec).unroll(c).unroll(t);
+    panel.update().reorder(c, t, rhi, D.dinput_r.y, D.dinput_r.z).vectorize(c, vec).unroll(c).unroll(t);
 }
 
 // dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (16 accumulators: LLVM spills
@@ -177,7 +199,8 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     // one thread's CPU time, medians of 31; AMD EPYC 26/2, AVX-512 host, load ~5).
     D.weights_t.fuse(D.j, g, jg);
     cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
-    schedule_dinput_blocked(D, vec, knobs.at("dx_c_vectors"), knobs.at("dx_tile_t"), cpu.l2_bytes);
+    GemmTile dx_tile{knobs.at("dx_c_vectors"), knobs.at("dx_tile_t")};
+    schedule_dinput_blocked(D, vec, dinput_tiles(D, dx_tile, vec), cpu.l2_bytes);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
 }
