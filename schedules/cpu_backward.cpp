@@ -183,7 +183,9 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 // per-round ratios to the best sgemm; AMD EPYC 26/2, 2026-11-23 04:10-04:18 UTC, load 2.4-3.6): host dW 0.93-0.97,
 // dX 0.92-1.01 except B=8 T=64 (0.87: weights_t's transpose is 5% of that call, the GEMM alone ~1.0 of oneDNN);
 // AVX2 dW 0.92-0.95, dX 0.93-1.01 (main beside, 03:41-03:53: host dX B=8 T=64 0.86; AVX2 dX B=8 T=64 0.87, 640 units
-// 0.88, dW B=256 T=32 0.885). Target 0.90. Run-to-run spread of one row ~0.05 at that load.
+// 0.88, dW B=256 T=32 0.885). Target 0.90. Run-to-run spread of one row ~0.05 at that load. 2 cores, quiet (load
+// 0.9-1.9, host): dW at B=8 0.83 (T=64), 0.88 (T=512) in both builds (one thread 0.92-0.95): dW's scaling at small B
+// is open; dX 0.89 at B=8 T=64, else 0.92-1.0.
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var c = D.c, h = D.h, t = D.t, g = D.g;
