@@ -25,8 +25,9 @@ void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Fun
     D.dbias(h, g) = D.dbias_acc(h, g);
 
     // The transposed masked conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s+(k-1)-j, g)
-    // (dpre is 0 outside [0, T), so no bounds test inside the reduction).
-    D.weights_t(c, h, j, g) = in.fwd.weights(clamp(h, 0, m - 1), clamp(c, 0, D.n - 1), j, g);
+    // (dpre is 0 outside [0, T), so no bounds test inside the reduction). Reads bounded above (tiles overrun c; every
+    // consumer starts at 0); likely(): the transpose's steady state has no min (0.14 -> 0.12 ms at n = m = 320).
+    D.weights_t(c, h, j, g) = in.fwd.weights(min(likely(h), m - 1), min(likely(c), D.n - 1), j, g);
     D.dinput_r = RDom(0, m, 0, k, 0, G, "dinput_r");
     RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
     D.dinput(c, b, t) = 0.0f;

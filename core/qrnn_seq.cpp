@@ -165,7 +165,7 @@ SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingV
     D.dbias(h, g) = D.dbias_acc(h, g);
 
     // The transposed conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s - offset(g, j), g).
-    D.weights_t(c, h, j, g) = li.weights(clamp(h, 0, m - 1), clamp(c, 0, D.n - 1), j, g);
+    D.weights_t(c, h, j, g) = li.weights(min(likely(h), m - 1), min(likely(c), D.n - 1), j, g);  // as qrnn_backward.cpp
     D.dinput_r = RDom(0, m, 0, k, 0, dirs * G, "dinput_r");
     RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
     D.dinput(c, b, t) = 0.0f;

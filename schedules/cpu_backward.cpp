@@ -43,10 +43,32 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
 // dX's register tile for a target: (vec * c_vectors) c x t steps. Tall in c so that a step's broadcasts of dpre
 // (t of them) are few beside its FMAs: 4 x 5 (20 accumulators) with 32 vector registers; with 16, 3 x 4 (12
 // accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spilled, dX at 0.45-0.50; 2 x 6 0.85-0.96, 3 x 4
-// 0.86-0.96 on AVX2, one thread). With the forward's 2 x 8 the 640-unit dX stayed at 0.57-0.78 (AVX-512).
-// Achieved: see schedule_cpu_backward_gemms.
+// 0.86-0.96 on AVX2, one thread; and 2 x 6 by shape: dinput_tiles). With the forward's 2 x 8 the 640-unit dX stayed
+// at 0.57-0.78 (AVX-512). Achieved: see schedule_cpu_backward_gemms.
 GemmTile dinput_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 5} : GemmTile{3, 4};
+}
+
+// dX's register tiles by shape, the last unconditional: the knobs' tile; when that is the target's 3 x 4 (16 vector
+// registers), 2 x 6 first wherever it pads the GEMM less (n = 320: 16-c tiles fit, 24-c tiles pad to 336; T = 32:
+// 6 steps pad to 36). 2 x 6 alone over 3 x 4 on AVX2 (one thread's CPU time, in-process A/B, AMD EPYC 26/2, load
+// ~3): B=8 T=64 1.026x, B=64 T=256 1.057x, 640 units 1.018x; B=256 T=32 0.955x (there 3 x 4 stays). Both chosen
+// by shape: 1.015x, 1.038x, 1.006-1.012x, 0.995x.
+struct DinputTile {
+    GemmTile tile;
+    Expr when;  // undefined: the last, unconditional
+};
+std::vector<DinputTile> dinput_tiles(const BackwardFuncs &D, GemmTile knobs_tile, const Target &target) {
+    const int vec = target.natural_vector_size<float>();
+    const GemmTile preferred = dinput_tile_for(target);
+    const bool is_default = knobs_tile.h_vectors == preferred.h_vectors && knobs_tile.t == preferred.t;
+    if (!is_default || preferred.h_vectors != 3 || preferred.t != 4) return {{knobs_tile, Expr()}};
+    auto padded = [&](GemmTile tile) {
+        const int rows_c = vec * tile.h_vectors;
+        return ((D.n + rows_c - 1) / rows_c * rows_c) * ((D.T + tile.t - 1) / tile.t * tile.t);
+    };
+    const GemmTile narrow{2, 6};
+    return {{narrow, padded(narrow) <= padded(knobs_tile)}, {knobs_tile, Expr()}};
 }
 
 // dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps
@@ -58,39 +80,43 @@ GemmTile dinput_tile_for(const Target &target) {
 // 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm; with K blocks
 // sized to a quarter of L2 and the forward's tile 0.57-0.68 (one thread).
 // Achieved: see schedule_cpu_backward_gemms.
-void schedule_dinput_blocked(BackwardFuncs &D, int vec, int tile_c_vectors, int tile_t, int64_t l2_bytes) {
+void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<DinputTile> &tiles_by_shape, int64_t l2_bytes) {
     Var c = D.c, t = D.t, b = D.b, co("co"), ci("ci"), to("to"), ti("ti"), too("too"), toi("toi"), task("task");
     Var ko("ko"), kco("kco"), kci("kci"), kto("kto"), kti("kti");
     RVar rh = D.dinput_r.x, rho("rho"), rhi("rhi");
-    const int tile_c = vec * tile_c_vectors;
     // h per K block, blocks of equal size.
     Expr h_max = max(vec, static_cast<int>(l2_bytes / 2048) / (D.k * D.G));
     Expr k_blocks = (D.m + h_max - 1) / h_max, h_block = (D.m + k_blocks - 1) / k_blocks;
-    // Time tiles per block: a K block's dpre rows (about G * m / k_blocks floats a step) in a quarter of L2.
-    Expr block_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
     Func panel = D.dinput.update().split(rh, rho, rhi, h_block, TailStrategy::GuardWithIf).rfactor(rho, ko);
     Func tiles = D.dinput.in();
-    tiles.compute_root()
-        .tile(c, t, co, to, ci, ti, tile_c, tile_t, TailStrategy::RoundUp)
-        .split(to, too, toi, block_tiles, TailStrategy::GuardWithIf)
-        .reorder(ci, ti, toi, co, too, b)
-        .vectorize(ci, vec)
-        .fuse(too, b, task)
-        .parallel(task);
-    // The block's dinput (L2): zeroed, then per K block (rho) the register tiles of the panel added in.
-    D.dinput.compute_at(tiles, task).vectorize(c, vec, TailStrategy::RoundUp);
-    D.dinput.update()
-        .tile(c, t, kco, kto, kci, kti, tile_c, tile_t, TailStrategy::RoundUp)
-        .reorder(kci, kti, kto, kco, rho)
-        .vectorize(kci, vec)
-        .unroll(kci)
-        .unroll(kti);
-    panel.compute_at(D.dinput, kto).vectorize(c, vec).unroll(c).unroll(t);
-    panel.update()
-        .reorder(c, t, rhi, D.dinput_r.y, D.dinput_r.z)
-        .vectorize(c, vec)
-        .unroll(c)
-        .unroll(t);
+    tiles.compute_root();
+    D.dinput.compute_at(tiles, task);
+    panel.compute_at(D.dinput, kto);
+    for (size_t v = 0; v < tiles_by_shape.size(); v++) {
+        const DinputTile &version = tiles_by_shape[v];
+        const bool last = v + 1 == tiles_by_shape.size();
+        const int tile_c = vec * version.tile.h_vectors, tile_t = version.tile.t;
+        // Time tiles per block: a K block's dpre rows (about G * m / k_blocks floats a step) in a quarter of L2.
+        Expr block_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
+        Stage tiles_v = last ? Stage(tiles) : tiles.specialize(version.when);
+        Stage zero = last ? Stage(D.dinput) : D.dinput.specialize(version.when);
+        Stage add = last ? D.dinput.update() : D.dinput.update().specialize(version.when);
+        tiles_v.tile(c, t, co, to, ci, ti, tile_c, tile_t, TailStrategy::RoundUp)
+            .split(to, too, toi, block_tiles, TailStrategy::GuardWithIf)
+            .reorder(ci, ti, toi, co, too, b)
+            .vectorize(ci, vec)
+            .fuse(too, b, task)
+            .parallel(task);
+        // The block's dinput (L2): zeroed, then per K block (rho) the register tiles of the panel added in.
+        zero.vectorize(c, vec, TailStrategy::RoundUp);
+        add.tile(c, t, kco, kto, kci, kti, tile_c, tile_t, TailStrategy::RoundUp)
+            .reorder(kci, kti, kto, kco, rho)
+            .vectorize(kci, vec)
+            .unroll(kci)
+            .unroll(kti);
+    }
+    panel.vectorize(c, vec).unroll(c).unroll(t);
+    panel.update().reorder(c, t, rhi, D.dinput_r.y, D.dinput_r.z).vectorize(c, vec).unroll(c).unroll(t);
 }
 
 // dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (16 accumulators: LLVM spills
@@ -154,10 +180,12 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 }  // namespace
 
 // Achieved (qrnn bench --what backward --clock thread-cpu --repeats 7: one thread, thread CPU time, medians of 21
-// per-round ratios to the best sgemm; AMD EPYC 26/2, load 6-9): host dX 0.93 at 640 units (was 0.68), 0.93-1.01 at
-// 320 units except B=8 T=64 (0.83); dW 0.93-0.99. 2 cores (wall, same load): host dX 0.91-0.93 at 640 units, B=8 T=64
-// 0.89-0.94. AVX2 (the bench's AVX2 rows timed host code until it sized its inputs for its own target; one thread,
-// load ~5): dW 0.91-0.96; dX with the 3 x 4 tile 0.86-0.96 (was 0.45-0.50).
+// per-round ratios to the best sgemm; AMD EPYC 26/2, 2026-11-23 04:10-04:18 UTC, load 2.4-3.6): host dW 0.93-0.97,
+// dX 0.92-1.01 except B=8 T=64 (0.87: weights_t's transpose is 5% of that call, the GEMM alone ~1.0 of oneDNN);
+// AVX2 dW 0.92-0.95, dX 0.93-1.01 (main beside, 03:41-03:53: host dX B=8 T=64 0.86; AVX2 dX B=8 T=64 0.87, 640 units
+// 0.88, dW B=256 T=32 0.885). Target 0.90. Run-to-run spread of one row ~0.05 at that load. 2 cores, quiet (load
+// 0.9-1.9, host): dW at B=8 0.83 (T=64), 0.88 (T=512) in both builds (one thread 0.92-0.95): dW's scaling at small B
+// is open; dX 0.89 at B=8 T=64, else 0.92-1.0.
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var c = D.c, h = D.h, t = D.t, g = D.g;
@@ -177,14 +205,17 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     // one thread's CPU time, medians of 31; AMD EPYC 26/2, AVX-512 host, load ~5).
     D.weights_t.fuse(D.j, g, jg);
     cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
-    schedule_dinput_blocked(D, vec, knobs.at("dx_c_vectors"), knobs.at("dx_tile_t"), cpu.l2_bytes);
+    GemmTile dx_tile{knobs.at("dx_c_vectors"), knobs.at("dx_tile_t")};
+    schedule_dinput_blocked(D, vec, dinput_tiles(D, dx_tile, target), cpu.l2_bytes);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
 }
 
 // dcell as the forward's scan; its tape reads are dense vectors (core/qrnn_backward.cpp: min(likely(h), m-1)).
 // Achieved: 1.19 of triad at B=32 T=256 m=320 (0.40 when the reads were clamped gathers; qrnn bench --what backward
-// --quick; AMD EPYC 26/2, AVX-512 host target, 2 cores, load ~10).
+// --quick; AMD EPYC 26/2, AVX-512 host target, 2 cores, load ~10). B=64 T=512, median of per-round ratios, one
+// thread (load 2.4-3.6): host 0.96, AVX2 0.98 (target 0.85; the AVX2 0.81-0.85 of earlier rows were medians of each
+// side taken apart under other jobs' memory traffic).
 void schedule_cpu_backward_scan(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var h = D.h, b = D.b, t = D.t, g = D.g;

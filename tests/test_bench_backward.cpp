@@ -1,6 +1,6 @@
 // `qrnn bench --what backward --quick`: every row it writes (table and --json) is well-formed: the dW and dX
 // GEMMs of each quick shape against a named sgemm reference, the reverse scan against triad, ratios finite and
-// positive; the scan's equal to ours/reference, the GEMMs' (medians of per-round ratios) between their quartiles.
+// positive, each (a median of per-round ratios) between its quartiles.
 // Timing never decides pass/fail: "met" may be yes or no.
 #include <gtest/gtest.h>
 
@@ -38,15 +38,10 @@ TEST(BenchBackward, QuickRowsAreWellFormed) {
         if (!is_scan) EXPECT_GT(row.reference.size(), ref_unit.size() + 4) << "names no sgemm: " << row.reference;
         EXPECT_TRUE(std::isfinite(ours) && ours > 0 && std::isfinite(ref) && ref > 0) << row.ours << " / " << row.reference;
         EXPECT_TRUE(std::isfinite(row.ratio) && row.ratio > 0) << row.ratio;
-        if (is_scan) {
-            // The printed figures are rounded to 0.1: the ratio agrees with them to that precision.
-            EXPECT_NEAR(row.ratio, ours / ref, 0.06 / ref + 0.06 * ours / (ref * ref) + 1e-3) << row.benchmark;
-        } else {
-            // JSON rounds to 4 decimals.
-            EXPECT_TRUE(std::isfinite(row.ratio_q1) && row.ratio_q1 > 0) << row.benchmark << " has no quartiles";
-            EXPECT_LE(row.ratio_q1, row.ratio + 1e-4) << row.benchmark;
-            EXPECT_LE(row.ratio, row.ratio_q3 + 1e-4) << row.benchmark;
-        }
+        // Every row a median of per-round ratios (the scan's too), between its quartiles; JSON rounds to 4 decimals.
+        EXPECT_TRUE(std::isfinite(row.ratio_q1) && row.ratio_q1 > 0) << row.benchmark << " has no quartiles";
+        EXPECT_LE(row.ratio_q1, row.ratio + 1e-4) << row.benchmark;
+        EXPECT_LE(row.ratio, row.ratio_q3 + 1e-4) << row.benchmark;
         EXPECT_DOUBLE_EQ(row.target, is_scan ? 0.85 : 0.90);
         EXPECT_EQ(row.met, row.ratio >= row.target);
     }

@@ -296,10 +296,16 @@ int bench_command(const std::vector<std::string> &args) {
         LayerShape s = quick ? LayerShape{256, 32, 320, 320, 2} : LayerShape{512, 64, 320, 320, 2};
         bench::BackwardScan scan(pooling, s, target);
         bench::Triad same_size(static_cast<int64_t>(scan.bytes() / 12), target);
-        auto [p, t] = time_side_by_side([&] { scan.run(); }, [&] { same_size.run(); }, warmup, repeats);
+        // As the GEMMs: the median over rounds of the ratio within each round, 3x the rounds (both stream memory,
+        // whose bandwidth other processes' traffic moves between rounds: medians of each side taken apart read
+        // 0.79 and 1.19 of triad in two runs of one build).
+        auto [p, t] = time_side_by_side([&] { scan.run(); }, [&] { same_size.run(); }, warmup, backward_repeats);
         double p_gbs = scan.bytes() / (p.median() * 1e6), t_gbs = same_size.bytes() / (t.median() * 1e6);
+        const double per_byte = scan.bytes() / same_size.bytes();  // round ratio of times -> of GB/s
+        bench::RoundRatios r = bench::round_ratios(p, t);
+        r = {r.median * per_byte, r.q1 * per_byte, r.q3 * per_byte};
         row("backward scan (dcell) vs triad (GB/s)", "B=" + std::to_string(s.B) + " T=" + std::to_string(s.T) + " m=" + std::to_string(s.m),
-            fixed(p_gbs, 1) + " GB/s", fixed(t_gbs, 1) + " GB/s", p_gbs / t_gbs, 0.85);
+            fixed(p_gbs, 1) + " GB/s", fixed(t_gbs, 1) + " GB/s", r.median, 0.85, true, &r);
     }
     if (wants("autotuned")) {
         // The newest verified record of this pooling and target names the shape that was tuned.
