@@ -6,6 +6,10 @@
 //        block of rows in cache; softmax per sequence; the encoder outputs (scores, dalpha) and the weights (dk, dc)
 //        transposed in vector blocks. Calls below kAttentionParallelMinFlops (runtime/compiled_attention.h) run
 //        their parallel loops serially on the calling thread.
+//        Quiet, 2 cores (this schedule, 2026-11-23 04:57 UTC, load 1.3, one run; forward / backward): host m=320
+//        0.85 / 0.87, m=203 0.50 / 0.52; AVX2 0.82 / 0.85, 0.73 / 0.66. Then (load ~1.5, 3 runs each, alternating)
+//        m=203 serial (64 MFLOP threshold) vs the thread pool (threshold 0): host 0.53-0.66 / 0.57-0.63 vs 0.53-0.62
+//        / 0.57-0.64, AVX2 0.95-1.13 / 0.90-0.93 vs 0.94-1.14 / 0.85-0.86: serial kept. 0.90 met only by AVX2 m=203, in 3 of 4 runs.
 //        `qrnn bench --what attention` (attn6, 2026-11-23, AMD EPYC fam 26 AVX-512 VM, 2 cores, load 2-4, alternating
 //        with main 98fa4df, medians of 3 runs, forward / backward; main in brackets): one thread (--clock thread-cpu)
 //        host m=320 0.80 / 0.86 (0.75 / 0.83), m=203 0.80 / 0.77 (0.67 / 0.70); AVX2 m=320 0.87 / 0.88 (0.87 /
