@@ -41,6 +41,18 @@ std::string label(const PlannedRun &run) {
     return s;
 }
 
+// What a finished run's progress line reports: a synthetic task's best held-out accuracy and its seconds, else
+// the median step time (timing runs and language models).
+std::string result_text(const std::map<std::string, Value> &row) {
+    char text[128] = "";
+    if (row.count("best_accuracy"))
+        std::snprintf(text, sizeof text, " best %s %.4f in %.0f s", std::get<std::string>(row.at("metric")).c_str(),
+                      std::get<double>(row.at("best_accuracy")), std::get<double>(row.at("train_seconds")));
+    else if (std::isfinite(std::get<double>(row.at("median_ms"))))
+        std::snprintf(text, sizeof text, " %.3f ms", std::get<double>(row.at("median_ms")));
+    return text;
+}
+
 class Progress {
 public:
     Progress(std::ostream &log, int64_t total, bool interactive) : log_(log), total_(total), interactive_(interactive) {}
@@ -51,13 +63,13 @@ public:
         const double eta = elapsed / finished_ * (total_ - finished_);
         const int width = 20, filled = static_cast<int>(width * finished_ / std::max<int64_t>(total_, 1));
         std::string status = std::get<std::string>(row.at("status"));
-        char ms[64] = "";
-        if (status == kStatusOk) std::snprintf(ms, sizeof ms, " %.3f ms", std::get<double>(row.at("median_ms")));
+        const std::string result = status == kStatusOk ? result_text(row) : "";
         char line[512];
         std::snprintf(line, sizeof line, "[%s%s] %lld/%lld  elapsed %s  ETA %s  #%lld %s: %s%s",
                       std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
                       static_cast<long long>(finished_), static_cast<long long>(total_), clock_str(elapsed).c_str(),
-                      clock_str(eta).c_str(), static_cast<long long>(run.index), label(run).c_str(), status.c_str(), ms);
+                      clock_str(eta).c_str(), static_cast<long long>(run.index), label(run).c_str(), status.c_str(),
+                      result.c_str());
         if (interactive_) log_ << "\r\033[K" << line << (finished_ == total_ ? "\n" : "") << std::flush;
         else log_ << line << "\n" << std::flush;
     }
