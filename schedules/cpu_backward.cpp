@@ -132,14 +132,13 @@ GemmTile dweights_tile_for(const Target &target) {
 // (vec * tile_h) x tile_c register tile (dweights_tile_for) accumulates one block and adds it into dweights_acc. Per block and
 // (h tile, g) panel the panel's dpre rows are packed into a contiguous buffer (gemm_dpre.in(), tile_h floats a
 // row), sized to two thirds of L1 (128 rows of a 64-float tile in 48 KB), so that every c tile and j reads it
-// from L1 (unpacked, its rows lie m floats apart: with m = 320 they fall into a quarter of L1's sets). One
-// parallel loop outermost over parts of the (h tile, g) panels, each walking every block (no barrier per block).
+// from L1 (unpacked, its rows lie m floats apart: with m = 320 they fall into a quarter of L1's sets). Parallel over
+// tasks of (group of h tiles, j, g), each walking every block (no barrier per block) into its own accumulator.
 // Unblocked (one register tile over all of T*B) both panels came from memory once per tile: dW took 5x the
 // forward GEMM and the step 0.55x oneDNN's LSTM at B=64 T=256.
 // Achieved: see dweights_tile_for.
 void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c, const CpuTraits &cpu) {
-    Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hj("hj"), hg("hg"),
-        p("p"), hgi("hgi"), jg("jg");
+    Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hq("hq"), hr("hr");
     RVar rt = D.dweights_r.x, rb = D.dweights_r.y, rto("rto"), rti("rti"), rbo("rbo"), rbi("rbi");
     const int tile = vec * tile_h;
     // Rows per block: the packed dpre panel (tile floats a row) in two thirds of L1, at least 16.
@@ -149,32 +148,40 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
                      .split(rt, rto, rti, t_block, TailStrategy::GuardWithIf)
                      .split(rb, rbo, rbi, b_block, TailStrategy::GuardWithIf)
                      .rfactor({{rto, ko}, {rbo, kb}});
-    // Parts of the (h tile, j, g) panels: as many per core (up to 4, so that a core slowed by other work is made up
-    // for) as divide them evenly, else one panel a part. With parts of (h tile, g) panels, 4 per core, m = 320's 15
-    // panels ran 8 : 7 on 2 cores. One thread: 1.015x at B=8 T=64, 0.99x at 640 units beside the old parts (two (j)
-    // panels pack their dpre rows twice; same A/B as weights_t's); 2 cores not measured quietly (load 5-9).
-    Expr panels = (D.m + tile - 1) / tile * D.k * D.G, per_part = 1;
-    for (int parts = cpu.cores; parts <= 4 * cpu.cores; parts += cpu.cores)
-        per_part = select(panels % parts == 0, panels / parts, per_part);
-    D.dweights_acc.compute_root()
+    // Tasks (group of h tiles, j, g), parallel: each accumulates its panels (group x tile h x n c, at most half of
+    // L2) over every block of rows, per block the group's h tiles in turn (the block's input rows serve them all
+    // from L2), then copies them into dweights. Groups: as few as fit, then more until the tasks divide evenly over
+    // the cores. With the accumulator at root (parts of fused (h tile, j, g) panels), its 2.4 MB at m = n = 320, k = 2
+    // went through memory once more than C does. 2 cores, AVX-512 host (AMD EPYC 26/2, load 1.3-1.9, 2026-11-23):
+    // dW 0.87-0.92 at B=8 T=64 (was 0.76-0.85), 0.94-0.97 at the other shapes (was 0.86-0.95); AVX2 0.93-0.95.
+    // Per (h tile, j, g) panel instead, each panel re-read the input's rows: 0.81 at B=256 T=128.
+    Expr h_tiles = (D.m + tile - 1) / tile;
+    Expr fit = clamp(static_cast<int>(cpu.l2_bytes / 2) / (tile * D.n * 4), 1, h_tiles);
+    Expr min_groups = (h_tiles + fit - 1) / fit, groups = min_groups;
+    for (int extra = cpu.cores - 1; extra >= 0; extra--)
+        groups = select((min_groups + extra) * D.k * D.G % cpu.cores == 0, min(min_groups + extra, h_tiles), groups);
+    groups = max(groups, 1);  // (the max lets bounds inference divide by it; a loose bound put the output's below 0)
+    Expr group_tiles = max((h_tiles + groups - 1) / groups, 1);
+    D.dweights.compute_root()
+        .split(h, ho, hi, tile, TailStrategy::GuardWithIf)
+        .split(ho, hq, hr, group_tiles, TailStrategy::GuardWithIf)
+        .reorder(hi, hr, c, hq, j, g)
+        .vectorize(hi, vec, TailStrategy::GuardWithIf)
+        .parallel(hq)  // nested, not fused: a fused loop's bounds reach outside the output (x % extent of unknown sign)
+        .parallel(j)
+        .parallel(g);
+    D.dweights_acc.compute_at(D.dweights, hq)
         .align_bounds(h, tile)
         .align_bounds(c, tile_c)
-        .vectorize(h, vec, TailStrategy::RoundUp)
-        .fuse(j, g, jg)
-        .parallel(jg);
+        .vectorize(h, vec, TailStrategy::RoundUp);
     D.dweights_acc.update()  // rto, rbo: the block loops, as rfactor names them
         .tile(h, c, ho, co, hi, ci, tile, tile_c, TailStrategy::RoundUp)
-        .reorder(hi, ci, co, ho, j, g, rbo, rto)
-        .fuse(ho, j, hj)
-        .fuse(hj, g, hg)
-        .split(hg, p, hgi, per_part, TailStrategy::GuardWithIf)
-        .reorder(hi, ci, co, hgi, rbo, rto, p)
+        .reorder(hi, ci, co, ho, j, g, rbo, rto)  // j, g: one each
         .vectorize(hi, vec)
-        .unroll(ci)
-        .parallel(p);
+        .unroll(ci);
     block.compute_at(D.dweights_acc, co).vectorize(h, vec).unroll(h).unroll(c);
     block.update().reorder(h, c, rbi, rti).vectorize(h, vec).unroll(h).unroll(c);
-    D.gemm_dpre.in(block).compute_at(D.dweights_acc, hgi).vectorize(h, vec).unroll(h);
+    D.gemm_dpre.in(block).compute_at(D.dweights_acc, ho).vectorize(h, vec).unroll(h);
 }
 
 }  // namespace
@@ -192,8 +199,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     schedule_cpu_inputs(D.fwd, in.fwd, vec);
     const CpuTraits cpu = cpu_traits(target);
     schedule_dweights_blocked(D, vec, knobs.at("dw_h_vectors"), knobs.at("tile_c"), cpu);
-    Var jg("jg");  // (j, g) pairs: 6 parallel tasks at k = 2 with 3 gates (g alone: 3 on 2 cores)
-    D.dweights.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).fuse(D.j, g, jg).parallel(jg);
+    Var jg("jg");  // (j, g) pairs
 
     // dbias: per gate, contiguous rows of dpre added into a vector of m.
     D.dbias_acc.compute_root().vectorize(h, vec, TailStrategy::RoundUp);
