@@ -7,10 +7,6 @@
 
 namespace qrnn {
 
-double attention_forward_flops(int64_t T, int64_t S, int64_t B, int64_t m) {
-    return 4.0 * T * B * S * m + 4.0 * T * B * m * m;
-}
-
 CompiledAttention::CompiledAttention(const Halide::Target &target) {
     if (target.has_gpu_feature()) fail("attention runs on CPU targets only so far (target ", target.to_string(), ")");
     forward_ = build_attention_forward(forward_inputs_, target);
@@ -51,8 +47,7 @@ void CompiledAttention::forward(const Tensor<float> &cell, const Tensor<float> &
     std::vector<Halide::Buffer<>> outputs{halide_rows_view(out), halide_view(tape.alpha), halide_view(tape.context),
                                           halide_rows_view(tape.mixed)};
     Halide::Realization realization(outputs);
-    Halide::JITUserContext context = call_context(cell, enc);
-    forward_.realize(&context, realization);
+    forward_.realize(realization);
 }
 
 void CompiledAttention::backward(const Tensor<float> &cell, const Tensor<float> &gate_o, const Tensor<float> &enc,
@@ -74,17 +69,7 @@ void CompiledAttention::backward(const Tensor<float> &cell, const Tensor<float> 
     std::vector<Halide::Buffer<>> outputs{halide_view(grads.dcell), halide_view(grads.denc),
                                           halide_rows_view(grads.dgate_o), halide_view(grads.dweights)};
     Halide::Realization realization(outputs);
-    Halide::JITUserContext context = call_context(cell, enc);
-    backward_.realize(&context, realization);
-}
-
-Halide::JITUserContext CompiledAttention::call_context(const Tensor<float> &cell, const Tensor<float> &enc) const {
-    return jit_context(attention_forward_flops(cell.dim(0), enc.dim(0), cell.dim(1), cell.dim(2)) < parallel_min_flops_);
-}
-
-void CompiledAttention::set_parallel_min_flops(double flops) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    parallel_min_flops_ = flops;
+    backward_.realize(realization);
 }
 
 std::shared_ptr<CompiledAttention> compiled_attention(const std::string &target) {

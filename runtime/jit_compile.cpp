@@ -7,15 +7,6 @@
 #include "runtime/buffer_cache.h"
 
 namespace qrnn {
-namespace {
-int serial_do_par_for(Halide::JITUserContext *context, int (*task)(Halide::JITUserContext *, int, uint8_t *), int min,
-                      int extent, uint8_t *closure) {
-    for (int i = min; i < min + extent; i++)
-        if (int status = task(context, i, closure)) return status;
-    return 0;
-}
-}  // namespace
-
 void compile_jit_pipelines(const std::vector<Halide::Pipeline *> &pipelines, const Halide::Target &target) {
     for (Halide::Pipeline *p : pipelines) use_buffer_cache(*p);
     const size_t threads = std::max<size_t>(1, std::min<size_t>(pipelines.size(), std::thread::hardware_concurrency()));
@@ -37,12 +28,6 @@ void compile_jit_pipelines(const std::vector<Halide::Pipeline *> &pipelines, con
             if (!error) error = std::current_exception();
         }
     if (error) std::rethrow_exception(error);
-}
-
-Halide::JITUserContext jit_context(bool serial) {
-    Halide::JITUserContext context;
-    if (serial) context.handlers.custom_do_par_for = serial_do_par_for;
-    return context;
 }
 
 }  // namespace qrnn

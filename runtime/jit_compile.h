@@ -9,9 +9,4 @@
 
 namespace qrnn {
 void compile_jit_pipelines(const std::vector<Halide::Pipeline *> &pipelines, const Halide::Target &target);
-
-// A call context (Pipeline::realize(&context, ..)) whose parallel loops run their tasks in order on the calling
-// thread; the pipeline's other handlers (the buffer cache) stay. For calls too small to repay a fork/join per
-// parallel loop on a second core; `serial` false: the default context (the Halide thread pool).
-Halide::JITUserContext jit_context(bool serial);
 }  // namespace qrnn

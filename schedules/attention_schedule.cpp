@@ -50,7 +50,7 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
         // The scores, context and mix GEMMs register-blocked, the softmax per sequence b.
         cpu_transpose(A.enc_t, s, h, A.S, A.m, b, target);
         TileLoops sv, kv, mv;
-        cpu_gemm(A.score.in(), A.score, s, t, A.S, A.T, sv, {sv.ao, sv.bo, b}, 3, {A.score_r}, target);
+        cpu_gemm(A.score.in(), A.score, s, t, A.S, A.T, sv, {sv.ao, sv.bo, b}, 2, {A.score_r}, target);
         const int vec = target.natural_vector_size<float>();
         A.alpha.compute_root().vectorize(s, vec, TailStrategy::GuardWithIf).parallel(b);
         for (Func f : {A.score_max, A.weight_sum}) {
@@ -58,7 +58,7 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
             f.update().reorder(t, A.source_r).vectorize(t, vec, TailStrategy::GuardWithIf);
         }
         A.weight.compute_at(A.alpha, b).vectorize(s, vec, TailStrategy::GuardWithIf);
-        cpu_gemm(A.context, A.context_acc, h, t, A.m, A.T, kv, {kv.ao, kv.bo, b}, 3, {A.source_r}, target);
+        cpu_gemm(A.context, A.context_acc, h, t, A.m, A.T, kv, {kv.ao, kv.bo, b}, 2, {A.source_r}, target);
         // Over the T B rows of every sequence: edge tiles once, not once per sequence.
         mv.b_block = 16;
         cpu_gemm(A.mixed, A.mix_acc, h, A.r, A.m, A.T * A.B, mv, {mv.bo, mv.ao, mv.bb}, 2, {A.mix_r}, target);
@@ -100,12 +100,12 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
         // dk and dc: one GEMM over the T B rows.
         kv.b_block = 16;
         cpu_gemm(D.dkc.in(), D.dkc, c, D.r, D.m, D.T * D.B, kv, {kv.bo, kv.ao, kv.bb, i}, 3, {D.hidden_r}, target);
-        cpu_gemm(D.dalpha.in(), D.dalpha, s, t, D.S, D.T, av, {av.ao, av.bo, b}, 3, {D.hidden_r}, target);
+        cpu_gemm(D.dalpha.in(), D.dalpha, s, t, D.S, D.T, av, {av.ao, av.bo, b}, 2, {D.hidden_r}, target);
         D.dscore.compute_root().vectorize(s, vec, TailStrategy::GuardWithIf).parallel(b);
         D.alpha_dot.compute_at(D.dscore, b).vectorize(t, vec, TailStrategy::GuardWithIf);
         D.alpha_dot.update().reorder(t, D.source_r).vectorize(t, vec, TailStrategy::GuardWithIf);
-        cpu_gemm(D.dcell, D.dcell_acc, h, t, D.m, D.T, dv, {dv.ao, dv.bo, b}, 3, {D.source_r}, target);
-        cpu_gemm(D.denc, D.denc_acc, h, s, D.m, D.S, ev, {ev.ao, ev.bo, b}, 3, {D.target_r}, target);
+        cpu_gemm(D.dcell, D.dcell_acc, h, t, D.m, D.T, dv, {dv.ao, dv.bo, b}, 2, {D.source_r}, target);
+        cpu_gemm(D.denc, D.denc_acc, h, s, D.m, D.S, ev, {ev.ao, ev.bo, b}, 2, {D.target_r}, target);
         return Pipeline(D.outputs());
     }
     at_root(D.enc_t, {{s, h, b}}, b, h, target);

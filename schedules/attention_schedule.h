@@ -4,8 +4,14 @@
 //        clamped copies), parallel over the fused tile loops; the mix and dk/dc over the T B rows r = b + t B (edge
 //        tiles once, not per sequence), their row tiles in blocks of 16 so each h (c) tile's weight panel serves a
 //        block of rows in cache; softmax per sequence; the encoder outputs (scores, dalpha) and the weights (dk, dc)
-//        transposed in vector blocks. Calls below kAttentionParallelMinFlops (runtime/compiled_attention.h) run
-//        their parallel loops serially on the calling thread.
+//        transposed in vector blocks. The per-sequence GEMMs (scores, context, dalpha, dc, de) parallel over (row
+//        tile, b) with every column tile in the task: one task per register tile (1280 tasks of ~0.5 us at m=320,
+//        K=64) kept the second core waiting on the thread pool's queue (Halide profiler: context, dc, de 0.8 ms each,
+//        1.0-1.5 threads busy). 2 cores, quiet (AMD EPYC 26/2, 2026-11-23 07:15 UTC, load 1.1-1.5, 2 runs alternating
+//        with the one-task-per-tile schedule beside it; forward / backward): host m=320 0.95-0.97 / 0.97-1.00 (beside
+//        0.75-0.82 / 0.71-0.89), m=203 0.54-0.64 / 0.58-0.60; AVX2 0.95-1.02 / 0.95-0.99 (0.67-0.87 / 0.67-0.86),
+//        0.98-1.02 / 0.88. With coarse tasks the thread pool beat serial calls at m=203 (3 runs alternating: host
+//        0.63-0.68 / 0.62-0.66 vs 0.60-0.61 / 0.57-0.63): small calls are no longer run serially. Older figures below.
 //        Quiet, 2 cores (this schedule, 2026-11-23 04:57 UTC, load 1.3, one run; forward / backward): host m=320
 //        0.85 / 0.87, m=203 0.50 / 0.52; AVX2 0.82 / 0.85, 0.73 / 0.66. Then (load ~1.5, 3 runs each, alternating)
 //        m=203 serial (64 MFLOP threshold) vs the thread pool (threshold 0): host 0.53-0.66 / 0.57-0.63 vs 0.53-0.62

@@ -39,17 +39,14 @@ TEST(Attention, MatchesReferenceOnEveryCpuTarget) {
 
             const Tensor<float> fcell = convert<float>(cell), fgate = convert<float>(gate_o), fenc = convert<float>(enc);
             const Tensor<float> fweights = convert<float>(weights);
-            // Both paths: parallel loops on the Halide thread pool, and serial on this thread (small calls).
-            for (const double parallel_min_flops : {0.0, HUGE_VAL}) {
-                attention->set_parallel_min_flops(parallel_min_flops);
+            {
                 Tensor<float> out;
                 AttentionTape tape;
                 attention->forward(fcell, fgate, fenc, p.lengths, fweights, out, tape);
                 AttentionGradsF grads;
                 attention->backward(fcell, fgate, fenc, p.lengths, fweights, tape, convert<float>(dout), grads);
                 const std::string where = target.to_string() + " T=" + std::to_string(p.T) + " S=" + std::to_string(p.S) +
-                                          " B=" + std::to_string(p.B) + " m=" + std::to_string(p.m) +
-                                          (parallel_min_flops > 0 ? " serial" : " thread pool");
+                                          " B=" + std::to_string(p.B) + " m=" + std::to_string(p.m);
                 const std::vector<std::tuple<std::string, const Tensor<float> *, const Tensor<double> *>> pairs{
                     {"out", &out, &want.out},           {"alpha", &tape.alpha, &want.alpha},
                     {"context", &tape.context, &want.context}, {"mixed", &tape.mixed, &want.mixed},
@@ -61,14 +58,7 @@ TEST(Attention, MatchesReferenceOnEveryCpuTarget) {
                 }
             }
         }
-        attention->set_parallel_min_flops(kAttentionParallelMinFlops);
     }
-}
-
-TEST(Attention, SmallCallsRunSerially) {
-    // The bench's awkward shape on one thread, its translation-like shape on the Halide thread pool.
-    EXPECT_LT(attention_forward_flops(37, 53, 5, 203), kAttentionParallelMinFlops);
-    EXPECT_GT(attention_forward_flops(64, 64, 16, 320), kAttentionParallelMinFlops);
 }
 
 TEST(Condition, MatchesReferenceOnEveryCpuTarget) {
