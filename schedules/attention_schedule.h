@@ -11,7 +11,11 @@
 //        with the one-task-per-tile schedule beside it; forward / backward): host m=320 0.95-0.97 / 0.97-1.00 (beside
 //        0.75-0.82 / 0.71-0.89), m=203 0.54-0.64 / 0.58-0.60; AVX2 0.95-1.02 / 0.95-0.99 (0.67-0.87 / 0.67-0.86),
 //        0.98-1.02 / 0.88. With coarse tasks the thread pool beat serial calls at m=203 (3 runs alternating: host
-//        0.63-0.68 / 0.62-0.66 vs 0.60-0.61 / 0.57-0.63): small calls are no longer run serially. Older figures below.
+//        0.63-0.68 / 0.62-0.66 vs 0.60-0.61 / 0.57-0.63): small calls are no longer run serially. Then quiet (07:43 UTC,
+//        nothing else running, 3 runs): host m=320 0.93-1.01 / 0.99-1.05, m=203 0.64-0.65 / 0.59-0.65; AVX2 m=320
+//        0.94-1.00 / 0.96-0.99, m=203 1.05-1.17 / 0.86-0.93. Open: host m=203 (one thread 0.70-0.79: its h edge, 224
+//        of 203 computed, and 6 / 9 fork-joins in a 0.25 / 0.5 ms call). Tried, no gain: the mix and dk/dc with
+//        wide_gemm_tile_for's 2 x 12 (host m=320 0.95-0.98 / 0.95-1.02 beside 0.95-1.00 / 0.99-1.02). Older figures below.
 //        Quiet, 2 cores (this schedule, 2026-11-23 04:57 UTC, load 1.3, one run; forward / backward): host m=320
 //        0.85 / 0.87, m=203 0.50 / 0.52; AVX2 0.82 / 0.85, 0.73 / 0.66. Then (load ~1.5, 3 runs each, alternating)
 //        m=203 serial (64 MFLOP threshold) vs the thread pool (threshold 0): host 0.53-0.66 / 0.57-0.63 vs 0.53-0.62

@@ -6,8 +6,9 @@
 //            dpre element-wise (vectorised, parallel over t), dweights and dinput as register-blocked GEMMs
 //            blocked over their reductions/rows as a BLAS does (block sizes from the caches).
 //            Training step vs oneDNN's LSTM (320 units, fo, k=2) over the 30 cells of the paper grid (batch 8-256 x
-//            seq 32-512), quiet (load 1.8-2.4, 2026-11-23, AMD EPYC 26/2): host (AVX-512) 1.32-2.77, AVX2 path
-//            1.27-2.19 (was 1.01-1.80 before dX's 3 x 4 AVX2 tile): every cell >= 1.2x (README).
+//            seq 32-512), quiet (nothing else running, 2026-11-23 07:44-07:52 UTC, AMD EPYC 26/2, after dW's per-task
+//            accumulators): host (AVX-512) 1.34-2.84, AVX2 path 1.27-2.25 (1.01-1.80 before dX's 3 x 4 AVX2 tile):
+//            every cell >= 1.2x (README).
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
@@ -190,9 +191,10 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 // per-round ratios to the best sgemm; AMD EPYC 26/2, 2026-11-23 04:10-04:18 UTC, load 2.4-3.6): host dW 0.93-0.97,
 // dX 0.92-1.01 except B=8 T=64 (0.87: weights_t's transpose is 5% of that call, the GEMM alone ~1.0 of oneDNN);
 // AVX2 dW 0.92-0.95, dX 0.93-1.01 (main beside, 03:41-03:53: host dX B=8 T=64 0.86; AVX2 dX B=8 T=64 0.87, 640 units
-// 0.88, dW B=256 T=32 0.885). Target 0.90. Run-to-run spread of one row ~0.05 at that load. 2 cores, quiet (load
-// 0.9-1.9, host): dW at B=8 0.83 (T=64), 0.88 (T=512) in both builds (one thread 0.92-0.95): dW's scaling at small B
-// is open; dX 0.89 at B=8 T=64, else 0.92-1.0.
+// 0.88, dW B=256 T=32 0.885). Target 0.90. Run-to-run spread of one row ~0.05 at that load. 2 cores, quiet
+// (nothing else running, 07:40-07:43 UTC, after dW's per-task accumulators): host dW 0.897 at B=8 T=64, else
+// 0.93-0.98; dX 0.85 at B=8 T=64, else 0.89-0.96; AVX2 dW 0.92-0.96, dX 0.86 at B=8 T=64, 0.897 at 640 units, else
+// 0.96-0.99 (README).
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var c = D.c, h = D.h, t = D.t, g = D.g;
