@@ -154,7 +154,7 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
     // from L2), then copies them into dweights. Groups: as few as fit, then more until the tasks divide evenly over
     // the cores. With the accumulator at root (parts of fused (h tile, j, g) panels), its 2.4 MB at m = n = 320, k = 2
     // went through memory once more than C does. 2 cores, AVX-512 host (AMD EPYC 26/2, load 1.3-1.9, 2026-11-23):
-    // dW 0.87-0.92 at B=8 T=64 (was 0.76-0.85), 0.94-0.97 at the other shapes (was 0.86-0.95); AVX2 0.93-0.95.
+    // dW 0.87-0.92 at B=8 T=64 (was 0.76-0.85), 0.92-1.01 at the other shapes (was 0.86-0.95); AVX2 0.92-0.96.
     // Per (h tile, j, g) panel instead, each panel re-read the input's rows: 0.81 at B=256 T=128.
     Expr h_tiles = (D.m + tile - 1) / tile;
     Expr fit = clamp(static_cast<int>(cpu.l2_bytes / 2) / (tile * D.n * 4), 1, h_tiles);
