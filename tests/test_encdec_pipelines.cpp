@@ -39,23 +39,21 @@ TEST(Attention, MatchesReferenceOnEveryCpuTarget) {
 
             const Tensor<float> fcell = convert<float>(cell), fgate = convert<float>(gate_o), fenc = convert<float>(enc);
             const Tensor<float> fweights = convert<float>(weights);
-            {
-                Tensor<float> out;
-                AttentionTape tape;
-                attention->forward(fcell, fgate, fenc, p.lengths, fweights, out, tape);
-                AttentionGradsF grads;
-                attention->backward(fcell, fgate, fenc, p.lengths, fweights, tape, convert<float>(dout), grads);
-                const std::string where = target.to_string() + " T=" + std::to_string(p.T) + " S=" + std::to_string(p.S) +
-                                          " B=" + std::to_string(p.B) + " m=" + std::to_string(p.m);
-                const std::vector<std::tuple<std::string, const Tensor<float> *, const Tensor<double> *>> pairs{
-                    {"out", &out, &want.out},           {"alpha", &tape.alpha, &want.alpha},
-                    {"context", &tape.context, &want.context}, {"mixed", &tape.mixed, &want.mixed},
-                    {"dcell", &grads.dcell, &dwant.dcell},     {"denc", &grads.denc, &dwant.denc},
-                    {"dgate_o", &grads.dgate_o, &dwant.dgate_o}, {"dweights", &grads.dweights, &dwant.dweights}};
-                for (const auto &[name, got, ref] : pairs) {
-                    ASSERT_EQ(got->shape, ref->shape) << where << " " << name;
-                    EXPECT_LE(compare(*got, *ref).rel(), 1e-4) << where << " " << name;
-                }
+            Tensor<float> out;
+            AttentionTape tape;
+            attention->forward(fcell, fgate, fenc, p.lengths, fweights, out, tape);
+            AttentionGradsF grads;
+            attention->backward(fcell, fgate, fenc, p.lengths, fweights, tape, convert<float>(dout), grads);
+            const std::string where = target.to_string() + " T=" + std::to_string(p.T) + " S=" + std::to_string(p.S) +
+                                      " B=" + std::to_string(p.B) + " m=" + std::to_string(p.m);
+            const std::vector<std::tuple<std::string, const Tensor<float> *, const Tensor<double> *>> pairs{
+                {"out", &out, &want.out},           {"alpha", &tape.alpha, &want.alpha},
+                {"context", &tape.context, &want.context}, {"mixed", &tape.mixed, &want.mixed},
+                {"dcell", &grads.dcell, &dwant.dcell},     {"denc", &grads.denc, &dwant.denc},
+                {"dgate_o", &grads.dgate_o, &dwant.dgate_o}, {"dweights", &grads.dweights, &dwant.dweights}};
+            for (const auto &[name, got, ref] : pairs) {
+                ASSERT_EQ(got->shape, ref->shape) << where << " " << name;
+                EXPECT_LE(compare(*got, *ref).rel(), 1e-4) << where << " " << name;
             }
         }
     }
