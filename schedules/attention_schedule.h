@@ -13,9 +13,13 @@
 //        0.98-1.02 / 0.88. With coarse tasks the thread pool beat serial calls at m=203 (3 runs alternating: host
 //        0.63-0.68 / 0.62-0.66 vs 0.60-0.61 / 0.57-0.63): small calls are no longer run serially. Then quiet (07:43 UTC,
 //        nothing else running, 3 runs): host m=320 0.93-1.01 / 0.99-1.05, m=203 0.64-0.65 / 0.59-0.65; AVX2 m=320
-//        0.94-1.00 / 0.96-0.99, m=203 1.05-1.17 / 0.86-0.93. Open: host m=203 (one thread 0.70-0.79: its h edge, 224
-//        of 203 computed, and 6 / 9 fork-joins in a 0.25 / 0.5 ms call). Tried, no gain: the mix and dk/dc with
-//        wide_gemm_tile_for's 2 x 12 (host m=320 0.95-0.98 / 0.95-1.02 beside 0.95-1.00 / 0.99-1.02). Older figures below.
+//        0.94-1.00 / 0.96-0.99, m=203 1.05-1.17 / 0.86-0.93. Open: host m=203 (one thread 0.70-0.79). There, one thread
+//        (09:25 UTC): the mix ~0.15 ms, level with the best sgemm's 0.156; scores + enc_t ~0.04 vs 0.031; the rest
+//        (context GEMM, sgemm 0.024, and softmax, transposes, o * mixed, which the references do not do) ~0.067;
+//        2 cores gain 1.0-1.2x. Tried, no gain: the mix and dk/dc with wide_gemm_tile_for's 2 x 12 (host m=320
+//        0.95-0.98 / 0.95-1.02 beside 0.95-1.00 / 0.99-1.02); mix tiles of one vector (pad m=203 least: 0.58-0.62
+//        vs 0.63-0.68, m=320 0.82-0.84); the small stages serial (0.287 vs 0.263 ms); workers spinning between
+//        parallel loops (the cost per loop is moving data between the cores, not the wake-up). Older figures below.
 //        Quiet, 2 cores (this schedule, 2026-11-23 04:57 UTC, load 1.3, one run; forward / backward): host m=320
 //        0.85 / 0.87, m=203 0.50 / 0.52; AVX2 0.82 / 0.85, 0.73 / 0.66. Then (load ~1.5, 3 runs each, alternating)
 //        m=203 serial (64 MFLOP threshold) vs the thread pool (threshold 0): host 0.53-0.66 / 0.57-0.63 vs 0.53-0.62
