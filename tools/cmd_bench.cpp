@@ -90,17 +90,18 @@ size_t fastest_reference(const std::vector<Timing> &t, size_t first = 1) {
 }
 
 // Timings laid out as t[first + gemms * i + g + offset] (reference i on GEMM g; g from `offset`, `count` of them):
-// the sum over those GEMMs of the fastest reference's median, and the references' names joined by '/'.
-std::pair<double, std::string> best_sgemm_sum(const std::vector<Timing> &t, size_t first, int gemms, int offset,
+// per round, the sum over those GEMMs of the reference fastest on it (by median), and their names joined by '/'.
+std::pair<Timing, std::string> best_sgemm_sum(const std::vector<Timing> &t, size_t first, int gemms, int offset,
                                               int count, const std::vector<bench::SgemmReference> &refs) {
-    double sum = 0;
+    Timing sum;
+    sum.ms.assign(t[first].ms.size(), 0.0);
     std::string names;
     for (int g = offset; g < offset + count; g++) {
-        auto at = [&](size_t i) { return t[first + gemms * i + g].median(); };
+        auto at = [&](size_t i) -> const Timing & { return t[first + gemms * i + g]; };
         size_t best = 0;
         for (size_t i = 1; i < refs.size(); i++)
-            if (at(i) < at(best)) best = i;
-        sum += at(best);
+            if (at(i).median() < at(best).median()) best = i;
+        for (size_t round = 0; round < sum.ms.size(); round++) sum.ms[round] += at(best).ms[round];
         names += (g > offset ? "/" : "") + refs[best].name;
     }
     return {sum, names};
@@ -137,7 +138,7 @@ int bench_command(const std::vector<std::string> &args) {
         ("clock", po::value<std::string>()->default_value("wall"),
          "what each call is timed by: wall (wall time, all cores) or thread-cpu (everything on one thread, timed by "
          "its CPU time: steady ratios on a loaded machine)")
-        ("repeats", po::value<int>()->default_value(11), "timed runs of each side (medians reported; the backward section times 3x as many rounds)")
+        ("repeats", po::value<int>()->default_value(11), "timed runs of each side (medians reported; the backward and attention sections time 3x as many rounds)")
         ("quick", "fewer and smaller shapes")
         ("json", po::value<std::string>(), "also write the results to this JSON file (context + one row per ratio)");
     po::variables_map vm;
@@ -335,8 +336,8 @@ int bench_command(const std::vector<std::string> &args) {
                 for (int g = 0; g < 3; g++) runs.push_back([&d, i, g] { d.run_reference(i, g); });
             }
             auto t = time_interleaved(runs, warmup, repeats);
-            auto [sgemm3, names] = best_sgemm_sum(t, 2, 3, 0, 3, refs);
-            const double best0 = best_sgemm_sum(t, 2, 3, 0, 1, refs).first;
+            auto [sgemm3_rounds, names] = best_sgemm_sum(t, 2, 3, 0, 3, refs);
+            const double sgemm3 = sgemm3_rounds.median(), best0 = best_sgemm_sum(t, 2, 3, 0, 1, refs).first.median();
             const std::string shape = "N=" + std::to_string(N) + " m=" + std::to_string(m) + " V=" + std::to_string(V);
             const double gflop = d.gemm_flops() / 1e9;
             row("decoder training (3 GEMMs + softmax) vs best sgemm x3", shape,
@@ -349,7 +350,9 @@ int bench_command(const std::vector<std::string> &args) {
     }
     if (wants("attention")) {
         // Each whole attention pipeline (its GEMMs + the masked softmax or its backward) against the sum of the
-        // best sgemm of each of its GEMMs (tools/bench_attention.h), all timed in the same rounds.
+        // best sgemm of each of its GEMMs (tools/bench_attention.h), all timed in the same rounds. As the backward
+        // GEMMs: the median over 3x the rounds of the ratio within each round, with its quartiles (calls of
+        // ~0.2 ms at m=203: medians of 11 taken apart read 0.69 and 0.81 in two runs of one build).
         using bench::AttentionGemms;
         for (auto [T, S, B, m] : bench_attention_shapes(quick)) {
             AttentionGemms a(T, S, B, m, target);
@@ -359,17 +362,18 @@ int bench_command(const std::vector<std::string> &args) {
                 if (diff > 1e-5) fail("attention alpha and ", refs[i].name, "'s scores disagree at ", a.shape(), " (abs ", diff, ")");
                 for (int g = 0; g < AttentionGemms::kGemms; g++) runs.push_back([&a, i, g] { a.run_reference(i, g); });
             }
-            auto t = time_interleaved(runs, warmup, repeats);
+            auto t = time_interleaved(runs, warmup, 3 * repeats);
             const int nf = AttentionGemms::kForwardGemms, nb = AttentionGemms::kGemms - nf;
             for (bool forward : {true, false}) {
                 auto [sum, names] = best_sgemm_sum(t, 2, AttentionGemms::kGemms, forward ? 0 : nf, forward ? nf : nb, refs);
                 double flops = 0;
                 for (int g = forward ? 0 : nf; g < (forward ? nf : AttentionGemms::kGemms); g++) flops += a.gemm_flops(g);
                 const Timing &ours = t[forward ? 0 : 1];
+                bench::RoundRatios r = bench::round_ratios(ours, sum);
                 row(forward ? "attention forward (3 GEMMs + softmax) vs best sgemm x3"
                             : "attention backward (5 GEMMs + softmax) vs best sgemm x5",
                     a.shape(), fixed(ours.median(), 4) + " ms " + fixed(flops / ours.median() * 1e-6, 1) + " GFLOP/s",
-                    fixed(sum, 4) + " ms " + names, sum / ours.median(), 0.90);
+                    fixed(sum.median(), 4) + " ms " + names, r.median, 0.90, true, &r);
             }
         }
     }
