@@ -80,7 +80,6 @@ AttentionBackwardFuncs define_attention_backward(const AttentionBackwardInputs &
     D.m = f.cell.dim(0).extent(), D.B = f.cell.dim(1).extent(), D.T = f.cell.dim(2).extent();
     D.S = f.enc.dim(2).extent();
 
-    D.enc_t(s, h, b) = f.enc(h, b, s);
     D.weights_t(c, h, i) = f.weights(h, c, i);
     Var r = D.r;
     Expr b_of_r = r % D.B, t_of_r = r / D.B;  // once per row
@@ -101,7 +100,7 @@ AttentionBackwardFuncs define_attention_backward(const AttentionBackwardInputs &
     D.dcell_direct(c, b, t) = D.dkc(c, b + t * D.B, 1);
 
     D.dalpha(s, t, b) = 0.0f;
-    D.dalpha(s, t, b) += D.dcontext(D.hidden_r, b, t) * D.enc_t(s, D.hidden_r, b);
+    D.dalpha(s, t, b) += D.dcontext(D.hidden_r, b, t) * in.enc_t(s, D.hidden_r, b);
     D.source_r = RDom(0, D.S, "source_r");
     D.alpha_dot(t, b) = 0.0f;
     D.alpha_dot(t, b) += in.alpha(D.source_r, t, b) * D.dalpha(D.source_r, t, b);

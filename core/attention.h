@@ -7,6 +7,7 @@
 //   lengths [B] int32  lengths(b)        source lengths, each in [1, S]
 //   weights [2][m][m]  weights(h, c, i)  i = 0: W_k, i = 1: W_c; mixed[h] = sum_c W_k[c][h] k[c] + W_c[c][h] c[c]
 //   alpha  [B][T][S]   alpha(s, t, b)    softmax over s of c_t . e_s (0 where s >= len_b)
+//   enc_t  [B][m][S]   enc_t(s, h, b)    enc transposed for the score GEMMs: the forward's output, the backward's input
 //   out    [T][B][m]   out(h, r)         o_t * mixed_t, row r = b + t B (the rows of [T][B][m] in memory order)
 // The mix and its backward (dk, dc, dgate_o) are GEMMs over the T B rows r = b + t B whatever the sequence (the
 // weights are shared): their Funcs take r, and their outputs are [T*B][m] views of the [T][B][m] tensors.
@@ -33,7 +34,7 @@ struct AttentionInputs {
 struct AttentionFuncs {
     Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"}, r{"r"};
     Halide::Expr T, B, S, m;
-    Halide::Func enc_t{"enc_t"};      // (s, h, b) = enc(h, b, s): s innermost for the score GEMM
+    Halide::Func enc_t{"enc_t"};      // (s, h, b) = enc(h, b, s): s innermost for the score GEMM; output (tape)
     Halide::Func score{"score"};      // (s, t, b) c_t . e_s
     Halide::RDom score_r;             // h
     Halide::Func score_max{"score_max"};  // (t, b) over the valid s
@@ -47,7 +48,7 @@ struct AttentionFuncs {
     Halide::Func mixed{"mixed"};      // (h, r) mix_acc, output
     Halide::RDom mix_r;               // c
     Halide::Func out{"att_out"};      // (h, r) o_t * mixed_t, output
-    std::vector<Halide::Func> outputs() const { return {out, alpha, context, mixed}; }
+    std::vector<Halide::Func> outputs() const { return {out, alpha, context, mixed, enc_t}; }
 };
 AttentionFuncs define_attention(const AttentionInputs &in);
 
@@ -56,10 +57,11 @@ struct AttentionBackwardInputs {
     Halide::ImageParam alpha{Halide::Float(32), 3, "att_alpha"};      // the forward's, (s, t, b)
     Halide::ImageParam context{Halide::Float(32), 3, "att_context"};  // (h, b, t)
     Halide::ImageParam mixed{Halide::Float(32), 3, "att_mixed"};      // (h, b, t)
+    Halide::ImageParam enc_t{Halide::Float(32), 3, "att_enc_t"};      // (s, h, b), the forward's
     Halide::ImageParam dout{Halide::Float(32), 3, "att_dout"};        // (h, b, t) dL/dout
     std::vector<Halide::Argument> arguments() const {
         std::vector<Halide::Argument> args = fwd.arguments();
-        args.insert(args.end(), {alpha, context, mixed, dout});
+        args.insert(args.end(), {alpha, context, mixed, enc_t, dout});
         return args;
     }
 };
@@ -67,7 +69,6 @@ struct AttentionBackwardInputs {
 struct AttentionBackwardFuncs {
     Halide::Var h{"h"}, c{"c"}, b{"b"}, t{"t"}, s{"s"}, i{"i"}, r{"r"};
     Halide::Expr T, B, S, m;
-    Halide::Func enc_t{"enc_t"};            // (s, h, b)
     Halide::Func weights_t{"weights_t"};    // (c, h, i) = weights(h, c, i)
     Halide::Func dmixed{"dmixed"};          // (h, r) dout * o
     Halide::Func dweights_acc{"dweights_acc"};  // (h, c, i) dweights accumulated over rows_r

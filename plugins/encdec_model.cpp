@@ -88,7 +88,7 @@ private:
 // Encoder and decoder stacks (S = T); besides: the target and, training, dsource and dtarget; V_l and the
 // per-sequence bias V_l h~^l per layer, W (with gradients when training); the attention's [T][S][B] scores,
 // weights and alpha (and their gradients when training) and its [T][B][m] context, mixed, cell, o and dout
-// (and gradients); the encoder's outputs kept for the backward.
+// (and gradients); the encoder's outputs kept for the backward, and transposed in the attention's tape.
 MemoryShape memory(const ModelConfig &cfg) {
     const double T = cfg.seq, B = cfg.batch, n = cfg.input, m = cfg.hidden, L = cfg.layers, G = 4;
     const double grads = cfg.training_pass() ? 2 : 1;
@@ -96,7 +96,7 @@ MemoryShape memory(const ModelConfig &cfg) {
     shape.weight_copies = 3;  // nn::Layer: the gradient too
     shape.stacks = 2;
     shape.extra_floats = T * B * n * (cfg.training_pass() ? 3 : 1) + grads * (L * (G * m * m + G * B * m) + 2 * m * m) +
-                         (cfg.training_pass() ? 7 : 4) * T * T * B + grads * 5 * T * B * m + L * T * B * m;
+                         (cfg.training_pass() ? 7 : 4) * T * T * B + grads * 5 * T * B * m + (L + 1) * T * B * m;
     return shape;
 }
 

@@ -43,9 +43,10 @@ void CompiledAttention::forward(const Tensor<float> &cell, const Tensor<float> &
     ensure_shape(tape.alpha, {B, T, S});
     ensure_shape(tape.context, {T, B, m});
     ensure_shape(tape.mixed, {T, B, m});
+    ensure_shape(tape.enc_t, {B, m, S});
     // out and mixed as their T B rows (core/attention.h).
     std::vector<Halide::Buffer<>> outputs{halide_rows_view(out), halide_view(tape.alpha), halide_view(tape.context),
-                                          halide_rows_view(tape.mixed)};
+                                          halide_rows_view(tape.mixed), halide_view(tape.enc_t)};
     Halide::Realization realization(outputs);
     forward_.realize(realization);
 }
@@ -55,12 +56,14 @@ void CompiledAttention::backward(const Tensor<float> &cell, const Tensor<float> 
                                  const AttentionTape &tape, const Tensor<float> &dout, AttentionGradsF &grads) {
     std::lock_guard<std::mutex> lock(mutex_);
     bind(backward_inputs_.fwd, cell, gate_o, enc, lengths, weights);
-    if (dout.shape != cell.shape || tape.alpha.shape != std::vector<int64_t>{cell.dim(1), cell.dim(0), enc.dim(0)})
-        fail("attention backward: dout ", dout.shape_str(), " or the tape ", tape.alpha.shape_str(),
-             " does not match the forward");
+    if (dout.shape != cell.shape || tape.alpha.shape != std::vector<int64_t>{cell.dim(1), cell.dim(0), enc.dim(0)} ||
+        tape.enc_t.shape != std::vector<int64_t>{enc.dim(1), enc.dim(2), enc.dim(0)})
+        fail("attention backward: dout ", dout.shape_str(), " or the tape (alpha ", tape.alpha.shape_str(), ", enc_t ",
+             tape.enc_t.shape_str(), ") does not match the forward");
     backward_inputs_.alpha.set(halide_view(tape.alpha));
     backward_inputs_.context.set(halide_view(tape.context));
     backward_inputs_.mixed.set(halide_view(tape.mixed));
+    backward_inputs_.enc_t.set(halide_view(tape.enc_t));
     backward_inputs_.dout.set(halide_view(dout));
     ensure_shape(grads.dcell, cell.shape);
     ensure_shape(grads.denc, enc.shape);

@@ -13,6 +13,7 @@ struct AttentionTape {
     Tensor<float> alpha;    // [B][T][S]
     Tensor<float> context;  // [T][B][m]
     Tensor<float> mixed;    // [T][B][m]
+    Tensor<float> enc_t;    // [B][m][S] the encoder outputs transposed (the score GEMMs' operand), for the backward
 };
 
 struct AttentionGradsF {

@@ -87,7 +87,6 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     if (!target.has_gpu_feature()) {
         // Nine parallel regions (dgate_o fused with dmixed, dk and dc one GEMM); the GEMMs register-blocked.
         const int vec = target.natural_vector_size<float>();
-        cpu_transpose(D.enc_t, s, h, D.S, D.m, b, target);
         cpu_transpose(D.weights_t, c, h, D.m, D.m, i, target);
         Var ro = by_rows(D.dmixed, h, D.r, target);
         by_rows(D.dgate_o, h, D.r, target);
@@ -108,7 +107,6 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
         cpu_gemm(D.denc, D.denc_acc, h, s, D.m, D.S, ev, {ev.ao, ev.bo, b}, 2, {D.target_r}, target);
         return Pipeline(D.outputs());
     }
-    at_root(D.enc_t, {{s, h, b}}, b, h, target);
     at_root(D.weights_t, {{c, h, i}}, i, h, target);
     const Var r = D.r;
     at_root(D.dmixed, {{h, r}}, r, r, target);

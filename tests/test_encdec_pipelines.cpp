@@ -55,6 +55,13 @@ TEST(Attention, MatchesReferenceOnEveryCpuTarget) {
                 ASSERT_EQ(got->shape, ref->shape) << where << " " << name;
                 EXPECT_LE(compare(*got, *ref).rel(), 1e-4) << where << " " << name;
             }
+            // The tape's transposed encoder outputs (the backward's score operand) are a copy.
+            ASSERT_EQ(tape.enc_t.shape, (std::vector<int64_t>{p.B, p.m, p.S})) << where;
+            int64_t differing = 0;
+            for (int64_t b = 0; b < p.B; b++)
+                for (int64_t h = 0; h < p.m; h++)
+                    for (int64_t s = 0; s < p.S; s++) differing += tape.enc_t(b, h, s) != fenc(s, b, h);
+            EXPECT_EQ(differing, 0) << where << " enc_t";
         }
     }
 }
