@@ -85,7 +85,8 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     AttentionBackwardFuncs D = define_attention_backward(in);
     const Var h = D.h, c = D.c, b = D.b, t = D.t, s = D.s, i = D.i;
     if (!target.has_gpu_feature()) {
-        // Nine parallel regions (dgate_o fused with dmixed, dk and dc one GEMM); the GEMMs register-blocked.
+        // Eight parallel regions (dgate_o fused with dmixed, dk and dc one GEMM; enc_t from the tape); the GEMMs
+        // register-blocked.
         const int vec = target.natural_vector_size<float>();
         cpu_transpose(D.weights_t, c, h, D.m, D.m, i, target);
         Var ro = by_rows(D.dmixed, h, D.r, target);
