@@ -22,7 +22,7 @@ constexpr double kTolerance = 1e-4;
 struct Shape {
     int64_t T, B, n, m, k, L;
 };
-const Shape kShapes[] = {{1, 1, 1, 1, 1, 1}, {1, 2, 3, 5, 3, 2}, {4, 1, 5, 3, 2, 3},
+const Shape kShapes[] = {{1, 1, 1, 1, 1, 1}, {1, 2, 3, 5, 3, 2}, {14, 1, 5, 3, 2, 3},
                          {3, 3, 2, 7, 4, 2}, {9, 2, 20, 33, 2, 2}, {13, 3, 17, 40, 1, 1}};
 
 ModelConfig config(const std::string &pooling, const std::string &schedule, const Shape &s) {
