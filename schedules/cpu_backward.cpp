@@ -98,12 +98,13 @@ void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<Dinput
         const bool last = v + 1 == tiles_by_shape.size();
         const int tile_c = vec * version.tile.h_vectors, tile_t = version.tile.t;
         // Time tiles per block: a K block's dpre rows (about G * m / k_blocks floats a step) in a quarter of L2,
-        // and at B=1 half the time tiles, so that both cores get a task. B=1 T=64 and T=32 on 2 cores: 1.6x and
-        // 1.5x (0.36 -> 0.61 of the best sgemm at T=64), one thread 0.99x. More, smaller tasks lost: 16 at B=8 T=64
-        // 0.99-1.01x on 2 cores and 0.98x on one; 4 at B=2 0.96x (each K block's weights panel serves fewer tiles).
-        // (In-process A/B, each call after a reference call, medians of 151; AMD EPYC 26/2, AVX-512, 2026-11-23.)
+        // and with fewer sequences than cores, each b's tiles in enough blocks for a task a core. B=1 T=64 and T=32 on
+        // 2 cores: 1.6x and 1.5x (0.36 -> 0.61 of the best sgemm at T=64), one thread 0.99x. More tasks than that
+        // lost: 16 at B=8 T=64 0.99-1.01x on 2 cores, 0.98x on one; 4 at B=2 0.96x (a K block's weights panel then
+        // serves fewer tiles). In-process A/B, each call after a reference call, medians of 151; AMD EPYC 26/2,
+        // AVX-512, 2026-11-23.
         Expr l2_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
-        Expr t_tiles = (D.T + tile_t - 1) / tile_t, blocks_per_b = select(D.B == 1, 2, 1);
+        Expr t_tiles = (D.T + tile_t - 1) / tile_t, blocks_per_b = (cpu_info().cores + D.B - 1) / D.B;
         Expr block_tiles = max(1, min(l2_tiles, (t_tiles + blocks_per_b - 1) / blocks_per_b));
         Stage tiles_v = last ? Stage(tiles) : tiles.specialize(version.when);
         Stage zero = last ? Stage(D.dinput) : D.dinput.specialize(version.when);
