@@ -81,12 +81,12 @@ std::vector<DinputTile> dinput_tiles(const BackwardFuncs &D, GemmTile knobs_tile
 // 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm; with K blocks
 // sized to a quarter of L2 and the forward's tile 0.57-0.68 (one thread).
 // Achieved: see schedule_cpu_backward_gemms.
-void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<DinputTile> &tiles_by_shape, int64_t l2_bytes) {
+void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<DinputTile> &tiles_by_shape, const CpuTraits &cpu) {
     Var c = D.c, t = D.t, b = D.b, co("co"), ci("ci"), to("to"), ti("ti"), too("too"), toi("toi"), task("task");
     Var ko("ko"), kco("kco"), kci("kci"), kto("kto"), kti("kti");
     RVar rh = D.dinput_r.x, rho("rho"), rhi("rhi");
     // h per K block, blocks of equal size.
-    Expr h_max = max(vec, static_cast<int>(l2_bytes / 2048) / (D.k * D.G));
+    Expr h_max = max(vec, static_cast<int>(cpu.l2_bytes / 2048) / (D.k * D.G));
     Expr k_blocks = (D.m + h_max - 1) / h_max, h_block = (D.m + k_blocks - 1) / k_blocks;
     Func panel = D.dinput.update().split(rh, rho, rhi, h_block, TailStrategy::GuardWithIf).rfactor(rho, ko);
     Func tiles = D.dinput.in();
@@ -103,8 +103,8 @@ void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<Dinput
         // lost: 16 at B=8 T=64 0.99-1.01x on 2 cores, 0.98x on one; 4 at B=2 0.96x (a K block's weights panel then
         // serves fewer tiles). In-process A/B, each call after a reference call, medians of 151; AMD EPYC 26/2,
         // AVX-512, 2026-11-23.
-        Expr l2_tiles = max(1, static_cast<int>(l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
-        Expr t_tiles = (D.T + tile_t - 1) / tile_t, blocks_per_b = (cpu_info().cores + D.B - 1) / D.B;
+        Expr l2_tiles = max(1, static_cast<int>(cpu.l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
+        Expr t_tiles = (D.T + tile_t - 1) / tile_t, blocks_per_b = (cpu.cores + D.B - 1) / D.B;
         Expr block_tiles = max(1, min(l2_tiles, (t_tiles + blocks_per_b - 1) / blocks_per_b));
         Stage tiles_v = last ? Stage(tiles) : tiles.specialize(version.when);
         Stage zero = last ? Stage(D.dinput) : D.dinput.specialize(version.when);
@@ -221,7 +221,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     D.weights_t.fuse(D.j, g, jg);
     cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
     GemmTile dx_tile{knobs.at("dx_c_vectors"), knobs.at("dx_tile_t")};
-    schedule_dinput_blocked(D, vec, dinput_tiles(D, dx_tile, target), cpu.l2_bytes);
+    schedule_dinput_blocked(D, vec, dinput_tiles(D, dx_tile, target), cpu);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
 }
