@@ -4,14 +4,21 @@ namespace qrnn {
 using namespace Halide;
 
 void define_masked_conv(ConvFuncs &f, const ImageParam &weights, const ImageParam &bias, const Expr &n, const Expr &m,
-                        const Expr &k, const Expr &extra_bias) {
+                        const Expr &k, const Expr &extra_bias, int h_tile) {
     Var c = f.c, h = f.h, b = f.b, t = f.t, g = f.g;
-    f.weights_clamped(h, c, t, g) = weights(clamp(h, 0, m - 1), c, t, g);
+    // likely: loops over h split into a steady state of dense loads and the edge past m.
+    Expr h_clamped = clamp(likely(h), 0, m - 1);
+    f.weights_clamped(h, c, t, g) = weights(h_clamped, c, t, g);
     f.conv_r = RDom(0, n, 0, k, "conv_r");
     RVar rc = f.conv_r.x, rj = f.conv_r.y;
+    Expr w = f.weights_clamped(h, rc, rj, g);
+    if (h_tile > 0) {
+        f.weights_in_place = m % h_tile == 0;
+        w = select(f.weights_in_place, weights(h_clamped, rc, rj, g), w);
+    }
     Expr initial = bias(clamp(h, 0, m - 1), g);
     f.conv(h, b, t, g) = extra_bias.defined() ? initial + extra_bias : initial;
-    f.conv(h, b, t, g) += f.weights_clamped(h, rc, rj, g) * f.input_padded(rc, b, t - (k - 1) + rj);
+    f.conv(h, b, t, g) += w * f.input_padded(rc, b, t - (k - 1) + rj);
 }
 
 }  // namespace qrnn

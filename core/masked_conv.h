@@ -12,14 +12,19 @@ struct ConvFuncs {
     Halide::Var c{"c"}, h{"h"}, b{"b"}, t{"t"}, g{"g"};
     Halide::Func input_padded{"input_padded"};        // (c, b, t), t in [-(k-1), T): defined by the caller
     Halide::Func weights_clamped{"weights_clamped"};  // (h, c, j, g), h clamped: tiles may overrun m
+    // With an h tile hint: m % tile == 0, the conv then reads the weights in place (no tile passes m) instead
+    // of weights_clamped, which is not computed. Schedules specialize the conv's update on it. Undefined
+    // without a hint (weights_clamped always).
+    Halide::Expr weights_in_place;
     Halide::Func conv{"conv"};                        // (h, b, t, g) gate pre-activations, bias included
     Halide::RDom conv_r;                              // (c, j) reduction of conv
 };
 
 // Defines f.weights_clamped and f.conv from f.input_padded, weights (m, n, k, G) and bias (m, G); n, m, k
-// are the extents. extra_bias (an Expr of f.h, f.b, f.g), when defined, is added to the bias.
+// are the extents. extra_bias (an Expr of f.h, f.b, f.g), when defined, is added to the bias. h_tile > 0: the
+// schedule's h tile (defines f.weights_in_place).
 void define_masked_conv(ConvFuncs &f, const Halide::ImageParam &weights, const Halide::ImageParam &bias,
                         const Halide::Expr &n, const Halide::Expr &m, const Halide::Expr &k,
-                        const Halide::Expr &extra_bias = Halide::Expr());
+                        const Halide::Expr &extra_bias = Halide::Expr(), int h_tile = 0);
 
 }  // namespace qrnn

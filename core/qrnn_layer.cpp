@@ -40,7 +40,7 @@ void set_layer_extents(LayerFuncs &L, const LayerInputs &in) {
     L.k = in.weights.dim(2).extent();
 }
 
-LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant) {
+LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant, int conv_h_tile) {
     LayerFuncs L;
     L.variant = &variant;
     Var c = L.c, h = L.h, b = L.b, t = L.t, g = L.g;
@@ -56,7 +56,7 @@ LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &varian
 
     Expr batch_bias;  // the encoder-decoder's per-sequence conditioning (+ V h~_T), when the pipeline has it
     if (in.with_batch_bias) batch_bias = in.batch_bias(clamp(h, 0, m - 1), bc, g);
-    define_masked_conv(L, in.weights, in.bias, n, m, k, batch_bias);  // one GEMM over (c, j)
+    define_masked_conv(L, in.weights, in.bias, n, m, k, batch_bias, conv_h_tile);  // one GEMM over (c, j)
 
     const int f_index = variant.gate_index('f');
     Expr pre = L.conv(h, b, t, g);

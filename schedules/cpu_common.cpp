@@ -47,6 +47,15 @@ void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
     L.input_padded.specialize(in.dropout_threshold == 0);
 }
 
+// Weights read in place (ConvFuncs::weights_in_place) where the h tile divides m, else the clamped copy (2.46 MB
+// at n = m = 320, ~40% of the forward at B=1 T=64). Conv GEMM, in-process A/B against the copy (each call after a
+// dnnl_sgemm call, medians of 151; AMD EPYC 26/2, 2026-11-23): host 2 cores B=1 T=64 2.46x (0.36 -> 0.87 of the
+// best sgemm), B=8 T=32 1.29x, B=8 T=64 1.11x; one thread 1.08x / 1.02x / 1.01x; AVX2 2 cores 1.09x / 1.03x /
+// 1.04x; B=32 T=128, 640 units and m = 203 (the copy kept) 0.99-1.01x.
+static void specialize_weights_in_place(ConvFuncs &f) {
+    if (f.weights_in_place.defined()) f.conv.update().specialize(f.weights_in_place);
+}
+
 Func schedule_cpu_conv_gemm(ConvFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
     Var h = L.h, b = L.b, t = L.t, g = L.g;
     Var ho("ho"), hi("hi"), to("to"), ti("ti");
@@ -59,6 +68,7 @@ Func schedule_cpu_conv_gemm(ConvFuncs &L, int vec, int tile_h_vectors, int tile_
     else conv_out.reorder(hi, ti, ho, to, g, b);
     L.conv.compute_at(conv_out, b_inner ? b : ho).vectorize(h, vec).unroll(h).unroll(t);
     L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
+    specialize_weights_in_place(L);
     return conv_out;
 }
 
@@ -74,6 +84,7 @@ GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, in
     else L.gates.reorder(v.hi, v.ti, g, v.ho, v.to, b);
     L.conv.compute_at(L.gates, b_inner ? b : v.ho).vectorize(h, vec).unroll(h).unroll(t);
     L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
+    specialize_weights_in_place(L);
     return v;
 }
 

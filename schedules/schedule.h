@@ -43,6 +43,8 @@ struct LayerSchedule {
         build;
     // Optional: the defaults for a target (e.g. GEMM tiles sized to its vector registers); else `defaults`.
     std::function<Knobs(const Halide::Target &)> target_defaults;
+    // Optional: the width of its conv GEMM's h tiles (define_qrnn_layer's conv_h_tile); else 0.
+    std::function<int(const Halide::Target &, const Knobs &)> conv_h_tile;
 };
 
 void register_layer_schedule(LayerSchedule schedule);

@@ -80,7 +80,7 @@ Halide::Pipeline build_layer_pipeline(const LayerSchedule &schedule, const Layer
                                       const Halide::Target &target, const Knobs &knobs, const LayerShape &shape) {
     if (schedule.per_shape && shape.T < 1) fail("schedule '", schedule.name, "' is compiled per shape and needs one");
     if (schedule.build) return schedule.build(in, variant, target, knobs, shape);
-    LayerFuncs funcs = define_qrnn_layer(in, variant);
+    LayerFuncs funcs = define_qrnn_layer(in, variant, schedule.conv_h_tile ? schedule.conv_h_tile(target, knobs) : 0);
     schedule.apply(funcs, in, target, knobs);
     return Halide::Pipeline(funcs.outputs());
 }

@@ -44,7 +44,8 @@ Knobs merge_knobs_for_width(const TrainingSchedule &schedule, const Knobs &overr
 Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const LayerInputs &in,
                                         const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs) {
     variant.require_backward();
-    LayerFuncs L = define_qrnn_layer(in, variant);
+    // The tape is padded to the forward's GEMM tiles: their h tile lets the conv read the weights in place.
+    LayerFuncs L = define_qrnn_layer(in, variant, schedule.tape_padding ? schedule.tape_padding(target, knobs).h : 0);
     schedule.apply_forward(L, in, target, knobs);
     return Halide::Pipeline(L.outputs(true));
 }

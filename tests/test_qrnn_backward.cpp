@@ -137,6 +137,17 @@ TEST(HalideBackward, WidthChosenTilesMatchReference) {
         }
 }
 
+// m = 64, which every target's forward h tile divides: the forward's conv reads the weights in place
+// (ConvFuncs::weights_in_place; the other shapes here read the clamped copy). Every target this CPU runs.
+TEST(HalideBackward, WeightsReadInPlaceMatchReference) {
+    for (const Halide::Target &target : runnable_cpu_targets()) {
+        ModelConfig cfg = config("fo", "tuned", {6, 3, 9, 64, 2, 2});
+        cfg.target = target.to_string();
+        std::string worst;
+        EXPECT_LE(halide_vs_reference(cfg, worst), kTolerance) << cfg.target << " " << cfg.describe() << ": worst " << worst;
+    }
+}
+
 // A larger shape (several GEMM tiles, vector tails) with the tuned schedule.
 TEST(HalideBackward, PaperLikeShapeMatchesReference) {
     ModelConfig cfg = config("fo", "tuned", {16, 4, 70, 45, 2, 2});

@@ -140,7 +140,7 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Ta
     const Knobs knobs = default_knobs(find_layer_schedule("tuned"), target);
     s.tile_h = vec * knobs.at("tile_h_vectors");
     s.tile_t = knobs.at("tile_t");
-    LayerFuncs L = define_qrnn_layer(s.in, v);
+    LayerFuncs L = define_qrnn_layer(s.in, v, s.tile_h);  // as the tuned schedule builds it
     schedule_cpu_inputs(L, s.in, vec);
     Func conv_out = schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), s.tile_t, knobs.at("b_inner"));
     s.pipeline = Pipeline(conv_out);
