@@ -175,6 +175,7 @@ TEST(BenchCli, RunsAndChecksItsKernelsAgainstEachOther) {
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("\"benchmarks\":["), std::string::npos) << text;
     EXPECT_NE(text.find("\"ratio\":"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"ratio_q1\":"), std::string::npos) << "per-round ratios, with quartiles: " << text;
     EXPECT_NE(r.output.find("conv GEMM vs best sgemm"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("dnnl_sgemm"), std::string::npos) << r.output;
     EXPECT_NE(text.find("\"cpu_isa\":"), std::string::npos) << text;

@@ -192,8 +192,20 @@ int bench_command(const std::vector<std::string> &args) {
                    fixed(triad_gbs, 1) + " GB/s", "-", "-", "-", "-", "-"});
     }
 
+    // A GEMM (runs[0]) against the best of the references (the rest), each timed in the same rounds; the winner
+    // is named. The ratio is the median over rounds of (best reference's time / ours) in that round, with its
+    // quartiles; 3x the rounds (small calls: one preempted call moves a median of 11 by several percent).
+    auto gemm_row = [&](const std::string &what, const std::string &shape, const std::vector<std::function<void()>> &runs,
+                        double flops) {
+        auto t = time_interleaved(runs, warmup, 3 * repeats);
+        size_t best = fastest_reference(t);
+        double g_ours = flops / (t[0].median() * 1e6), g_best = flops / (t[best].median() * 1e6);
+        bench::RoundRatios r = bench::round_ratios(t[0], t[best]);
+        row(what, shape, fixed(g_ours, 1) + " GFLOP/s", fixed(g_best, 1) + " GFLOP/s " + refs[best - 1].name, r.median,
+            0.90, true, &r);
+    };
+
     if (wants("gemm")) {
-        // Against the best of the references, each timed in the same rounds; the winner is named.
         for (const LayerShape &s : bench_gemm_shapes(quick)) {
             bench::ConvGemm gemm(pooling, s, target);
             std::vector<std::function<void()>> runs{[&] { gemm.run_halide(); }};
@@ -202,11 +214,7 @@ int bench_command(const std::vector<std::string> &args) {
                 if (diff > 1e-4) fail("conv GEMM and ", refs[i].name, " disagree at ", shape_text(s), " (rel ", diff, ")");
                 runs.push_back([&gemm, i] { gemm.run_reference(i); });
             }
-            auto t = time_interleaved(runs, warmup, repeats);
-            size_t best = fastest_reference(t);
-            double g_ours = gemm.flops() / (t[0].median() * 1e6), g_best = gemm.flops() / (t[best].median() * 1e6);
-            row("conv GEMM vs best sgemm", shape_text(s), fixed(g_ours, 1) + " GFLOP/s",
-                fixed(g_best, 1) + " GFLOP/s " + refs[best - 1].name, g_ours / g_best, 0.90);
+            gemm_row("conv GEMM vs best sgemm", shape_text(s), runs, gemm.flops());
         }
     }
     const LayerShape layer_shape = quick ? LayerShape{128, 16, 320, 320, 2} : LayerShape{256, 64, 320, 320, 2};
@@ -270,10 +278,7 @@ int bench_command(const std::vector<std::string> &args) {
     }
     if (wants("backward")) {
         // The training backward's GEMMs (from the same dpre, the schedule's own input_padded/dropout stages
-        // included) against the best reference on the same problems, each timed in the same rounds. The ratio is
-        // the median over rounds of (best reference's time / ours) in that round, with its quartiles; 3x the
-        // rounds (small calls: one preempted call moves a median of 11 by several percent).
-        const int backward_repeats = 3 * repeats;
+        // included) against the best reference on the same problems (gemm_row).
         for (const LayerShape &s : bench_backward_shapes(quick)) {
             bench::BackwardGemms gemms(pooling, s, target);
             std::vector<std::function<void()>> dw{[&] { gemms.run_dweights(); }}, dx{[&] { gemms.run_dinput(); }};
@@ -286,12 +291,7 @@ int bench_command(const std::vector<std::string> &args) {
             }
             for (auto [name, runs] : {std::pair<const char *, std::vector<std::function<void()>> *>{"dW GEMM vs best sgemm", &dw},
                                       {"dX GEMM vs best sgemm", &dx}}) {
-                auto t = time_interleaved(*runs, warmup, backward_repeats);
-                size_t best = fastest_reference(t);
-                double g_ours = gemms.flops() / (t[0].median() * 1e6), g_best = gemms.flops() / (t[best].median() * 1e6);
-                bench::RoundRatios r = bench::round_ratios(t[0], t[best]);
-                row(name, shape_text(s), fixed(g_ours, 1) + " GFLOP/s", fixed(g_best, 1) + " GFLOP/s " + refs[best - 1].name,
-                    r.median, 0.90, true, &r);
+                gemm_row(name, shape_text(s), *runs, gemms.flops());
             }
         }
         LayerShape s = quick ? LayerShape{256, 32, 320, 320, 2} : LayerShape{512, 64, 320, 320, 2};
@@ -300,7 +300,7 @@ int bench_command(const std::vector<std::string> &args) {
         // As the GEMMs: the median over rounds of the ratio within each round, 3x the rounds (both stream memory,
         // whose bandwidth other processes' traffic moves between rounds: medians of each side taken apart read
         // 0.79 and 1.19 of triad in two runs of one build).
-        auto [p, t] = time_side_by_side([&] { scan.run(); }, [&] { same_size.run(); }, warmup, backward_repeats);
+        auto [p, t] = time_side_by_side([&] { scan.run(); }, [&] { same_size.run(); }, warmup, 3 * repeats);
         double p_gbs = scan.bytes() / (p.median() * 1e6), t_gbs = same_size.bytes() / (t.median() * 1e6);
         const double per_byte = scan.bytes() / same_size.bytes();  // round ratio of times -> of GB/s
         bench::RoundRatios r = bench::round_ratios(p, t);
