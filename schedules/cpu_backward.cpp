@@ -103,18 +103,24 @@ void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<Dinput
         // lost: 16 at B=8 T=64 0.99-1.01x on 2 cores, 0.98x on one; 4 at B=2 0.96x (a K block's weights panel then
         // serves fewer tiles). In-process A/B, each call after a reference call, medians of 151; AMD EPYC 26/2,
         // AVX-512, 2026-11-23.
+        // The split for cores is a specialisation: its block size in the general case let bounds inference size
+        // dpre at 6x its extent (B=256 T=512: 3 GB, over Halide's 2 GB limit).
         Expr l2_tiles = max(1, static_cast<int>(cpu.l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
         Expr t_tiles = (D.T + tile_t - 1) / tile_t, blocks_per_b = (cpu.cores + D.B - 1) / D.B;
-        Expr block_tiles = max(1, min(l2_tiles, (t_tiles + blocks_per_b - 1) / blocks_per_b));
+        Expr block_tiles_for_cores = max(1, min(l2_tiles, (t_tiles + blocks_per_b - 1) / blocks_per_b));
         Stage tiles_v = last ? Stage(tiles) : tiles.specialize(version.when);
         Stage zero = last ? Stage(D.dinput) : D.dinput.specialize(version.when);
         Stage add = last ? D.dinput.update() : D.dinput.update().specialize(version.when);
-        tiles_v.tile(c, t, co, to, ci, ti, tile_c, tile_t, TailStrategy::RoundUp)
-            .split(to, too, toi, block_tiles, TailStrategy::GuardWithIf)
-            .reorder(ci, ti, toi, co, too, b)
-            .vectorize(ci, vec)
-            .fuse(too, b, task)
-            .parallel(task);
+        auto blocks = [&](Stage st, const Expr &block_tiles) {
+            st.tile(c, t, co, to, ci, ti, tile_c, tile_t, TailStrategy::RoundUp)
+                .split(to, too, toi, block_tiles, TailStrategy::GuardWithIf)
+                .reorder(ci, ti, toi, co, too, b)
+                .vectorize(ci, vec)
+                .fuse(too, b, task)
+                .parallel(task);
+        };
+        blocks(tiles_v.specialize(D.B < cpu.cores), block_tiles_for_cores);
+        blocks(tiles_v, l2_tiles);
         // The block's dinput (L2): zeroed, then per K block (rho) the register tiles of the panel added in.
         zero.vectorize(c, vec, TailStrategy::RoundUp);
         add.tile(c, t, kco, kto, kci, kti, tile_c, tile_t, TailStrategy::RoundUp)

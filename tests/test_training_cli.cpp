@@ -34,6 +34,13 @@ TEST(TrainingCli, BaselinesVerifyEveryGradient) {
     EXPECT_EQ(r.exit_code, 1) << r.output;  // the comparison is not vacuous
 }
 
+// The paper grid's largest cell (B=256 T=512, 320 units) runs: a dX schedule whose block size made bounds inference
+// size dpre at 6x its extent failed there ("Total allocation for buffer dpre is 3048376320"); ~3 GB, ~15 s.
+TEST(TrainingCli, PaperGridLargestCellRuns) {
+    CliResult r = run_cli("run --pass training --batch 256 --seq 512 --repeats 1 --warmup 0");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 TEST(TrainingCli, TightToleranceFails) {
     CliResult r = run_cli("run --pass training --verify --tolerance 1e-12 --seq 9 --batch 2 --input 16 --hidden 16 "
                           "--repeats 1 --warmup 0");
