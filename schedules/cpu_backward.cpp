@@ -38,7 +38,7 @@ void forward_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target, c
 }
 
 TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
-    return {target.natural_vector_size<float>() * knobs.at("tile_h_vectors"), knobs.at("tile_t")};
+    return {gemm_h_tile(target, knobs), knobs.at("tile_t")};
 }
 
 // dX's register tile for a target: (vec * c_vectors) c x t steps. Tall in c so that a step's broadcasts of dpre

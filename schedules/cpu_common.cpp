@@ -37,6 +37,10 @@ Knobs with_gemm_tile(Knobs knobs, const Target &target) {
     return knobs;
 }
 
+int gemm_h_tile(const Target &target, const Knobs &knobs) {
+    return target.natural_vector_size<float>() * knobs.at("tile_h_vectors");
+}
+
 void schedule_cpu_conv_inputs(ConvFuncs &f, int vec) {
     f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
     f.weights_clamped.compute_root().vectorize(f.h, vec, TailStrategy::RoundUp).parallel(f.g);

@@ -26,6 +26,9 @@ GemmTile least_padded_tile(int64_t m, GemmTile preferred, const Halide::Target &
 GemmTile wide_gemm_tile_for(const Halide::Target &target);
 // `knobs` with tile_h_vectors and tile_t set from gemm_tile_for(target), and b_inner = 1.
 Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target);
+// The conv GEMM's h tile for knobs with `tile_h_vectors`: what its tiles (and the tape) round m up to, and the
+// conv_h_tile hint that lets it read the weights in place (define_qrnn_layer).
+int gemm_h_tile(const Halide::Target &target, const Knobs &knobs);
 
 // input_padded and weights_clamped of a masked conv (core/masked_conv.h) computed once, vectorised and parallel
 // (both are read many times).

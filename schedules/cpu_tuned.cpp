@@ -25,7 +25,7 @@ const bool registered = [] {
                     {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}, 0, 1}},
                     {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}}};
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
-    s.conv_h_tile = [](const Target &t, const Knobs &k) { return t.natural_vector_size<float>() * k.at("tile_h_vectors"); };
+    s.conv_h_tile = gemm_h_tile;
     register_layer_schedule(s);
     return true;
 }();

@@ -138,7 +138,7 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Ta
     const PoolingVariant &v = s.init(pooling, shape, target);
     const int vec = target.natural_vector_size<float>();
     const Knobs knobs = default_knobs(find_layer_schedule("tuned"), target);
-    s.tile_h = vec * knobs.at("tile_h_vectors");
+    s.tile_h = gemm_h_tile(target, knobs);
     s.tile_t = knobs.at("tile_t");
     LayerFuncs L = define_qrnn_layer(s.in, v, s.tile_h);  // as the tuned schedule builds it
     schedule_cpu_inputs(L, s.in, vec);
