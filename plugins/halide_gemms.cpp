@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "runtime/jit_compile.h"
 #include "schedules/cpu_common.h"
 
 namespace qrnn {
@@ -96,8 +97,7 @@ struct Compiled {
         schedule(wg, vec, width, rows);
         row_pipeline = Pipeline(row.out);
         wg_pipeline = Pipeline(wg.out);
-        row_pipeline.compile_jit(target);
-        wg_pipeline.compile_jit(target);
+        compile_jit_pipelines({&row_pipeline, &wg_pipeline}, target);
     }
 };
 

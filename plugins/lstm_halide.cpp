@@ -9,6 +9,7 @@
 #include "core/activations.h"
 #include "core/error.h"
 #include "plugins/lstm_model.h"
+#include "runtime/jit_compile.h"
 
 namespace qrnn {
 using namespace Halide;
@@ -44,7 +45,7 @@ CompiledLstmStep::CompiledLstmStep(bool save_gates) : step(save_gates) {
     Target target = get_jit_target_from_environment();
     schedule_cpu(step, target);
     pipeline = Pipeline(step.cell);
-    pipeline.compile_jit(target);
+    compile_jit_pipelines({&pipeline}, target);
 }
 
 CompiledLstmStep &compiled_lstm_step(bool save_gates) {

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "plugins/lstm_halide.h"
 #include "plugins/lstm_layer.h"
+#include "runtime/jit_compile.h"
 
 namespace qrnn {
 namespace {
@@ -61,7 +62,7 @@ struct CompiledStepBack {
         s.dh_rec.compute_at(s.grads, tile).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
         s.dh_rec.update().reorder(s.h, s.b, s.r.x).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
         pipeline = Pipeline(s.grads);
-        pipeline.compile_jit(target);
+        compile_jit_pipelines({&pipeline}, target);
     }
 };
 CompiledStepBack &compiled_step_back() {

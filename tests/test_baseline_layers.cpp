@@ -21,10 +21,11 @@ constexpr double kTolerance = 1e-4;
 struct Shape {
     int64_t T, B, n, m, k = 1, layers = 1;  // the layer tested is the last of `layers`
 };
-// {23, 5, ...}: the weight-gradient GEMM reduces in chunks of 64 / B steps, here 12 + 11.
+// {23, 5, ...}: the weight-gradient GEMM reduces in chunks of 64 / B steps, here 12 + 11. m = 64: every CPU
+// target's conv tile divides it, so the CNN reads its weights in place.
 const Shape kShapes[] = {{1, 1, 1, 1},       {1, 3, 5, 17, 3}, {7, 1, 33, 9, 2},     {5, 3, 7, 19, 9},
                          {13, 2, 16, 33, 4}, {3, 9, 4, 40, 2}, {6, 2, 5, 17, 2, 2},  {4, 3, 19, 7, 3, 3},
-                         {23, 5, 9, 21, 2}};
+                         {23, 5, 9, 21, 2},  {5, 2, 9, 64, 2}};
 
 ModelConfig config(const std::string &model, const Shape &s) {
     ModelConfig cfg;
@@ -150,30 +151,39 @@ INSTANTIATE_TEST_SUITE_P(Baselines, LstmLayerVsReference, ::testing::Values("lst
                          });
 
 // ---- CNN -----------------------------------------------------------------------------------------------
-TEST(CnnLayerVsReference, AwkwardShapes) {
-    for (const Shape &s : kShapes) {
-        ModelConfig cfg = config("cnn", s);
-        auto layer = nn::make_layer(cfg, s.layers - 1);
-        const int64_t n = layer->input_size(), m = layer->output_size();
-        Tensor<float> x = seeded_float({s.T, s.B, n}, 0x40010);
-        nn::State state = layer->initial_state(s.B);
-        auto tape = layer->make_tape();
-        Tensor<float> y;
-        layer->forward(x, state, y, tape.get());
-        LayerParams<double> p{convert<double>(*param(*layer, "weights").value), convert<double>(*param(*layer, "bias").value)};
-        Tensor<double> xd = convert<double>(x);
-        expect_close(y, ref::cnn_forward(xd, {p}), "cnn y", s);
+// One forward with its tape and two backward passes of `layer` at s.T x s.B, against the reference.
+void check_cnn(nn::Layer *layer, const Shape &s) {
+    const int64_t n = layer->input_size(), m = layer->output_size();
+    Tensor<float> x = seeded_float({s.T, s.B, n}, 0x40010);
+    nn::State state = layer->initial_state(s.B);
+    auto tape = layer->make_tape();
+    Tensor<float> y;
+    layer->forward(x, state, y, tape.get());
+    LayerParams<double> p{convert<double>(*param(*layer, "weights").value), convert<double>(*param(*layer, "bias").value)};
+    Tensor<double> xd = convert<double>(x);
+    expect_close(y, ref::cnn_forward(xd, {p}), "cnn y", s);
 
-        Tensor<float> dy = seeded_float({s.T, s.B, m}, 0x40011), dx;
-        ref::CnnGrads g = ref::cnn_backward(xd, {p}, convert<double>(dy));
-        layer->zero_grads();
-        for (int pass = 1; pass <= 2; pass++) {
-            layer->backward(*tape, dy, nullptr, &dx, nullptr);
-            expect_close(*param(*layer, "weights").grad, g.layers[0].weights, "cnn d weights", s, pass);
-            expect_close(*param(*layer, "bias").grad, g.layers[0].bias, "cnn d bias", s, pass);
-            expect_close(dx, g.dx, "cnn dx", s);
-        }
+    Tensor<float> dy = seeded_float({s.T, s.B, m}, 0x40011), dx;
+    ref::CnnGrads g = ref::cnn_backward(xd, {p}, convert<double>(dy));
+    layer->zero_grads();
+    for (int pass = 1; pass <= 2; pass++) {
+        layer->backward(*tape, dy, nullptr, &dx, nullptr);
+        expect_close(*param(*layer, "weights").grad, g.layers[0].weights, "cnn d weights", s, pass);
+        expect_close(*param(*layer, "bias").grad, g.layers[0].bias, "cnn d bias", s, pass);
+        expect_close(dx, g.dx, "cnn dx", s);
     }
+}
+
+TEST(CnnLayerVsReference, AwkwardShapes) {
+    for (const Shape &s : kShapes) check_cnn(nn::make_layer(config("cnn", s), s.layers - 1).get(), s);
+}
+
+// The layer keeps its backward's work tensors between calls: a change of T or B between calls (k > T in the
+// second) must resize them, and going back must give the first results again.
+TEST(CnnLayerVsReference, ShapeChangesBetweenCalls) {
+    const Shape first{5, 3, 7, 19, 3}, second{2, 4, 7, 19, 3};
+    auto layer = nn::make_layer(config("cnn", first), 0);
+    for (const Shape &s : {first, second, first}) check_cnn(layer.get(), s);
 }
 
 TEST(CnnLayerVsReference, BadShapesAreErrors) {
