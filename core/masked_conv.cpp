@@ -3,9 +3,9 @@
 namespace qrnn {
 using namespace Halide;
 
-void define_masked_conv(ConvFuncs &f, const ImageParam &weights, const ImageParam &bias, const Expr &n, const Expr &m,
-                        const Expr &k, const Expr &extra_bias, int h_tile) {
-    Var c = f.c, h = f.h, b = f.b, t = f.t, g = f.g;
+Expr define_conv_weights(ConvFuncs &f, const ImageParam &weights, const Expr &n, const Expr &m, const Expr &k,
+                         int h_tile) {
+    Var c = f.c, h = f.h, t = f.t, g = f.g;
     // likely: loops over h split into a steady state of dense loads and the edge past m.
     Expr h_clamped = clamp(likely(h), 0, m - 1);
     f.weights_clamped(h, c, t, g) = weights(h_clamped, c, t, g);
@@ -16,6 +16,14 @@ void define_masked_conv(ConvFuncs &f, const ImageParam &weights, const ImagePara
         f.weights_in_place = m % h_tile == 0;
         w = select(f.weights_in_place, weights(h_clamped, rc, rj, g), w);
     }
+    return w;
+}
+
+void define_masked_conv(ConvFuncs &f, const ImageParam &weights, const ImageParam &bias, const Expr &n, const Expr &m,
+                        const Expr &k, const Expr &extra_bias, int h_tile) {
+    Var h = f.h, b = f.b, t = f.t, g = f.g;
+    Expr w = define_conv_weights(f, weights, n, m, k, h_tile);
+    RVar rc = f.conv_r.x, rj = f.conv_r.y;
     Expr initial = bias(clamp(h, 0, m - 1), g);
     f.conv(h, b, t, g) = extra_bias.defined() ? initial + extra_bias : initial;
     f.conv(h, b, t, g) += w * f.input_padded(rc, b, t - (k - 1) + rj);

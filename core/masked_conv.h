@@ -20,6 +20,11 @@ struct ConvFuncs {
     Halide::RDom conv_r;                              // (c, j) reduction of conv
 };
 
+// Defines f.weights_clamped and f.conv_r (over (c < n, j < k)) and returns the conv's weight read at (f.h, rc,
+// rj, f.g): weights_clamped, or with h_tile > 0 the select on f.weights_in_place.
+Halide::Expr define_conv_weights(ConvFuncs &f, const Halide::ImageParam &weights, const Halide::Expr &n,
+                                 const Halide::Expr &m, const Halide::Expr &k, int h_tile);
+
 // Defines f.weights_clamped and f.conv from f.input_padded, weights (m, n, k, G) and bias (m, G); n, m, k
 // are the extents. extra_bias (an Expr of f.h, f.b, f.g), when defined, is added to the bias. h_tile > 0: the
 // schedule's h tile (defines f.weights_in_place).

@@ -17,7 +17,7 @@ std::vector<Expr> direction_gates(const Func &gates, int G, int d, const Expr &h
 }
 }  // namespace
 
-SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, const SeqOptions &options) {
+SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, const SeqOptions &options, int conv_h_tile) {
     SeqFuncs S;
     S.options = options;
     LayerFuncs &L = S.L;
@@ -37,13 +37,12 @@ SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, co
     Expr raw = select(t < 0, li.history(cc, bc, hist_row), t < S.len, li.x(cc, bc, clamp(t, 0, T - 1)), 0.0f);
     Expr t_abs = li.time_offset + t;
     L.input_padded(c, b, t) = apply_dropout(li, raw, t_abs, b, c);
-    L.weights_clamped(h, c, t, g) = li.weights(clamp(h, 0, m - 1), c, t, g);
 
     // One conv GEMM over (c, j) for the gate rows of every direction.
-    L.conv_r = RDom(0, n, 0, k, "conv_r");
+    Expr w = define_conv_weights(L, li.weights, n, m, k, conv_h_tile);
     RVar rc = L.conv_r.x, rj = L.conv_r.y;
     L.conv(h, b, t, g) = li.bias(clamp(h, 0, m - 1), g);
-    L.conv(h, b, t, g) += L.weights_clamped(h, rc, rj, g) * L.input_padded(rc, b, t + tap_offset(g, rj, k, G));
+    L.conv(h, b, t, g) += w * L.input_padded(rc, b, t + tap_offset(g, rj, k, G));
 
     const int f_index = variant.gate_index('f');
     Expr gi = g % G, direction = g / G;

@@ -55,7 +55,10 @@ struct SeqFuncs {
     }
 };
 
-SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, const SeqOptions &options);
+// conv_h_tile > 0: the schedule's h tile, so that the conv reads the weights in place at widths it divides
+// (ConvFuncs::weights_in_place, core/masked_conv.h).
+SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, const SeqOptions &options,
+                          int conv_h_tile = 0);
 
 struct SeqBackwardInputs {
     SeqInputs fwd;

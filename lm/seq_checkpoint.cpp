@@ -27,7 +27,7 @@ const std::vector<std::pair<const char *, int64_t SeqCheckpoint::*>> &progress_c
 Tensor<float> moment_tensor(const std::vector<float> &moment, const nn::Param &p) {
     Tensor<float> t(p.value->shape);
     if (moment.size() != t.data.size()) fail("Adam moment of '", p.name, "' has ", moment.size(), " values, the parameter ", t.data.size());
-    t.data = moment;
+    t.data.assign(moment.begin(), moment.end());
     return t;
 }
 
@@ -69,7 +69,7 @@ SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &id
                 Tensor<float> m(p.value->shape), v(p.value->shape);
                 h5::read_tensor_into(file, path, "/adam/m/" + p.name, m);
                 h5::read_tensor_into(file, path, "/adam/v/" + p.name, v);
-                cp.adam.m.push_back(std::move(m.data)), cp.adam.v.push_back(std::move(v.data));
+                cp.adam.m.emplace_back(m.data.begin(), m.data.end()), cp.adam.v.emplace_back(v.data.begin(), v.data.end());
             }
         H5::Group prog = file.openGroup("/progress");
         for (auto &[name, member] : progress_counts()) cp.*member = h5::read_int(prog, path, name);

@@ -52,8 +52,8 @@ struct DeviceBuffer {
     ~DeviceBuffer() {
         if (ptr) cudaFree(ptr);
     }
-    void upload(const std::vector<float> &v) { check(cudaMemcpy(ptr, v.data(), v.size() * 4, cudaMemcpyHostToDevice), "upload"); }
-    void download(std::vector<float> &v) const {
+    void upload(const TensorData<float> &v) { check(cudaMemcpy(ptr, v.data(), v.size() * 4, cudaMemcpyHostToDevice), "upload"); }
+    void download(TensorData<float> &v) const {
         check(cudaMemcpy(v.data(), ptr, v.size() * 4, cudaMemcpyDeviceToHost), "download");
     }
     void zero() { check(cudaMemset(ptr, 0, bytes), "cudaMemset"); }

@@ -125,9 +125,13 @@ Knobs seq_schedule_knobs(const SeqSchedule &schedule, int64_t m, const Target &t
     return schedule.knobs_for ? schedule.knobs_for(m, target) : Knobs{};
 }
 
+// The schedule's h tile goes into the algorithm: the conv reads the weights in place where the tile divides m.
+// qrnn-bidir forward against the copy (n = m = 320, 2 cores, alternating processes, medians of 51; AMD EPYC
+// 26/2, AVX-512, 2026-11-24): B=1 T=64 1.9x, B=8 T=64 1.0-1.2x, B=32 T=128 1.0x (0.9x before tensors were
+// 64-byte aligned: runtime/tensor.h).
 Pipeline build_seq_forward(const SeqSchedule &schedule, const SeqInputs &in, const PoolingVariant &variant,
                            const SeqOptions &options, const Target &target, const Knobs &knobs) {
-    SeqFuncs S = define_seq_layer(in, variant, options);
+    SeqFuncs S = define_seq_layer(in, variant, options, schedule.tape_padding ? schedule.tape_padding(target, knobs).h : 0);
     schedule.apply_forward(S, in, target, knobs);
     return Pipeline(S.outputs());
 }

@@ -12,6 +12,7 @@
 #include "plugins/model.h"
 #include "plugins/registry.h"
 #include "runtime/buffer_cache.h"
+#include "runtime/tensor.h"
 
 namespace qrnn {
 namespace {
@@ -40,6 +41,23 @@ TEST(BufferCache, ReusesFreedBlocksFrom64KiB) {
     cached_halide_free(nullptr, bigger);
     cached_halide_free(nullptr, again);
     std::free(plain);
+}
+
+// Tensors are stored on 64-byte boundaries (runtime/tensor.h): pipelines read weights in place with full vectors.
+TEST(TensorStorage, IsCacheLineAligned) {
+    for (int64_t n : {1, 3, 17, 1000, 100003, 1 << 20}) {
+        Tensor<float> f({n});
+        Tensor<double> d({n, 3});
+        Tensor<float> copy = f;
+        copy.data.resize(static_cast<size_t>(n) * 2 + 5);
+        for (const void *p : {static_cast<const void *>(f.data.data()), static_cast<const void *>(d.data.data()),
+                              static_cast<const void *>(copy.data.data())})
+            EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u) << n;
+    }
+    Tensor<float> a({3});
+    a.data = {1, 2, 3};
+    EXPECT_EQ(a.data, (std::vector<float>{1, 2, 3}));  // comparable with a plain vector
+    EXPECT_FALSE(a.data == (std::vector<float>{1, 2}));
 }
 
 ModelConfig config(const std::string &model, int64_t B, int64_t T) {

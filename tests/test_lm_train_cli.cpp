@@ -42,7 +42,7 @@ std::vector<std::vector<float>> checkpoint_params(const std::string &path) {
     model->reset_state(cfg.batch, 0);
     lm::load_checkpoint_model(path, *model);
     std::vector<std::vector<float>> all;
-    for (auto &p : model->params()) all.push_back(p.value->data);
+    for (auto &p : model->params()) all.emplace_back(p.value->data.begin(), p.value->data.end());
     return all;
 }
 

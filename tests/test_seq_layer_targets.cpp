@@ -15,7 +15,7 @@ constexpr double kTolerance = 1e-4;
 TEST(SeqTargets, LowerTargetsMatchReference) {
     for (const Halide::Target &target : runnable_cpu_targets()) {
         if (target_isa(target) == target_isa(Halide::get_host_target())) continue;
-        for (const SeqShape &s : {kSeqShapes[1], kSeqShapes[4]}) {
+        for (const SeqShape &s : {kSeqShapes[1], kSeqShapes[4], kSeqShapes[5]}) {
             ModelConfig cfg = seq_config(s, "qrnn-bidir-varlen");
             cfg.target = target.to_string();
             std::string worst;

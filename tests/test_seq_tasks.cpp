@@ -152,7 +152,7 @@ TEST(SeqTasks, EachTrainingStepDrawsItsOwnMasksReproducibly) {
         auto at = [&](uint64_t draw) {
             set_draw(draw);
             Snapshot s{loss(), {}};
-            for (const nn::Param &p : model.params()) s.grads.push_back(p.grad->data);
+            for (const nn::Param &p : model.params()) s.grads.emplace_back(p.grad->data.begin(), p.grad->data.end());
             return s;
         };
         set_stochastic(true);

@@ -116,9 +116,9 @@ HalideErrors halide_vs_reference(const Shape &s, const std::string &target, int6
     e.dbias = compare(grads.dbias, db_expected).rel();
     std::vector<float> rows = decoder.row_losses(h, p.targets, w, b);
     Tensor<float> rows_t({s.N});
-    rows_t.data = rows;
+    rows_t.data.assign(rows.begin(), rows.end());
     Tensor<double> ref_rows({s.N});
-    ref_rows.data = r.row_loss;
+    ref_rows.data.assign(r.row_loss.begin(), r.row_loss.end());
     e.row = compare(rows_t, ref_rows).rel();
     const double eval_loss = decoder.loss(h, p.targets, w, b);  // evaluation pipeline: the same loss
     e.loss = std::max(e.loss, std::abs(eval_loss - r.loss) / std::max(1.0, std::abs(r.loss)));

@@ -22,7 +22,8 @@ struct AttentionGemms::State {
 };
 
 namespace {
-void fill(std::vector<float> &v, uint32_t stream, float bound) {
+template <class Vector>
+void fill(Vector &v, uint32_t stream, float bound) {
     const uint32_t key = stream_key(13, stream);
     for (size_t i = 0; i < v.size(); i++)
         v[i] = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, static_cast<uint32_t>(i)), -bound, bound));
@@ -45,7 +46,7 @@ AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const
 
     auto per_b = [&](int64_t rows, int64_t cols) { return std::vector<float>(B * rows * cols); };
     s.c_b = per_b(T, m), s.enc_t_b = per_b(m, S), s.enc_b = per_b(S, m), s.dk_b = per_b(T, m);
-    s.alpha_b = s.tape.alpha.data;
+    s.alpha_b.assign(s.tape.alpha.data.begin(), s.tape.alpha.data.end());
     s.dscore_b = per_b(T, S), s.ads_b = per_b(S, 2 * T), s.dkc_b = per_b(2 * T, m);
     fill(s.dk_b, 6, 1.0f), fill(s.dscore_b, 7, 1e-2f);
     for (int64_t b = 0; b < B; b++) {
@@ -76,7 +77,7 @@ AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const
             s.kc_t[h * N + r] = s.tape.context.data[r * m + h];
             s.kc_t[(m + h) * N + r] = s.cell.data[r * m + h];
         }
-    s.w_kc = s.weights.data;  // [i][c][h]: [2m][m], row c of W_k then of W_c
+    s.w_kc.assign(s.weights.data.begin(), s.weights.data.end());  // [i][c][h]: [2m][m], row c of W_k then of W_c
     for (int64_t i = 0; i < 2; i++)
         for (int64_t c = 0; c < m; c++)
             for (int64_t h = 0; h < m; h++) s.w_t[h * 2 * m + i * m + c] = s.weights(i, c, h);

@@ -46,7 +46,7 @@ DecoderGemms::DecoderGemms(int64_t rows, int64_t hidden, int64_t vocab, const Ha
         for (int64_t k = 0; k < hidden; k++) s.weights_t[k * vocab + v] = s.weights(v, k);
     Tensor<float> dl({rows, vocab});
     fill(dl, 4, 1e-3f);
-    s.dlogits = dl.data;
+    s.dlogits.assign(dl.data.begin(), dl.data.end());
     s.dlogits_t.resize(rows * vocab);
     for (int64_t n = 0; n < rows; n++)
         for (int64_t v = 0; v < vocab; v++) s.dlogits_t[v * rows + n] = dl(n, v);

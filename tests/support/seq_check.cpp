@@ -8,7 +8,8 @@
 
 namespace qrnn::test {
 
-const SeqShape kSeqShapes[5] = {{1, 1, 1, 1, 1, 1}, {1, 2, 3, 5, 3, 2}, {4, 1, 5, 3, 2, 3}, {5, 3, 2, 7, 4, 2}, {9, 4, 20, 33, 2, 2}};
+const SeqShape kSeqShapes[6] = {{1, 1, 1, 1, 1, 1}, {1, 2, 3, 5, 3, 2}, {4, 1, 5, 3, 2, 3},
+                                {5, 3, 2, 7, 4, 2}, {9, 4, 20, 33, 2, 2}, {6, 3, 9, 64, 2, 2}};
 
 ModelConfig seq_config(const SeqShape &s, const std::string &model, const std::string &schedule) {
     ModelConfig c;
