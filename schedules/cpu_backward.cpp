@@ -202,7 +202,7 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 
 // Achieved (qrnn bench --what backward --clock thread-cpu --repeats 7: one thread, thread CPU time, medians of 21
 // per-round ratios to the best sgemm; AMD EPYC 26/2, 2026-11-23 04:10-04:18 UTC, load 2.4-3.6): host dW 0.93-0.97,
-// dX 0.92-1.01 except B=8 T=64 (0.87: weights_t's transpose is 5% of that call, the GEMM alone ~1.0 of oneDNN);
+// dX 0.92-1.01 except B=8 T=64 (0.87; not the transpose: a same-layout copy in its place timed 1.00x, docs/schedules.md);
 // AVX2 dW 0.92-0.95, dX 0.93-1.01 (main beside, 03:41-03:53: host dX B=8 T=64 0.86; AVX2 dX B=8 T=64 0.87, 640 units
 // 0.88, dW B=256 T=32 0.885). Target 0.90. Run-to-run spread of one row ~0.05 at that load. 2 cores, quiet
 // (nothing else running, 07:40-07:43 UTC, after dW's per-task accumulators): host dW 0.897 at B=8 T=64, else

@@ -67,6 +67,13 @@ ModelConfig config(const std::string &model, int64_t B, int64_t T) {
     return cfg;
 }
 
+// A gtest name for a model ('-' is not allowed).
+std::string model_test_name(const ::testing::TestParamInfo<std::string> &info) {
+    std::string s = info.param;
+    for (auto &ch : s) if (ch == '-') ch = '_';
+    return s;
+}
+
 // Every CPU model plugin's forward.
 class ModelCalls : public ::testing::TestWithParam<std::string> {};
 
@@ -85,11 +92,7 @@ TEST_P(ModelCalls, TakeNoFreshPagesAfterWarmUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, ModelCalls, ::testing::Values("qrnn", "lstm-halide", "lstm-onednn", "cnn", "cnn-maxpool"),
-                         [](const auto &info) {
-                             std::string s = info.param;
-                             for (auto &ch : s) if (ch == '-') ch = '_';
-                             return s;
-                         });
+                         model_test_name);
 
 // Every trainable CPU layer's training step: forward with its tape, backward with dx. The CNN's backward
 // allocated its work tensors on every call: ~3,600 faults a step at B=16 T=128, 4x its time alone.
@@ -119,11 +122,7 @@ TEST_P(TrainingSteps, TakeNoFreshPagesAfterWarmUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, TrainingSteps, ::testing::Values("qrnn", "lstm-halide", "lstm-onednn", "cnn"),
-                         [](const auto &info) {
-                             std::string s = info.param;
-                             for (auto &ch : s) if (ch == '-') ch = '_';
-                             return s;
-                         });
+                         model_test_name);
 
 }  // namespace
 }  // namespace qrnn
