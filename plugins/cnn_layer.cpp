@@ -108,7 +108,7 @@ private:
     int64_t n_, m_, k_;
     LayerParams<float> value_, grad_;
     // The backward's work tensors, kept between calls: allocated afresh, their pages faulted in on every step
-    // (~3,600 faults, 57-67 ms a step instead of 14 at B=16 T=128 on the 2-core VM). Each call of one shape writes
+    // (~3,600 faults, 45-53 ms a step instead of 14 at B=16 T=128 on the 2-core VM). Each call of one shape writes
     // the same elements, so the padding and the zeros before/after the sequence stay as allocated (zero).
     struct Scratch {
         Tensor<float> dpre, x_col, dw, d_col, w_t, no_bias, dx_pad;

@@ -95,7 +95,7 @@ INSTANTIATE_TEST_SUITE_P(Cpu, ModelCalls, ::testing::Values("qrnn", "lstm-halide
                          model_test_name);
 
 // Every trainable CPU layer's training step: forward with its tape, backward with dx. The CNN's backward
-// allocated its work tensors on every call: ~3,600 faults a step at B=16 T=128, 4x its time alone.
+// allocated its work tensors on every call: ~3,600 faults a step at B=16 T=128, 3-4x its time alone.
 class TrainingSteps : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TrainingSteps, TakeNoFreshPagesAfterWarmUp) {
