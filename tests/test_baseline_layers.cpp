@@ -11,6 +11,7 @@
 #include "reference/baselines_backward.h"
 #include "runtime/compare.h"
 #include "tests/support/finite_differences.h"
+#include "tests/support/param_name.h"
 
 namespace qrnn {
 namespace {
@@ -144,11 +145,7 @@ TEST_P(LstmLayerVsReference, Flops) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Baselines, LstmLayerVsReference, ::testing::Values("lstm-onednn", "lstm-halide"),
-                         [](const auto &info) {
-                             std::string s = info.param;
-                             for (auto &ch : s) if (ch == '-') ch = '_';
-                             return s;
-                         });
+                         test::param_name);
 
 // ---- CNN -----------------------------------------------------------------------------------------------
 // One forward with its tape and two backward passes of `layer` at s.T x s.B, against the reference.

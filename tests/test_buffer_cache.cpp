@@ -13,6 +13,7 @@
 #include "plugins/registry.h"
 #include "runtime/buffer_cache.h"
 #include "runtime/tensor.h"
+#include "tests/support/param_name.h"
 
 namespace qrnn {
 namespace {
@@ -67,13 +68,6 @@ ModelConfig config(const std::string &model, int64_t B, int64_t T) {
     return cfg;
 }
 
-// A gtest name for a model ('-' is not allowed).
-std::string model_test_name(const ::testing::TestParamInfo<std::string> &info) {
-    std::string s = info.param;
-    for (auto &ch : s) if (ch == '-') ch = '_';
-    return s;
-}
-
 // Every CPU model plugin's forward.
 class ModelCalls : public ::testing::TestWithParam<std::string> {};
 
@@ -92,7 +86,7 @@ TEST_P(ModelCalls, TakeNoFreshPagesAfterWarmUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, ModelCalls, ::testing::Values("qrnn", "lstm-halide", "lstm-onednn", "cnn", "cnn-maxpool"),
-                         model_test_name);
+                         test::param_name);
 
 // Every trainable CPU layer's training step: forward with its tape, backward with dx. The CNN's backward
 // allocated its work tensors on every call: ~3,600 faults a step at B=16 T=128, 3-4x its time alone.
@@ -122,7 +116,7 @@ TEST_P(TrainingSteps, TakeNoFreshPagesAfterWarmUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, TrainingSteps, ::testing::Values("qrnn", "lstm-halide", "lstm-onednn", "cnn"),
-                         model_test_name);
+                         test::param_name);
 
 }  // namespace
 }  // namespace qrnn

@@ -13,6 +13,7 @@
 #include "runtime/compare.h"
 #include "runtime/params.h"
 #include "tests/support/cli.h"
+#include "tests/support/param_name.h"
 
 namespace qrnn {
 namespace {
@@ -107,12 +108,7 @@ TEST_P(GpuSchedule, MatchesReferenceOnAwkwardShapes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OpenCl, GpuSchedule, ::testing::Values("cuda-tiled", "cuda-fused", "cuda-auto-Li2018"),
-                         [](const auto &info) {
-                             std::string name = info.param;
-                             for (auto &ch : name)
-                                 if (ch == '-') ch = '_';
-                             return name;
-                         });
+                         test::param_name);
 
 TEST(GpuOpenCl, UnknownLayerIsAnError) {
     int code = 0;

@@ -11,6 +11,7 @@
 #include "reference/baselines.h"
 #include "harness/experiment.h"
 #include "plugins/training_model.h"
+#include "tests/support/param_name.h"
 
 namespace qrnn {
 namespace {
@@ -45,11 +46,7 @@ TEST_P(ModelVsReference, AwkwardShapes) {
 
 INSTANTIATE_TEST_SUITE_P(Builtin, ModelVsReference,
                          ::testing::Values("qrnn", "lstm-halide", "lstm-onednn", "cnn", "cnn-maxpool"),
-                         [](const auto &info) {
-                             std::string s = info.param;
-                             for (auto &ch : s) if (ch == '-') ch = '_';
-                             return s;
-                         });
+                         test::param_name);
 
 // The LSTM reference in closed form: zero weights and bias give i = f = o = 1/2, g = 0, so each step
 // halves c and h_t = tanh(c_t) / 2.

@@ -10,6 +10,7 @@
 #include "schedules/cpu_target.h"
 #include "schedules/schedule.h"
 #include "schedules/training_schedule.h"
+#include "tests/support/param_name.h"
 
 namespace qrnn {
 namespace {
@@ -54,12 +55,7 @@ TEST_P(HandWritten, MatchesReferenceOnAwkwardShapes) {
 INSTANTIATE_TEST_SUITE_P(Cpu, HandWritten,
                          ::testing::Combine(::testing::Values("naive", "tuned", "fused", "chunked-scan"),
                                             ::testing::Values("f", "fo", "ifo")),
-                         [](const auto &info) {
-                             std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
-                             for (auto &ch : name)
-                                 if (ch == '-') ch = '_';
-                             return name;
-                         });
+                         [](const auto &info) { return test::gtest_name(std::get<0>(info.param) + "_" + std::get<1>(info.param)); });
 
 // Every ISA path this CPU can run below its own (SSE4.1, and AVX2 on an AVX-512 machine; the host target is
 // HandWritten's), each with its target-aware defaults: an ISA bug (a tile that only works for one vector width)
@@ -77,12 +73,7 @@ TEST_P(LowerTargets, EveryCpuScheduleMatchesReference) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, LowerTargets, ::testing::Values("tuned", "fused", "chunked-scan"), [](const auto &info) {
-    std::string name = info.param;
-    for (auto &ch : name)
-        if (ch == '-') ch = '_';
-    return name;
-});
+INSTANTIATE_TEST_SUITE_P(Cpu, LowerTargets, ::testing::Values("tuned", "fused", "chunked-scan"), test::param_name);
 
 TEST(CpuTargets, RunnableTargetsAndTilesFollowTheIsa) {
     auto targets = runnable_cpu_targets();
