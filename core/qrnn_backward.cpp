@@ -5,8 +5,7 @@ using namespace Halide;
 
 void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre) {
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
-    const Expr &T = D.T, &m = D.m, &k = D.k;
-    const int G = D.variant->gate_count();
+    const Expr &T = D.T, &m = D.m, &k = D.k, &G = D.G;
     // dW reads dpre with t clamped to [-1, T] (both rows are zeros): its blocked schedule's bounds over-estimate t
     // (interval arithmetic over split/fused loops: 2T+9 rows at T >= 64), and dpre, computed at root over what its
     // consumers may read, was computed and stored over twice its size. dX reads dpre as it is (3 rows more): with

@@ -70,8 +70,9 @@ BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVarian
 BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant);
 
 // The GEMM-shaped part of the backward (dweights_acc, dbias_acc, weights_t, dinput, dweights, dbias, dx,
-// dhistory) from any `dpre` (h, b, t, g) that is 0 for t outside [0, T) and h >= m; D's fwd, sizes and
-// variant set. define_qrnn_backward calls it with D.dpre; `qrnn bench` with a buffer, to time the GEMMs alone.
+// dhistory) from any `dpre` (h, b, t, g) that is 0 for t outside [0, T) and h >= m; D's fwd.input_padded and
+// sizes (T, B, n, m, k, G) set, the variant not needed. define_qrnn_backward calls it with D.dpre; `qrnn bench`
+// with a buffer, to time the GEMMs alone; the CNN baseline's layer (plugins/cnn_backward.cpp) with G = 1.
 void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Halide::Func &dpre);
 
 }  // namespace qrnn

@@ -1,15 +1,10 @@
 // Trainable layer "cnn" (nn::Layer): y = tanh(masked conv of x), the forward by the model plugin's Halide
-// pipeline, the backward by the GEMMs of plugins/halide_gemms.h over all steps at once:
-//   dpre = dy * (1 - y^2)                                                         (host loop)
-//   d weights[0][j][c][h], d bias: weight_grad of dpre with the im2col of x        (x[t-(k-1)+j][b][c] in
-//       column j*n + c, zeros before the sequence, a column of ones for the bias)
-//   dx[s][b][c] = sum_{j,h} dpre[s+(k-1)-j][b][h] w[0][j][c][h]: row_gemm of the im2col of dpre (shifted
-//       forward in time, zeros after the sequence) with the weights transposed.
-// No state is carried: every call sees zeros before its sequence, as the model plugin.
+// pipeline, the backward by plugins/cnn_backward.h (dpre = dy (1 - y^2), then dW, dbias and dx as the QRNN
+// backward's GEMMs). No state is carried: every call sees zeros before its sequence, as the model plugin.
 #include "core/error.h"
 #include "nn/layer.h"
 #include "plugins/cnn.h"
-#include "plugins/halide_gemms.h"
+#include "plugins/cnn_backward.h"
 
 namespace qrnn {
 namespace {
@@ -59,59 +54,19 @@ public:
                   nn::State *) override {
         const auto &tape = dynamic_cast<const CnnTape &>(tape_base);
         if (tape.y.shape.empty()) fail("cnn: backward needs the tape of a forward pass");
-        const int64_t T = tape.y.dim(0), B = tape.y.dim(1), n = n_, m = m_, k = k_;
         if (dy.shape != tape.y.shape) fail("cnn: dy has shape ", dy.shape_str(), ", expected ", tape.y.shape_str());
-        const int64_t mp = round_up(m, gemm_tile());
-        Tensor<float> &dpre = ensure_shape(scratch_.dpre, {T, B, mp});
-        for (int64_t t = 0; t < T; t++)
-            for (int64_t b = 0; b < B; b++)
-                for (int64_t h = 0; h < m; h++) dpre(t, b, h) = dy(t, b, h) * (1 - tape.y(t, b, h) * tape.y(t, b, h));
-
-        // d weights and d bias.
-        const int64_t ce = round_up(k * n + 1, gemm_rows());
-        Tensor<float> &x_col = ensure_shape(scratch_.x_col, {T, B, ce}), &dw = ensure_shape(scratch_.dw, {ce, mp});
-        for (int64_t t = 0; t < T; t++)
-            for (int64_t b = 0; b < B; b++) {
-                for (int64_t j = 0; j < k; j++) {
-                    const int64_t src = t - (k - 1) + j;
-                    if (src >= 0) std::copy(&tape.x(src, b, 0), &tape.x(src, b, 0) + n, &x_col(t, b, j * n));
-                }
-                x_col(t, b, k * n) = 1.0f;
-            }
-        Halide::Buffer<float> dw_out = view(dw);
-        weight_grad(view(dpre), view(x_col), dw_out);
-        for (int64_t r = 0; r < k * n; r++)
-            for (int64_t h = 0; h < m; h++) grad_.weights.data[r * m + h] += dw(r, h);
-        for (int64_t h = 0; h < m; h++) grad_.bias(0, h) += dw(k * n, h);
-
-        if (!dx) return;
-        const int64_t np = round_up(n, gemm_tile()), Bp = round_up(B, gemm_rows());
-        Tensor<float> &d_col = ensure_shape(scratch_.d_col, {T, B, k * mp}), &w_t = ensure_shape(scratch_.w_t, {k * mp, 1, np}),
-                      &no_bias = ensure_shape(scratch_.no_bias, {1, np}), &dx_pad = ensure_shape(scratch_.dx_pad, {T, Bp, 1, np});
-        for (int64_t s = 0; s < T; s++)
-            for (int64_t j = 0; j < k; j++) {
-                const int64_t t = s + (k - 1) - j;
-                if (t < T)
-                    for (int64_t b = 0; b < B; b++) std::copy(&dpre(t, b, 0), &dpre(t, b, 0) + m, &d_col(s, b, j * mp));
-            }
-        for (int64_t j = 0; j < k; j++)
-            for (int64_t c = 0; c < n; c++)
-                for (int64_t h = 0; h < m; h++) w_t(j * mp + h, 0, c) = value_.weights(0, j, c, h);
-        Halide::Buffer<float> dx_out = view(dx_pad);
-        row_gemm(view(w_t), view(d_col), view(no_bias), dx_out);
-        ensure_shape(*dx, {T, B, n});
-        for (int64_t t = 0; t < T; t++)
-            for (int64_t b = 0; b < B; b++) std::copy(&dx_pad(t, b, 0, 0), &dx_pad(t, b, 0, 0) + n, &(*dx)(t, b, 0));
+        cnn_layer_backward(tape.x, value_.weights, tape.y, dy, scratch_.dweights, scratch_.dbias, dx ? *dx : scratch_.dx);
+        for (size_t i = 0; i < grad_.weights.data.size(); i++) grad_.weights.data[i] += scratch_.dweights.data[i];
+        for (size_t i = 0; i < grad_.bias.data.size(); i++) grad_.bias.data[i] += scratch_.dbias.data[i];
     }
 
 private:
     int64_t n_, m_, k_;
     LayerParams<float> value_, grad_;
-    // The backward's work tensors, kept between calls: allocated afresh, their pages faulted in on every step
-    // (~3,600 faults, 45-53 ms a step instead of 14 at B=16 T=128 on the 2-core VM). Each call of one shape writes
-    // the same elements, so the padding and the zeros before/after the sequence stay as allocated (zero).
+    // The backward's outputs before they are added into the gradients (and dx when not asked for), kept between
+    // calls: allocated afresh, their pages were faulted in on every step (tests/test_buffer_cache.cpp).
     struct Scratch {
-        Tensor<float> dpre, x_col, dw, d_col, w_t, no_bias, dx_pad;
+        Tensor<float> dweights, dbias, dx;
     } scratch_;
 };
 

@@ -211,7 +211,7 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var c = D.c, h = D.h, t = D.t, g = D.g;
-    schedule_cpu_inputs(D.fwd, in.fwd, vec);
+    schedule_cpu_input_padded(D.fwd, in.fwd, vec);  // (the forward's weights copy is not read here)
     const CpuTraits cpu = cpu_traits(target);
     schedule_dweights_blocked(D, vec, knobs.at("dw_h_vectors"), knobs.at("tile_c"), cpu);
     Var jg("jg");  // (j, g) pairs

@@ -46,9 +46,14 @@ void schedule_cpu_conv_inputs(ConvFuncs &f, int vec) {
     f.weights_clamped.compute_root().vectorize(f.h, vec, TailStrategy::RoundUp).parallel(f.g);
 }
 
+void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec) {
+    f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
+    f.input_padded.specialize(in.dropout_threshold == 0);
+}
+
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
-    schedule_cpu_conv_inputs(L, vec);
-    L.input_padded.specialize(in.dropout_threshold == 0);
+    schedule_cpu_input_padded(L, in, vec);
+    L.weights_clamped.compute_root().vectorize(L.h, vec, TailStrategy::RoundUp).parallel(L.g);
 }
 
 // Weights read in place (ConvFuncs::weights_in_place) where the h tile divides m, else the clamped copy (2.46 MB

@@ -33,7 +33,9 @@ int gemm_h_tile(const Halide::Target &target, const Knobs &knobs);
 // input_padded and weights_clamped of a masked conv (core/masked_conv.h) computed once, vectorised and parallel
 // (both are read many times).
 void schedule_cpu_conv_inputs(ConvFuncs &f, int vec);
-// The same for the QRNN layer, input_padded specialised on dropout off.
+// input_padded alone (what a backward pipeline reads of the forward), specialised on dropout off.
+void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec);
+// Both for the QRNN layer, input_padded specialised on dropout off.
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec);
 
 // The conv as a register-blocked GEMM into its own buffer (conv.in(), compute_root): each

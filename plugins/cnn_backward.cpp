@@ -1,0 +1,89 @@
+// The CNN layer's backward: dpre = dy (1 - y^2) (tanh'), then the QRNN backward's GEMMs with one gate
+// (core/qrnn_backward.h: define_backward_gemms; the CNN's input is the QRNN's with zeros before the sequence and
+// no dropout) under the "tuned" training schedule's GEMM schedule (schedules/cpu_backward.h). Until 2026-11-24 the
+// layer ran host loops (dpre, im2col copies, a transpose) around two generic GEMMs. Training step n=m=320 k=2,
+// `qrnn run --model cnn --pass training` alone beside that build (medians of 41, processes alternating; AMD EPYC
+// 26/2, 2 cores, load ~1-2): host B=16 T=128 11.6-11.7 -> 9.4-9.5 ms, B=8 T=64 3.3 -> 2.3-2.8; AVX2 target
+// B=16 T=128 22.9-23.2 -> 15.6-15.7, B=8 T=64 7.7 -> 5.0.
+#include "plugins/cnn_backward.h"
+
+#include <mutex>
+
+#include "core/qrnn_backward.h"
+#include "plugins/halide_gemms.h"
+#include "runtime/jit_compile.h"
+#include "schedules/cpu_backward.h"
+#include "schedules/training_schedule.h"
+
+namespace qrnn {
+namespace {
+using namespace Halide;
+
+struct CnnBackwardFuncs {
+    BackwardInputs in;  // in.fwd.x (c, b, t) and in.fwd.weights (h, c, j, g = 0) read; dropout off
+    ImageParam y{Float(32), 3, "y"}, dy{Float(32), 3, "dy"};  // (h, b, t)
+    Func dpre{"cnn_dpre"};                                     // (h, b, t, g = 0), 0 outside t in [0, T) and h >= m
+    BackwardFuncs D;
+
+    CnnBackwardFuncs() {
+        const ImageParam &x = in.fwd.x, &w = in.fwd.weights;
+        D.n = x.dim(0).extent(), D.B = x.dim(1).extent(), D.T = x.dim(2).extent();
+        D.m = w.dim(0).extent(), D.k = w.dim(2).extent(), D.G = 1;
+        LayerFuncs &f = D.fwd;
+        f.input_padded(f.c, f.b, f.t) = select(f.t >= 0, x(clamp(f.c, 0, D.n - 1), clamp(f.b, 0, D.B - 1),
+                                                           clamp(f.t, 0, D.T - 1)), 0.0f);
+        // Tiles overrun h and b (what they compute there is discarded); likely(): dense loads in the steady state.
+        Var h = D.h, b = D.b, t = D.t, g = D.g;
+        Expr hc = min(likely(h), D.m - 1), bc = min(likely(b), D.B - 1), tc = clamp(t, 0, D.T - 1);
+        Expr y_at = y(hc, bc, tc);
+        dpre(h, b, t, g) = select(t >= 0 && t < D.T && h < D.m, dy(hc, bc, tc) * (1.0f - y_at * y_at), 0.0f);
+        define_backward_gemms(D, in, dpre);
+    }
+};
+
+// dpre element-wise, vectorised over h, parallel over t (as the QRNN's); the GEMMs as the "tuned" schedule's.
+void schedule_cpu(CnnBackwardFuncs &F, const Target &target) {
+    BackwardFuncs &D = F.D;
+    Var ho("ho"), hv("hv");
+    F.dpre.compute_root()
+        .bound(D.g, 0, 1)
+        .split(D.h, ho, hv, target.natural_vector_size<float>(), TailStrategy::RoundUp)
+        .reorder(hv, ho, D.b, D.t)
+        .vectorize(hv)
+        .parallel(D.t);
+    schedule_cpu_backward_gemms(D, F.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
+}
+
+struct CompiledCnnBackward {
+    Target target = get_jit_target_from_environment();
+    CnnBackwardFuncs funcs;
+    Pipeline pipeline;
+    std::mutex mutex;
+    CompiledCnnBackward() {
+        schedule_cpu(funcs, target);
+        pipeline = Pipeline({funcs.D.dweights, funcs.D.dbias, funcs.D.dx});
+        compile_jit_pipelines({&pipeline}, target);
+    }
+};
+
+Halide::Buffer<float> view_of(const Tensor<float> &t) { return view(const_cast<Tensor<float> &>(t)); }
+
+}  // namespace
+
+void cnn_layer_backward(const Tensor<float> &x, const Tensor<float> &weights, const Tensor<float> &y,
+                        const Tensor<float> &dy, Tensor<float> &dweights, Tensor<float> &dbias, Tensor<float> &dx) {
+    static CompiledCnnBackward compiled;
+    std::lock_guard<std::mutex> lock(compiled.mutex);
+    ensure_shape(dweights, weights.shape);
+    ensure_shape(dbias, {1, weights.dim(3)});
+    ensure_shape(dx, x.shape);
+    CnnBackwardFuncs &f = compiled.funcs;
+    f.in.fwd.x.set(view_of(x));
+    f.in.fwd.weights.set(view_of(weights));
+    f.y.set(view_of(y));
+    f.dy.set(view_of(dy));
+    std::vector<Buffer<>> outputs{view(dweights), view(dbias), view(dx)};
+    compiled.pipeline.realize(Realization(outputs));
+}
+
+}  // namespace qrnn
