@@ -33,9 +33,8 @@ struct CnnFuncs : ConvFuncs {
 
     // h_tile: the schedule's h tile (the conv reads the weights in place at widths it divides).
     explicit CnnFuncs(int h_tile) {
-        Expr n = x.dim(0).extent(), B = x.dim(1).extent(), T = x.dim(2).extent();
-        Expr inside = t >= 0 && t < T;
-        input_padded(c, b, t) = select(inside, x(clamp(c, 0, n - 1), clamp(b, 0, B - 1), clamp(t, 0, T - 1)), 0.0f);
+        Expr n = x.dim(0).extent(), T = x.dim(2).extent();
+        define_cnn_input_padded(*this, x);
         define_masked_conv(*this, weights, bias, n, weights.dim(0).extent(), weights.dim(2).extent(), Expr(), h_tile);
         activated(h, b, t) = tanh_activation(conv(h, b, t, 0));
         time_r = RDom(0, T, "time_r");
@@ -156,6 +155,12 @@ void cnn_layer_forward(Tensor<float> &x, LayerParams<float> &p, Tensor<float> &y
     CnnPipelines &pipes = pipelines();
     std::lock_guard<std::mutex> lock(pipes.mutex);
     pipes.sequence.run(x, p.weights, p.bias, y);
+}
+
+void define_cnn_input_padded(ConvFuncs &f, const ImageParam &x) {
+    Expr n = x.dim(0).extent(), B = x.dim(1).extent(), T = x.dim(2).extent();
+    Expr inside = f.t >= 0 && f.t < T;
+    f.input_padded(f.c, f.b, f.t) = select(inside, x(clamp(f.c, 0, n - 1), clamp(f.b, 0, B - 1), clamp(f.t, 0, T - 1)), 0.0f);
 }
 
 double cnn_layer_flops(int64_t n, int64_t m, int64_t k) { return static_cast<double>(m) * (2.0 * n * k + 1.0); }

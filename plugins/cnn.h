@@ -1,8 +1,13 @@
 // The CNN baseline's pieces shared by its model plugins (cnn.cpp) and its trainable layer (cnn_layer.cpp).
 #pragma once
+#include "core/masked_conv.h"
 #include "runtime/params.h"
 
 namespace qrnn {
+
+// f.input_padded(c, b, t) of the CNN's masked conv: x (c, b, t) with zeros outside [0, T); coordinates clamped,
+// so tiles may overrun. The forward (cnn.cpp) and the backward (cnn_backward.cpp) read it so.
+void define_cnn_input_padded(ConvFuncs &f, const Halide::ImageParam &x);
 
 LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t layer);  // weights [1][k][n_l][m], bias [1][m]
 // One layer's y [T][B][m] = tanh(masked conv of x [T][B][n]) by the Halide pipeline (zeros before the sequence).

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "core/qrnn_backward.h"
+#include "plugins/cnn.h"
 #include "plugins/halide_gemms.h"
 #include "runtime/jit_compile.h"
 #include "schedules/cpu_backward.h"
@@ -29,9 +30,7 @@ struct CnnBackwardFuncs {
         const ImageParam &x = in.fwd.x, &w = in.fwd.weights;
         D.n = x.dim(0).extent(), D.B = x.dim(1).extent(), D.T = x.dim(2).extent();
         D.m = w.dim(0).extent(), D.k = w.dim(2).extent(), D.G = 1;
-        LayerFuncs &f = D.fwd;
-        f.input_padded(f.c, f.b, f.t) = select(f.t >= 0, x(clamp(f.c, 0, D.n - 1), clamp(f.b, 0, D.B - 1),
-                                                           clamp(f.t, 0, D.T - 1)), 0.0f);
+        define_cnn_input_padded(D.fwd, x);
         // Tiles overrun h and b (what they compute there is discarded); likely(): dense loads in the steady state.
         Var h = D.h, b = D.b, t = D.t, g = D.g;
         Expr hc = min(likely(h), D.m - 1), bc = min(likely(b), D.B - 1), tc = clamp(t, 0, D.T - 1);
@@ -41,17 +40,10 @@ struct CnnBackwardFuncs {
     }
 };
 
-// dpre element-wise, vectorised over h, parallel over t (as the QRNN's); the GEMMs as the "tuned" schedule's.
+// dpre and the GEMMs as the "tuned" training schedule's.
 void schedule_cpu(CnnBackwardFuncs &F, const Target &target) {
-    BackwardFuncs &D = F.D;
-    Var ho("ho"), hv("hv");
-    F.dpre.compute_root()
-        .bound(D.g, 0, 1)
-        .split(D.h, ho, hv, target.natural_vector_size<float>(), TailStrategy::RoundUp)
-        .reorder(hv, ho, D.b, D.t)
-        .vectorize(hv)
-        .parallel(D.t);
-    schedule_cpu_backward_gemms(D, F.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
+    schedule_cpu_dpre(F.D, F.dpre, target);
+    schedule_cpu_backward_gemms(F.D, F.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
 }
 
 struct CompiledCnnBackward {

@@ -237,21 +237,24 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
 // --quick; AMD EPYC 26/2, AVX-512 host target, 2 cores, load ~10). B=64 T=512, median of per-round ratios, one
 // thread (load 2.4-3.6): host 0.96, AVX2 0.98 (target 0.85; the AVX2 0.81-0.85 of earlier rows were medians of each
 // side taken apart under other jobs' memory traffic).
-void schedule_cpu_backward_scan(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
-    const int vec = target.natural_vector_size<float>();
-    Var h = D.h, b = D.b, t = D.t, g = D.g;
-    D.dcell.compute_root();
-    schedule_serial_scan(D.dcell, h, b, D.dcell_r.x, D.B, D.m, vec, knobs.at("chains"), in.fwd.zoneout_threshold);
-
-    // dpre: element-wise, one vector of h for every gate (g unrolled: the select folds).
-    Var ho("ho"), hv("hv");
-    D.dpre.compute_root()
-        .bound(g, 0, D.variant->gate_count())
-        .split(h, ho, hv, vec, TailStrategy::RoundUp)
+void schedule_cpu_dpre(const BackwardFuncs &D, Func dpre, const Target &target) {
+    Var h = D.h, b = D.b, t = D.t, g = D.g, ho("ho"), hv("hv");
+    dpre.compute_root()
+        .bound(g, 0, D.G)
+        .split(h, ho, hv, target.natural_vector_size<float>(), TailStrategy::RoundUp)
         .reorder(hv, g, ho, b, t)
         .vectorize(hv)
         .unroll(g)
         .parallel(t);
+}
+
+void schedule_cpu_backward_scan(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
+    const int vec = target.natural_vector_size<float>();
+    Var h = D.h, b = D.b;
+    D.dcell.compute_root();
+    schedule_serial_scan(D.dcell, h, b, D.dcell_r.x, D.B, D.m, vec, knobs.at("chains"), in.fwd.zoneout_threshold);
+
+    schedule_cpu_dpre(D, D.dpre, target);
     D.dpre.specialize(in.fwd.zoneout_threshold == 0);
     D.dc0.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(b);
 }

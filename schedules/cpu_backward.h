@@ -7,6 +7,9 @@
 
 namespace qrnn {
 
+// dpre (h, b, t, g) element-wise at root: one vector of h for every gate (g unrolled: a select over g folds),
+// parallel over t.
+void schedule_cpu_dpre(const BackwardFuncs &D, Halide::Func dpre, const Halide::Target &target);
 void schedule_cpu_backward_scan(BackwardFuncs &D, const BackwardInputs &in, const Halide::Target &target, const Knobs &knobs);
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Halide::Target &target, const Knobs &knobs);
 
