@@ -3,6 +3,7 @@
 // backward's GEMMs). No state is carried: every call sees zeros before its sequence, as the model plugin.
 #include "core/error.h"
 #include "nn/layer.h"
+#include "nn/qrnn_layer.h"
 #include "plugins/cnn.h"
 #include "plugins/cnn_backward.h"
 
@@ -56,8 +57,8 @@ public:
         if (tape.y.shape.empty()) fail("cnn: backward needs the tape of a forward pass");
         if (dy.shape != tape.y.shape) fail("cnn: dy has shape ", dy.shape_str(), ", expected ", tape.y.shape_str());
         cnn_layer_backward(tape.x, value_.weights, tape.y, dy, scratch_.dweights, scratch_.dbias, dx ? *dx : scratch_.dx);
-        for (size_t i = 0; i < grad_.weights.data.size(); i++) grad_.weights.data[i] += scratch_.dweights.data[i];
-        for (size_t i = 0; i < grad_.bias.data.size(); i++) grad_.bias.data[i] += scratch_.dbias.data[i];
+        nn::add_into(grad_.weights, scratch_.dweights);
+        nn::add_into(grad_.bias, scratch_.dbias);
     }
 
 private:

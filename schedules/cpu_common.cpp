@@ -41,19 +41,26 @@ int gemm_h_tile(const Target &target, const Knobs &knobs) {
     return target.natural_vector_size<float>() * knobs.at("tile_h_vectors");
 }
 
-void schedule_cpu_conv_inputs(ConvFuncs &f, int vec) {
+static void input_padded_at_root(ConvFuncs &f, int vec) {
     f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
+}
+static void weights_clamped_at_root(ConvFuncs &f, int vec) {
     f.weights_clamped.compute_root().vectorize(f.h, vec, TailStrategy::RoundUp).parallel(f.g);
 }
 
+void schedule_cpu_conv_inputs(ConvFuncs &f, int vec) {
+    input_padded_at_root(f, vec);
+    weights_clamped_at_root(f, vec);
+}
+
 void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec) {
-    f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
+    input_padded_at_root(f, vec);
     f.input_padded.specialize(in.dropout_threshold == 0);
 }
 
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
     schedule_cpu_input_padded(L, in, vec);
-    L.weights_clamped.compute_root().vectorize(L.h, vec, TailStrategy::RoundUp).parallel(L.g);
+    weights_clamped_at_root(L, vec);
 }
 
 // Weights read in place (ConvFuncs::weights_in_place) where the h tile divides m, else the clamped copy (2.46 MB
