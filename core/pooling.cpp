@@ -4,7 +4,7 @@
 
 namespace qrnn {
 namespace {
-NamedRegistry<PoolingVariant> &registry() {
+NamedRegistry<PoolingVariant> &pooling_variants() {
     static NamedRegistry<PoolingVariant> variants("pooling", "pooling variant");
     return variants;
 }
@@ -43,10 +43,10 @@ void register_pooling(PoolingVariant v) {
         fail("pooling variant '", v.name, "' has a backward in ", v.halide_partials ? "Halide" : "double",
              " only: give both halide_partials and reference_partials, or neither");
     std::string name = v.name;
-    registry().add(name, std::move(v));
+    pooling_variants().add(name, std::move(v));
 }
 
-const PoolingVariant &find_pooling(const std::string &name) { return registry().find(name); }
-std::vector<std::string> pooling_names() { return registry().names(); }
+const PoolingVariant &find_pooling(const std::string &name) { return pooling_variants().find(name); }
+std::vector<std::string> pooling_names() { return pooling_variants().names(); }
 
 }  // namespace qrnn

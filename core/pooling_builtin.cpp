@@ -45,7 +45,7 @@ PoolingVariant with_backward(PoolingVariant v, decltype(PoolingVariant::halide_p
     return v;
 }
 
-const bool registered = [] {
+const bool pooling_builtin_registered = [] {
     register_pooling(with_backward(
         {"f", "f-pooling: h = f*h' + (1-f)*z", "zf", 3,
          [](const E &g) { return Recurrence<Expr>{g[1], (1.0f - g[1]) * g[0]}; },

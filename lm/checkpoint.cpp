@@ -9,9 +9,9 @@
 namespace qrnn::lm {
 namespace {
 
-constexpr const char *kFormat = "qrnn-lm-checkpoint";
+constexpr const char *kCheckpointFormat = "qrnn-lm-checkpoint";
 constexpr int64_t kFormatVersion = 1;
-constexpr const char *kWhat = "training checkpoint";
+constexpr const char *kCheckpointWhat = "training checkpoint";
 
 std::string state_group(size_t l) { return "/state/" + std::to_string(l); }
 
@@ -25,8 +25,8 @@ const std::vector<std::pair<const char *, double TrainProgress::*>> &progress_su
 }  // namespace
 
 void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model) {
-    write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
-        h5::write_attr(file, "format", std::string(kFormat));
+    write_hdf5_atomically(path, kCheckpointWhat, [&](H5::H5File &file) {
+        h5::write_attr(file, "format", std::string(kCheckpointFormat));
         h5::write_attr(file, "format_version", kFormatVersion);
         h5::write_attr(file, "identity", info.identity);
         h5::write_attr(file, "config", info.config);
@@ -68,10 +68,10 @@ void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model
 }
 
 CheckpointInfo read_checkpoint_info(const std::string &path) {
-    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    H5::H5File file = open_hdf5_for_reading(path, kCheckpointWhat);
     CheckpointInfo info;
     try {
-        h5::require_format_version(file, path, kFormat, kFormatVersion, kWhat);
+        h5::require_format_version(file, path, kCheckpointFormat, kFormatVersion, kCheckpointWhat);
         info.identity = h5::read_string(file, path, "identity");
         info.config = h5::read_string(file, path, "config");
         std::istringstream words(h5::read_bytes(file, path, "/vocab"));
@@ -94,7 +94,7 @@ CheckpointInfo read_checkpoint_info(const std::string &path) {
             info.best_epoch = h5::read_int(best, path, "epoch");
         }
     } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+        fail(path, ": malformed ", kCheckpointWhat, " (", e.getDetailMsg(), ")");
     }
     return info;
 }
@@ -107,7 +107,7 @@ void set_params(Model &model, const std::vector<Tensor<float>> &values) {
 }
 
 std::vector<Tensor<float>> read_best_params(const std::string &path, Model &model) {
-    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    H5::H5File file = open_hdf5_for_reading(path, kCheckpointWhat);
     std::vector<Tensor<float>> best;
     try {
         if (!file.nameExists("/best")) return best;
@@ -116,13 +116,13 @@ std::vector<Tensor<float>> read_best_params(const std::string &path, Model &mode
             h5::read_tensor_into(file, path, "/best/" + p.name, best.back());
         }
     } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+        fail(path, ": malformed ", kCheckpointWhat, " (", e.getDetailMsg(), ")");
     }
     return best;
 }
 
 void load_checkpoint_model(const std::string &path, Model &model) {
-    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    H5::H5File file = open_hdf5_for_reading(path, kCheckpointWhat);
     auto load = [&](const std::string &name, Tensor<float> &into) { h5::read_tensor_into(file, path, name, into); };
     try {
         for (auto &p : model.params()) load("/params/" + p.name, *p.value);
@@ -135,7 +135,7 @@ void load_checkpoint_model(const std::string &path, Model &model) {
                 load(state_group(l) + "/" + states[l].names[i], states[l].tensors[i]);
         }
     } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+        fail(path, ": malformed ", kCheckpointWhat, " (", e.getDetailMsg(), ")");
     }
 }
 

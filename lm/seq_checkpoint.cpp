@@ -8,9 +8,9 @@
 namespace qrnn::lm {
 namespace {
 
-constexpr const char *kFormat = "qrnn-seq-checkpoint";
+constexpr const char *kSeqCheckpointFormat = "qrnn-seq-checkpoint";
 constexpr int64_t kFormatVersion = 1;
-constexpr const char *kWhat = "sequence-task checkpoint";
+constexpr const char *kSeqCheckpointWhat = "sequence-task checkpoint";
 
 const std::vector<std::pair<const char *, double SeqCheckpoint::*>> &progress_values() {
     static const std::vector<std::pair<const char *, double SeqCheckpoint::*>> values{
@@ -34,8 +34,8 @@ Tensor<float> moment_tensor(const std::vector<float> &moment, const nn::Param &p
 }  // namespace
 
 void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, const std::vector<nn::Param> &params) {
-    write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
-        h5::write_attr(file, "format", std::string(kFormat));
+    write_hdf5_atomically(path, kSeqCheckpointWhat, [&](H5::H5File &file) {
+        h5::write_attr(file, "format", std::string(kSeqCheckpointFormat));
         h5::write_attr(file, "format_version", kFormatVersion);
         h5::write_attr(file, "identity", cp.identity);
         h5::write_attr(file, "config", cp.config);
@@ -54,10 +54,10 @@ void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, cons
 }
 
 SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &identity, const std::vector<nn::Param> &params) {
-    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    H5::H5File file = open_hdf5_for_reading(path, kSeqCheckpointWhat);
     SeqCheckpoint cp;
     try {
-        h5::require_format_version(file, path, kFormat, kFormatVersion, kWhat);
+        h5::require_format_version(file, path, kSeqCheckpointFormat, kFormatVersion, kSeqCheckpointWhat);
         cp.identity = h5::read_string(file, path, "identity");
         require_same_identity(path, cp.identity, identity);
         cp.config = h5::read_string(file, path, "config");
@@ -76,7 +76,7 @@ SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &id
         for (auto &[name, member] : progress_values()) cp.*member = h5::read_double(prog, path, name);
         cp.history = read_epochs(file, path, "/history", seq_epoch_fields());
     } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+        fail(path, ": malformed ", kSeqCheckpointWhat, " (", e.getDetailMsg(), ")");
     }
     return cp;
 }

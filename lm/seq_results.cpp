@@ -5,7 +5,7 @@
 
 namespace qrnn::lm {
 namespace {
-constexpr const char *kFormat = "qrnn-seq-results", *kWhat = "sequence-task results file";
+constexpr const char *kSeqResultsFormat = "qrnn-seq-results", *kSeqResultsWhat = "sequence-task results file";
 const std::vector<std::pair<const char *, std::vector<double> SeqHeatmap::*>> kTokenSeries{
     {"source", &SeqHeatmap::source}, {"output", &SeqHeatmap::output}, {"expected", &SeqHeatmap::expected}};
 }  // namespace
@@ -18,8 +18,8 @@ const EpochFields<SeqEpoch> &seq_epoch_fields() {
 }
 
 void write_seq_results(const std::string &path, const SeqResults &results) {
-    write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
-        write_root_attrs(file, kFormat, results.attrs);
+    write_hdf5_atomically(path, kSeqResultsWhat, [&](H5::H5File &file) {
+        write_root_attrs(file, kSeqResultsFormat, results.attrs);
         write_epochs(file, "/epochs", results.epochs, seq_epoch_fields());
         if (!results.heatmap) return;
         h5::write_tensor(file, "/heatmap/alpha", results.heatmap->alpha);
@@ -29,13 +29,13 @@ void write_seq_results(const std::string &path, const SeqResults &results) {
     });
 }
 
-bool is_seq_results(const std::string &path) { return has_results_format(path, kFormat, kWhat); }
+bool is_seq_results(const std::string &path) { return has_results_format(path, kSeqResultsFormat, kSeqResultsWhat); }
 
 SeqResults read_seq_results(const std::string &path) {
-    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    H5::H5File file = open_hdf5_for_reading(path, kSeqResultsWhat);
     SeqResults r;
     try {
-        h5::require_format(file, path, kFormat, kWhat);
+        h5::require_format(file, path, kSeqResultsFormat, kSeqResultsWhat);
         r.attrs = read_root_attrs(file, path);
         r.epochs = read_epochs(file, path, "/epochs", seq_epoch_fields());
         if (file.nameExists("/heatmap")) {
@@ -47,7 +47,7 @@ SeqResults read_seq_results(const std::string &path) {
             r.heatmap = std::move(h);
         }
     } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+        fail(path, ": malformed ", kSeqResultsWhat, " (", e.getDetailMsg(), ")");
     }
     return r;
 }

@@ -9,7 +9,7 @@
 
 namespace qrnn::lm {
 namespace {
-constexpr const char *kFormat = "qrnn-lm-step-timing", *kWhat = "step-timing results file";
+constexpr const char *kStepTimingFormat = "qrnn-lm-step-timing", *kStepTimingWhat = "step-timing results file";
 
 std::vector<std::string> split(const std::string &text, char sep) {
     std::vector<std::string> out;
@@ -20,8 +20,8 @@ std::vector<std::string> split(const std::string &text, char sep) {
 }  // namespace
 
 void write_step_timings(const std::string &path, const StepTimings &t) {
-    write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
-        write_root_attrs(file, kFormat, t.attrs);
+    write_hdf5_atomically(path, kStepTimingWhat, [&](H5::H5File &file) {
+        write_root_attrs(file, kStepTimingFormat, t.attrs);
         for (auto &m : t.models) {
             const std::string group = "/models/" + m.model;
             for (auto &[name, member] : step_time_parts()) h5::write_series(file, group + "/" + name, m.*member);
@@ -31,13 +31,13 @@ void write_step_timings(const std::string &path, const StepTimings &t) {
     });
 }
 
-bool is_step_timings(const std::string &path) { return has_results_format(path, kFormat, kWhat); }
+bool is_step_timings(const std::string &path) { return has_results_format(path, kStepTimingFormat, kStepTimingWhat); }
 
 StepTimings read_step_timings(const std::string &path) {
-    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    H5::H5File file = open_hdf5_for_reading(path, kStepTimingWhat);
     StepTimings t;
     try {
-        h5::require_format(file, path, kFormat, kWhat);
+        h5::require_format(file, path, kStepTimingFormat, kStepTimingWhat);
         t.attrs = read_root_attrs(file, path);
         const auto models = t.attrs.find("models");
         if (models == t.attrs.end() || !std::holds_alternative<std::string>(models->second))
@@ -55,7 +55,7 @@ StepTimings read_step_timings(const std::string &path) {
             t.models.push_back(std::move(m));
         }
     } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+        fail(path, ": malformed ", kStepTimingWhat, " (", e.getDetailMsg(), ")");
     }
     return t;
 }

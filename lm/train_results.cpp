@@ -6,17 +6,17 @@
 
 namespace qrnn::lm {
 namespace {
-constexpr const char *kFormat = "qrnn-lm-results", *kWhat = "training results file";
+constexpr const char *kTrainResultsFormat = "qrnn-lm-results", *kTrainResultsWhat = "training results file";
 }
 
 void write_train_results(const std::string &path, const TrainResults &results) {
-    write_hdf5_atomically(path, kWhat, [&](H5::H5File &file) {
-        write_root_attrs(file, kFormat, results.attrs);
+    write_hdf5_atomically(path, kTrainResultsWhat, [&](H5::H5File &file) {
+        write_root_attrs(file, kTrainResultsFormat, results.attrs);
         write_epochs(file, "/epochs", results.epochs);
     });
 }
 
-bool is_train_results(const std::string &path) { return has_results_format(path, kFormat, kWhat); }
+bool is_train_results(const std::string &path) { return has_results_format(path, kTrainResultsFormat, kTrainResultsWhat); }
 
 bool has_results_format(const std::string &path, const char *format, const char *what) {
     try {
@@ -46,14 +46,14 @@ std::map<std::string, Attr> read_root_attrs(H5::H5File &file, const std::string 
 }
 
 TrainResults read_train_results(const std::string &path) {
-    H5::H5File file = open_hdf5_for_reading(path, kWhat);
+    H5::H5File file = open_hdf5_for_reading(path, kTrainResultsWhat);
     TrainResults r;
     try {
-        h5::require_format(file, path, kFormat, kWhat);
+        h5::require_format(file, path, kTrainResultsFormat, kTrainResultsWhat);
         r.attrs = read_root_attrs(file, path);
         r.epochs = read_epochs(file, path, "/epochs");
     } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kWhat, " (", e.getDetailMsg(), ")");
+        fail(path, ": malformed ", kTrainResultsWhat, " (", e.getDetailMsg(), ")");
     }
     return r;
 }

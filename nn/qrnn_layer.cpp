@@ -150,7 +150,7 @@ double QrnnLayer::backward_flops(int64_t T, int64_t B) const {
 }
 
 namespace {
-const bool registered = [] {
+const bool qrnn_layer_registered = [] {
     register_layer_factory("qrnn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<Layer> {
         return std::make_unique<QrnnLayer>(cfg, index);
     });

@@ -60,7 +60,7 @@ Comparison verify_cnn(const TrainingStep &s) {
     return worst;
 }
 
-const bool registered = [] {
+const bool baseline_training_verifiers_registered = [] {
     for (const char *model : {"lstm-onednn", "lstm-halide", "lstm-cudnn"}) register_training_verifier(model, verify_lstm);
     register_training_verifier("cnn", verify_cnn);
     return true;

@@ -166,7 +166,7 @@ void define_cnn_input_padded(ConvFuncs &f, const ImageParam &x) {
 double cnn_layer_flops(int64_t n, int64_t m, int64_t k) { return static_cast<double>(m) * (2.0 * n * k + 1.0); }
 
 namespace {
-const bool registered = [] {
+const bool cnn_registered = [] {
     register_cnn("cnn", "CNN baseline: the QRNN's masked conv (window k), tanh, no recurrence", false);
     register_cnn("cnn-maxpool", "CNN baseline with max-over-time pooling: [B][m] output (classification)", true);
     return true;

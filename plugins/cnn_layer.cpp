@@ -71,7 +71,7 @@ private:
     } scratch_;
 };
 
-const bool registered = [] {
+const bool cnn_layer_registered = [] {
     nn::register_layer_factory("cnn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
         return std::make_unique<CnnLayer>(cnn_options(cfg), index);
     });

@@ -106,7 +106,7 @@ void validate(const ModelConfig &cfg) {
         fail("model '", cfg.model, "' runs on CPU targets only so far");
 }
 
-const bool registered = [] {
+const bool encdec_model_registered = [] {
     for (bool attention : {true, false}) {
         ModelPlugin p;
         p.name = attention ? "encdec" : "encdec-noattn";

@@ -274,7 +274,7 @@ private:
     CudnnLstm lstm_;
 };
 
-const bool registered = [] {
+const bool lstm_cudnn_registered = [] {
     register_lstm_model("lstm-cudnn", "LSTM by cuDNN 9 cudnnRNNForward (the paper's baseline)", {"cuda"}, unavailable,
                         [](const ModelConfig &cfg) { return std::make_unique<LstmCudnn>(cfg); });
     nn::register_layer_factory("lstm-cudnn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {

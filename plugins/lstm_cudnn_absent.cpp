@@ -6,7 +6,7 @@
 
 namespace qrnn {
 namespace {
-const bool registered = [] {
+const bool lstm_cudnn_absent_registered = [] {
     register_lstm_model("lstm-cudnn", "LSTM by cuDNN 9 cudnnRNNForward (the paper's baseline)", {"cuda"},
                         [] { return std::string("built without CUDA/cuDNN"); },
                         [](const ModelConfig &) -> std::unique_ptr<Model> { fail("lstm-cudnn: built without CUDA/cuDNN"); });

@@ -131,7 +131,7 @@ private:
     Tensor<float> h_state_[2], c_state_[2];
 };
 
-const bool registered = [] {
+const bool lstm_halide_registered = [] {
     register_lstm_model("lstm-halide", "LSTM in Halide: input GEMM over all steps + serial recurrent steps", {"cpu"},
                         nullptr, [](const ModelConfig &cfg) { return std::make_unique<LstmHalide>(cfg); });
     return true;

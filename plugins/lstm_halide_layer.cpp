@@ -238,7 +238,7 @@ private:
     } s_;
 };
 
-const bool registered = [] {
+const bool lstm_halide_layer_registered = [] {
     nn::register_layer_factory("lstm-halide", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
         return std::make_unique<LstmHalideLayer>(cfg, index);
     });

@@ -74,7 +74,7 @@ private:
     Tensor<float> between_[2];  // outputs of the layers before the last
 };
 
-const bool registered = [] {
+const bool lstm_onednn_registered = [] {
     register_lstm_model("lstm-onednn", "LSTM by oneDNN 2.x lstm_forward (weights reordered to its format)", {"cpu"},
                         nullptr, [](const ModelConfig &cfg) -> std::unique_ptr<Model> {
                             try {

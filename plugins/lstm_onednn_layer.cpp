@@ -191,7 +191,7 @@ private:
     Tensor<float> plain_[2];  // weight gradients in our layout
 };
 
-const bool registered = [] {
+const bool lstm_onednn_layer_registered = [] {
     nn::register_layer_factory("lstm-onednn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
         return std::make_unique<LstmOnednnLayer>(cfg, index);
     });

@@ -55,7 +55,7 @@ private:
 };
 
 // --pass training --verify: the output and every gradient against ref::dense_backward (loss = sum(dh * h)).
-Comparison verify_training(const TrainingStep &s) {
+Comparison verify_dense_training(const TrainingStep &s) {
     auto *block = dynamic_cast<nn::DenseQrnn *>(&s.stack.layer(0));
     if (!block || s.stack.size() != 1) fail("--verify: the qrnn-dense stack is not one dense block");
     const ModelConfig &cfg = s.cfg;
@@ -78,7 +78,7 @@ Comparison verify_training(const TrainingStep &s) {
 // Layer l reads n + l*m channels; the block holds its [T][B][n + (L-1)m] buffer (and its gradient when
 // training), dy's slice and a c scratch. Weights: the values, each layer's compiled pipeline's copy and
 // (nn::Layer) the gradient.
-MemoryShape memory_shape(const ModelConfig &cfg) {
+MemoryShape dense_memory_shape(const ModelConfig &cfg) {
     const double TB = double(cfg.seq) * double(cfg.batch), n = double(cfg.input), m = double(cfg.hidden);
     MemoryShape shape;
     shape.weight_copies = 3;
@@ -88,8 +88,8 @@ MemoryShape memory_shape(const ModelConfig &cfg) {
     return shape;
 }
 
-const bool registered = [] {
-    register_training_verifier("qrnn-dense", verify_training);
+const bool model_dense_registered = [] {
+    register_training_verifier("qrnn-dense", verify_dense_training);
     register_model({"qrnn-dense",
                     "densely connected QRNN stack: layer l reads concat(input, h_0..h_{l-1}) in place (no copy); "
                     "output = last layer's h",
@@ -102,7 +102,7 @@ const bool registered = [] {
                     },
                     {"dense"},
                     nullptr,
-                    memory_shape});
+                    dense_memory_shape});
     return true;
 }();
 }  // namespace

@@ -68,7 +68,7 @@ private:
 };
 
 // --pass training --verify: the output and every gradient against ref::stack_backward (loss = sum(dh * h)).
-Comparison verify_training(const TrainingStep &s) {
+Comparison verify_qrnn_training(const TrainingStep &s) {
     const ModelConfig &cfg = s.cfg;
     std::vector<LayerParams<double>> params;
     StackState<double> state;
@@ -86,8 +86,8 @@ Comparison verify_training(const TrainingStep &s) {
     return compare_training(s, y, g, stack_layer_grads(s));
 }
 
-const bool registered = [] {
-    register_training_verifier("qrnn", verify_training);
+const bool model_qrnn_registered = [] {
+    register_training_verifier("qrnn", verify_qrnn_training);
     register_model({"qrnn", "QRNN stack: masked conv + gates + pooling scan (Halide, named schedule)",
                     {"pooling", "window", "layers", "schedule", "knob", "target", "mode", "zoneout", "dropout", "load", "dump"},
                     {"cpu", "gpu"},  // by schedule: target_family of each (`qrnn plugins --kind schedule`)

@@ -4,7 +4,7 @@
 
 namespace qrnn {
 namespace {
-NamedRegistry<ModelPlugin> &registry() {
+NamedRegistry<ModelPlugin> &model_plugins() {
     static NamedRegistry<ModelPlugin> models("model");
     return models;
 }
@@ -15,11 +15,11 @@ void Model::dump(const std::string &path) { fail("--dump '", path, "': this mode
 void register_model(ModelPlugin p) {
     if (p.name.empty() || !p.build) fail("model plugin needs a name and a build function");
     std::string name = p.name;
-    registry().add(name, std::move(p));
+    model_plugins().add(name, std::move(p));
 }
 
-const ModelPlugin &find_model(const std::string &name) { return registry().find(name); }
-std::vector<std::string> model_names() { return registry().names(); }
+const ModelPlugin &find_model(const std::string &name) { return model_plugins().find(name); }
+std::vector<std::string> model_names() { return model_plugins().names(); }
 std::string model_unavailable(const ModelPlugin &plugin) { return plugin.unavailable ? plugin.unavailable() : ""; }
 
 bool model_trains(const ModelPlugin &plugin) {

@@ -56,7 +56,7 @@ private:
 };
 
 // --pass training --verify: the output and every gradient against ref::seq_stack_backward.
-Comparison verify_training(const TrainingStep &s) {
+Comparison verify_seq_training(const TrainingStep &s) {
     DoubleStack d = double_stack(s.stack, s.initial);
     const SeqOptions &options = d.first->options();
     const Tensor<double> x = convert<double>(s.x);
@@ -69,7 +69,7 @@ Comparison verify_training(const TrainingStep &s) {
 
 // Two directions: 2G gate rows, states and outputs; concatenated, layers >= 1 read 2m channels. Weights:
 // the values, the compiled pipeline's copy and (nn::Layer) the gradient.
-MemoryShape memory_shape(const ModelConfig &cfg) {
+MemoryShape seq_memory_shape(const ModelConfig &cfg) {
     const SeqOptions options = nn::seq_model_options(cfg.model);
     MemoryShape shape;
     shape.weight_copies = 3;
@@ -78,7 +78,7 @@ MemoryShape memory_shape(const ModelConfig &cfg) {
     return shape;
 }
 
-const bool registered = [] {
+const bool model_seq_registered = [] {
     struct Entry {
         const char *name, *description;
         std::vector<std::string> features;
@@ -92,7 +92,7 @@ const bool registered = [] {
         {"qrnn-bidir-varlen", "bidirectional QRNN stack over variable-length sequences (seeded lengths)",
          {"bidirectional", "variable-length"}}};
     for (auto &[name, description, features] : models) {
-        register_training_verifier(name, verify_training);
+        register_training_verifier(name, verify_seq_training);
         register_model({name, description, {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"},
                         {"cpu"}, nullptr,
                         [](const ModelConfig &cfg) {
@@ -104,7 +104,7 @@ const bool registered = [] {
                         },
                         features,
                         nullptr,
-                        memory_shape});
+                        seq_memory_shape});
     }
     return true;
 }();

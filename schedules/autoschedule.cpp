@@ -65,7 +65,7 @@ LayerSchedule auto_layer_schedule(const std::string &name, const std::string &fa
 }
 
 namespace {
-const bool registered = [] {
+const bool autoschedule_registered = [] {
     for (const char *name : {"Adams2019", "Li2018", "Mullapudi2016"}) register_layer_schedule(auto_layer_schedule(name, "cpu"));
     return true;
 }();

@@ -265,7 +265,7 @@ void backward_tuned(BackwardFuncs &D, const BackwardInputs &in, const Target &ta
     schedule_cpu_backward_gemms(D, in, target, knobs);
 }
 
-const bool registered = [] {
+const bool cpu_backward_registered = [] {
     register_training_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", {}, {},
                                 forward_naive, backward_naive, nullptr});
     TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + register-blocked GEMMs for dW, dx",

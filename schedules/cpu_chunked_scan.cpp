@@ -22,7 +22,7 @@ Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant,
     return Pipeline(S.cell);
 }
 
-const bool registered = [] {
+const bool cpu_chunked_scan_registered = [] {
     LayerSchedule s{"chunked-scan", "CPU: GEMM conv + two-level scan (local scans, carry, fix-up) parallel in time",
                     "cpu", {{"chunk", 64}, {"chains", 4}, {"interleave", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}, {"b_inner", 1}}, nullptr};
     s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}, 2, 4096}},

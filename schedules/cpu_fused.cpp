@@ -41,7 +41,7 @@ Pipeline build_cpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
     return Pipeline(S.cell);
 }
 
-const bool registered = [] {
+const bool cpu_fused_registered = [] {
     LayerSchedule s{"fused", "CPU: conv computed per time chunk inside the scan (gates stay in cache)", "cpu",
                     {{"chunk", 32}, {"chains", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}, {"b_inner", 1}}, nullptr};
     s.knob_specs = {{"chunk", {"time steps per chunk (conv block computed inside the scan)", {8, 16, 32, 64, 128}, 1, 4096}},

@@ -11,7 +11,7 @@ void apply_cpu_naive(LayerFuncs &L, const LayerInputs &, const Halide::Target &,
     L.gates.compute_root();
 }
 
-const bool registered = [] {
+const bool cpu_naive_registered = [] {
     register_layer_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", {},
                              apply_cpu_naive});
     return true;

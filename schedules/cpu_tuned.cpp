@@ -17,7 +17,7 @@ void apply_cpu_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target,
     schedule_serial_scan(L.cell, L.h, L.b, L.scan_r.x, L.B, L.m, vec, knobs.at("chains"), in.zoneout_threshold);
 }
 
-const bool registered = [] {
+const bool cpu_tuned_registered = [] {
     LayerSchedule s{"tuned", "hand-written CPU: register-blocked GEMM conv + vectorised serial-time scan",
                     "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"chains", 4}, {"b_inner", 1}}, apply_cpu_tuned};
     s.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 4}},

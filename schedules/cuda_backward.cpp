@@ -62,7 +62,7 @@ void backward_cuda(BackwardFuncs &D, const BackwardInputs &, const Target &, con
     D.dc0.gpu_tile(h, b, ob, pb, ot, pt, 32, 1, TailStrategy::GuardWithIf);
 }
 
-const bool registered = [] {
+const bool cuda_backward_registered = [] {
     TrainingSchedule s{"cuda-tiled", "GPU: cuda-tiled forward with tape; reverse scan per thread, GEMMs per thread row",
                        "gpu", {{"threads", 64}, {"tile_t", 4}, {"unroll", 4}}};
     s.knob_specs = {{"threads", {"threads per block", {32, 64, 128}, 1, 1024}},

@@ -65,7 +65,7 @@ Pipeline build_gpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
     return Pipeline(S.cell);
 }
 
-const bool registered = [] {
+const bool cuda_layer_registered = [] {
     LayerSchedule tiled{"cuda-tiled", "GPU: tiled GEMM conv, scan one thread per (batch, channel), time unrolled",
                         "gpu", {{"threads", 64}, {"tile_t", 4}, {"unroll", 4}}, apply_gpu_tiled};
     tiled.knob_specs = {{"threads", {"threads per block along h", {32, 64, 128}, 1, 1024}},

@@ -5,7 +5,7 @@
 
 namespace qrnn {
 namespace {
-NamedRegistry<LayerSchedule> &registry() {
+NamedRegistry<LayerSchedule> &layer_schedules() {
     static NamedRegistry<LayerSchedule> schedules("schedule", "layer schedule");
     return schedules;
 }
@@ -34,11 +34,11 @@ void register_layer_schedule(LayerSchedule s) {
         for (int choice : spec->second.choices) check_knob(s, knob, choice);
     }
     std::string name = s.name;
-    registry().add(name, std::move(s));
+    layer_schedules().add(name, std::move(s));
 }
 
-const LayerSchedule &find_layer_schedule(const std::string &name) { return registry().find(name); }
-std::vector<std::string> layer_schedule_names() { return registry().names(); }
+const LayerSchedule &find_layer_schedule(const std::string &name) { return layer_schedules().find(name); }
+std::vector<std::string> layer_schedule_names() { return layer_schedules().names(); }
 
 Knobs default_knobs(const LayerSchedule &schedule, const Halide::Target &target) {
     return schedule.target_defaults ? schedule.target_defaults(target) : schedule.defaults;

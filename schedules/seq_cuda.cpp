@@ -20,7 +20,7 @@ void schedule_gpu_elementwise(Func f, const Var &x, const Var &y, const std::vec
     else if (blocks.size() == 1) f.gpu_blocks(blocks[0]);
 }
 
-void forward_cuda(SeqFuncs &S, const SeqInputs &in, const Target &target, const Knobs &) {
+void seq_forward_cuda(SeqFuncs &S, const SeqInputs &in, const Target &target, const Knobs &) {
     LayerFuncs &L = S.L;
     find_layer_schedule("cuda-tiled").apply(L, in.layer, target, {{"threads", kThreads}, {"tile_t", kTile}, {"unroll", kUnroll}});
     L.cell.compute_root();
@@ -36,7 +36,7 @@ void forward_cuda(SeqFuncs &S, const SeqInputs &in, const Target &target, const 
     }
 }
 
-void backward_cuda(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target &, const Knobs &) {
+void seq_backward_cuda(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target &, const Knobs &) {
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
     schedule_gpu_inputs(D.fwd.L);
     D.dcell.compute_root();
@@ -55,9 +55,9 @@ void backward_cuda(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target 
     schedule_gpu_elementwise(D.dc0, h, b, {});
 }
 
-const bool registered = [] {
+const bool seq_cuda_registered = [] {
     register_seq_schedule({"cuda-tiled", "GPU: tiled GEMM conv over both directions' rows, scans one thread per (h, b)",
-                           "gpu", forward_cuda, backward_cuda, nullptr, nullptr});
+                           "gpu", seq_forward_cuda, seq_backward_cuda, nullptr, nullptr});
     return true;
 }();
 }  // namespace

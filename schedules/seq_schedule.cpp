@@ -10,7 +10,7 @@ namespace qrnn {
 namespace {
 using namespace Halide;
 
-NamedRegistry<SeqSchedule> &registry() {
+NamedRegistry<SeqSchedule> &seq_schedules() {
     static NamedRegistry<SeqSchedule> schedules("variable-length/bidirectional schedule");
     return schedules;
 }
@@ -103,7 +103,7 @@ void backward_tuned(SeqBackwardFuncs &D, const SeqBackwardInputs &in, const Targ
     D.dc0.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf).parallel(b);
 }
 
-const bool registered = [] {
+const bool seq_schedule_registered = [] {
     register_seq_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", forward_naive,
                            backward_naive, nullptr, nullptr});
     register_seq_schedule({"tuned", "CPU: gates GEMM (both directions' rows) + serial scans; vectorised parallel backward",
@@ -115,11 +115,11 @@ const bool registered = [] {
 void register_seq_schedule(SeqSchedule s) {
     if (s.name.empty() || !s.apply_forward || !s.apply_backward) fail("seq schedule needs a name, apply_forward and apply_backward");
     std::string name = s.name;
-    registry().add(name, std::move(s));
+    seq_schedules().add(name, std::move(s));
 }
 
-const SeqSchedule &find_seq_schedule(const std::string &name) { return registry().find(name); }
-std::vector<std::string> seq_schedule_names() { return registry().names(); }
+const SeqSchedule &find_seq_schedule(const std::string &name) { return seq_schedules().find(name); }
+std::vector<std::string> seq_schedule_names() { return seq_schedules().names(); }
 
 Knobs seq_schedule_knobs(const SeqSchedule &schedule, int64_t m, const Target &target) {
     return schedule.knobs_for ? schedule.knobs_for(m, target) : Knobs{};

@@ -6,7 +6,7 @@
 
 namespace qrnn {
 namespace {
-NamedRegistry<TrainingSchedule> &registry() {
+NamedRegistry<TrainingSchedule> &training_schedules() {
     static NamedRegistry<TrainingSchedule> schedules("training schedule", "training schedule");
     return schedules;
 }
@@ -16,7 +16,7 @@ void register_training_schedule(TrainingSchedule s) {
     if (s.name.empty() || !s.apply_forward || !s.apply_backward)
         fail("training schedule needs a name, apply_forward and apply_backward");
     std::string name = s.name;
-    registry().add(name, std::move(s));
+    training_schedules().add(name, std::move(s));
 }
 
 const TrainingSchedule &find_training_schedule(const std::string &name) {
@@ -26,10 +26,10 @@ const TrainingSchedule &find_training_schedule(const std::string &name) {
         for (auto &n : names) have += (have.empty() ? "" : ", ") + n;
         fail("schedule '", name, "' has no training (backward) schedule (have: ", have, ")");
     }
-    return registry().find(name);
+    return training_schedules().find(name);
 }
 
-std::vector<std::string> training_schedule_names() { return registry().names(); }
+std::vector<std::string> training_schedule_names() { return training_schedules().names(); }
 
 Knobs merge_knobs(const TrainingSchedule &schedule, const Knobs &overrides, const Halide::Target &target) {
     return merge_knob_overrides(schedule.name, schedule.target_defaults ? schedule.target_defaults(target) : schedule.defaults,

@@ -26,7 +26,7 @@ Pipeline build_from_db(const LayerInputs &in, const PoolingVariant &variant, con
     return build_layer_pipeline(s, in, variant, target, merge_knobs(s, best->knobs, target), shape);
 }
 
-const bool registered = [] {
+const bool tuned_db_registered = [] {
     LayerSchedule s{"tuned-db", "best autotuned record for the nearest shape ($QRNN_TUNING_DB, qrnn autotune)", "cpu",
                     {}, nullptr};
     s.per_shape = true;

@@ -16,8 +16,6 @@
 namespace qrnn::sweep {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 H5::StrType utf8_string() {
     H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
     type.setCset(H5T_CSET_UTF8);

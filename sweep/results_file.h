@@ -5,6 +5,7 @@
 // the new complete file, never a torn one.
 #pragma once
 #include "runtime/writer_lock.h"
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 namespace qrnn::sweep {
 
 enum class ColumnKind { Int, Float, Str };  // int64, float64, variable-length UTF-8 string
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();  // a float cell with no value
 
 struct Column {
     std::string name;

@@ -18,8 +18,6 @@
 namespace qrnn::sweep {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 std::string one_line(std::string s) {
     for (char &ch : s)
         if (ch == '\n' || ch == '\r') ch = ' ';

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "core/hash_rng.h"
 #include "runtime/compiled_attention.h"
+#include "tools/bench_operands.h"
 #include "tools/sgemm_references.h"
 
 namespace qrnn::bench {
@@ -22,13 +22,6 @@ struct AttentionGemms::State {
 };
 
 namespace {
-template <class Vector>
-void fill(Vector &v, uint32_t stream, float bound) {
-    const uint32_t key = stream_key(13, stream);
-    for (size_t i = 0; i < v.size(); i++)
-        v[i] = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, static_cast<uint32_t>(i)), -bound, bound));
-}
-int I(int64_t v) { return static_cast<int>(v); }
 }  // namespace
 
 AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const Halide::Target &target)
@@ -40,15 +33,15 @@ AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const
     s.cell = s.gate_o = s.out = s.dout = Tensor<float>({T, B, m});
     s.enc = Tensor<float>({S, B, m});
     s.weights = Tensor<float>({2, m, m});
-    fill(s.cell.data, 1, 1.0f), fill(s.gate_o.data, 2, 1.0f), fill(s.enc.data, 3, 1.0f);
-    fill(s.weights.data, 4, 0.1f), fill(s.dout.data, 5, 1.0f);
+    fill_range(s.cell.data, 13, 1, 1.0f), fill_range(s.gate_o.data, 13, 2, 1.0f), fill_range(s.enc.data, 13, 3, 1.0f);
+    fill_range(s.weights.data, 13, 4, 0.1f), fill_range(s.dout.data, 13, 5, 1.0f);
     run_forward();
 
     auto per_b = [&](int64_t rows, int64_t cols) { return std::vector<float>(B * rows * cols); };
     s.c_b = per_b(T, m), s.enc_t_b = per_b(m, S), s.enc_b = per_b(S, m), s.dk_b = per_b(T, m);
     s.alpha_b.assign(s.tape.alpha.data.begin(), s.tape.alpha.data.end());
     s.dscore_b = per_b(T, S), s.ads_b = per_b(S, 2 * T), s.dkc_b = per_b(2 * T, m);
-    fill(s.dk_b, 6, 1.0f), fill(s.dscore_b, 7, 1e-2f);
+    fill_range(s.dk_b, 13, 6, 1.0f), fill_range(s.dscore_b, 13, 7, 1e-2f);
     for (int64_t b = 0; b < B; b++) {
         for (int64_t t = 0; t < T; t++)
             for (int64_t h = 0; h < m; h++) {
@@ -69,7 +62,7 @@ AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const
     }
     const int64_t N = T * B;
     s.kc.resize(N * 2 * m), s.kc_t.resize(N * 2 * m), s.dmixed.resize(N * m), s.w_t.resize(2 * m * m);
-    fill(s.dmixed, 8, 1.0f);
+    fill_range(s.dmixed, 13, 8, 1.0f);
     for (int64_t r = 0; r < N; r++)
         for (int64_t h = 0; h < m; h++) {
             s.kc[r * 2 * m + h] = s.tape.context.data[r * m + h];

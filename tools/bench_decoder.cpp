@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "core/hash_rng.h"
 #include "lm/softmax_decoder.h"
+#include "tools/bench_operands.h"
 #include "tools/sgemm_references.h"
 
 namespace qrnn::bench {
@@ -20,12 +20,6 @@ struct DecoderGemms::State {
 };
 
 namespace {
-void fill(Tensor<float> &t, uint32_t stream, float bound) {
-    const uint32_t key = stream_key(11, stream);
-    for (size_t i = 0; i < t.size(); i++)
-        t.data[i] = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, static_cast<uint32_t>(i)), -bound, bound));
-}
-int I(int64_t v) { return static_cast<int>(v); }
 }  // namespace
 
 DecoderGemms::DecoderGemms(int64_t rows, int64_t hidden, int64_t vocab, const Halide::Target &target)
@@ -36,16 +30,16 @@ DecoderGemms::DecoderGemms(int64_t rows, int64_t hidden, int64_t vocab, const Ha
     s.h = Tensor<float>({rows, hidden});
     s.weights = Tensor<float>({vocab, hidden});
     s.bias = Tensor<float>({vocab});
-    fill(s.h, 1, 1.0f);
-    fill(s.weights, 2, 0.1f);
-    fill(s.bias, 3, 0.1f);
+    fill_range(s.h.data, 11, 1, 1.0f);
+    fill_range(s.weights.data, 11, 2, 0.1f);
+    fill_range(s.bias.data, 11, 3, 0.1f);
     s.targets.resize(rows);
     for (int64_t i = 0; i < rows; i++) s.targets[i] = static_cast<int32_t>((i * 7919) % vocab);
     s.weights_t.resize(hidden * vocab);
     for (int64_t v = 0; v < vocab; v++)
         for (int64_t k = 0; k < hidden; k++) s.weights_t[k * vocab + v] = s.weights(v, k);
     Tensor<float> dl({rows, vocab});
-    fill(dl, 4, 1e-3f);
+    fill_range(dl.data, 11, 4, 1e-3f);
     s.dlogits.assign(dl.data.begin(), dl.data.end());
     s.dlogits_t.resize(rows * vocab);
     for (int64_t n = 0; n < rows; n++)

@@ -12,18 +12,13 @@
 #include "schedules/cpu_common.h"
 #include "schedules/training_schedule.h"
 #include "tools/bench_clock.h"
+#include "tools/bench_operands.h"
 #include "tools/sgemm_references.h"
 
 namespace qrnn::bench {
 using namespace Halide;
 
 namespace {
-template <typename Buf>
-void fill(Buf &b, uint32_t stream, float bound) {
-    uint32_t key = stream_key(7, stream), i = 0;
-    b.for_each_value([&](float &v) { v = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, i++), -bound, bound)); });
-}
-int I(int64_t v) { return static_cast<int>(v); }
 int round_up(int64_t v, int f) { return static_cast<int>((v + f - 1) / f * f); }
 }  // namespace
 
@@ -65,10 +60,10 @@ struct LayerData {
     LayerData(const LayerShape &s, int G, LayerInputs &in)
         : x(I(s.n), I(s.B), I(s.T)), history(I(s.n), I(s.B), I(std::max<int64_t>(s.k - 1, 1))),
           weights(I(s.m), I(s.n), I(s.k), G), bias(I(s.m), G), c0(I(s.m), I(s.B)) {
-        fill(x, 1, 1.0f);
-        fill(history, 2, 1.0f);
-        fill(weights, 3, 0.05f);
-        fill(bias, 4, 0.05f);
+        fill_buffer(x, 7, 1, 1.0f);
+        fill_buffer(history, 7, 2, 1.0f);
+        fill_buffer(weights, 7, 3, 0.05f);
+        fill_buffer(bias, 7, 4, 0.05f);
         in.x.set(x);
         in.history.set(history);
         in.weights.set(weights);
@@ -237,9 +232,9 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, co
     auto compiled = compile_counted(s.pipeline, target);
     s.gates_buf = Buffer<float>(I(shape.m), I(shape.B), I(shape.T), s.G);
     s.c0_buf = Buffer<float>(I(shape.m), I(shape.B));
-    fill(s.gates_buf, 5, 1.0f);
+    fill_buffer(s.gates_buf, 7, 5, 1.0f);
     s.gates_buf.for_each_value([](float &v) { v = 0.5f + 0.495f * v; });  // activated gates: in (0, 1)
-    fill(s.c0_buf, 6, 0.5f);
+    fill_buffer(s.c0_buf, 7, 6, 0.5f);
     s.c_out = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
     s.h_out = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
     require_compiled_once({compiled}, "pooling scan", target);
@@ -307,7 +302,7 @@ BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape
     s.dpre.set_min(lo);
     s.dpre.fill(0.0f);
     Runtime::Buffer<float> inside = s.dpre.get()->cropped({{0, I(m)}, {0, I(B)}, {0, I(T)}, {0, s.G}});
-    fill(inside, 7, 1.0f);
+    fill_buffer(inside, 7, 7, 1.0f);
     s.dpre_in.set(s.dpre);
 
     auto dpre_at = [&](int64_t h, int64_t b, int64_t t, int64_t g) {
@@ -406,11 +401,11 @@ BackwardScan::BackwardScan(const std::string &pooling, const LayerShape &shape, 
     s.cell = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
     s.dh = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
     s.dc_final = Buffer<float>(I(shape.m), I(shape.B));
-    fill(s.gates, 8, 1.0f);
+    fill_buffer(s.gates, 7, 8, 1.0f);
     s.gates.for_each_value([](float &x) { x = 0.5f + 0.495f * x; });  // activated gates: in (0, 1)
-    fill(s.cell, 9, 1.0f);
-    fill(s.dh, 10, 1.0f);
-    fill(s.dc_final, 11, 1.0f);
+    fill_buffer(s.cell, 7, 9, 1.0f);
+    fill_buffer(s.dh, 7, 10, 1.0f);
+    fill_buffer(s.dc_final, 7, 11, 1.0f);
     s.in.gates.set(s.gates);
     s.in.cell.set(s.cell);
     s.in.dh.set(s.dh);

@@ -194,6 +194,6 @@ int autotune_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command({"autotune", "search schedules/knobs for a shape; record every trial in the tuning DB", autotune_command});
+const bool cmd_autotune_registered = register_command({"autotune", "search schedules/knobs for a shape; record every trial in the tuning DB", autotune_command});
 }  // namespace
 }  // namespace qrnn::cli

@@ -415,6 +415,6 @@ int bench_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command({"bench", "benchmarks as ratios to this machine's limits (OpenBLAS, triad)", bench_command});
+const bool cmd_bench_registered = register_command({"bench", "benchmarks as ratios to this machine's limits (OpenBLAS, triad)", bench_command});
 }  // namespace
 }  // namespace qrnn::cli

@@ -47,6 +47,6 @@ int eval_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command({"eval", "perplexity of a trained language model checkpoint on a token file", eval_command});
+const bool cmd_eval_registered = register_command({"eval", "perplexity of a trained language model checkpoint on a token file", eval_command});
 }  // namespace
 }  // namespace qrnn::cli

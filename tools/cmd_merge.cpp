@@ -40,6 +40,6 @@ int merge_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command({"merge", "join sweep results files (shards), dropping duplicate run ids", merge_command});
+const bool cmd_merge_registered = register_command({"merge", "join sweep results files (shards), dropping duplicate run ids", merge_command});
 }  // namespace
 }  // namespace qrnn::cli

@@ -24,6 +24,6 @@ int plugins_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command({"plugins", "list plugins: pooling variants, models, schedules", plugins_command});
+const bool cmd_plugins_registered = register_command({"plugins", "list plugins: pooling variants, models, schedules", plugins_command});
 }  // namespace
 }  // namespace qrnn::cli

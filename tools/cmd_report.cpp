@@ -202,6 +202,6 @@ int report_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command({"report", "print a sweep results file: runs, errors, batch x seq grids", report_command});
+const bool cmd_report_registered = register_command({"report", "print a sweep results file: runs, errors, batch x seq grids", report_command});
 }  // namespace
 }  // namespace qrnn::cli

@@ -202,6 +202,6 @@ int run_command(const std::vector<std::string> &args) {
     return all_ok ? kExitOk : kExitCheckFailed;
 }
 
-const bool registered = register_command({"run", "time a model (and --verify against the reference, --dump to HDF5)", run_command});
+const bool cmd_run_registered = register_command({"run", "time a model (and --verify against the reference, --dump to HDF5)", run_command});
 }  // namespace
 }  // namespace qrnn::cli

@@ -47,6 +47,6 @@ int schedules_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command({"schedules", "list layer schedules and their tunable knobs", schedules_command});
+const bool cmd_schedules_registered = register_command({"schedules", "list layer schedules and their tunable knobs", schedules_command});
 }  // namespace
 }  // namespace qrnn::cli

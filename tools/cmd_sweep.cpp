@@ -81,6 +81,6 @@ int sweep_command(const std::vector<std::string> &args) {
     return bad ? kExitCheckFailed : kExitOk;
 }
 
-const bool registered = register_command({"sweep", "run a YAML sweep into an HDF5 results file (resumable, shardable)", sweep_command});
+const bool cmd_sweep_registered = register_command({"sweep", "run a YAML sweep into an HDF5 results file (resumable, shardable)", sweep_command});
 }  // namespace
 }  // namespace qrnn::cli

@@ -177,7 +177,7 @@ int sweep_status_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command(
+const bool cmd_sweep_status_registered = register_command(
     {"sweep-status", "progress of a sweep submitted with `qrnn sweep --slurm`, task by task; --merge the shards",
      sweep_status_command});
 }  // namespace

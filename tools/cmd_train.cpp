@@ -66,6 +66,6 @@ int train_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command({"train", "train a language model on a text corpus, or a model on a synthetic sequence task (reverse, sort, classify)", train_command});
+const bool cmd_train_registered = register_command({"train", "train a language model on a text corpus, or a model on a synthetic sequence task (reverse, sort, classify)", train_command});
 }  // namespace
 }  // namespace qrnn::cli

@@ -49,7 +49,7 @@ int train_speed_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool registered = register_command(
+const bool cmd_train_speed_registered = register_command(
     {"train-speed", "time training steps of several language models side by side (Fig. 4 left)", train_speed_command});
 }  // namespace
 }  // namespace qrnn::cli

@@ -17,7 +17,7 @@ size_t best_epoch(const std::vector<double> &valid) {
     return static_cast<size_t>(std::min_element(valid.begin(), valid.end()) - valid.begin()) + 1;
 }
 
-void print_settings(const sweep::ResultTable &r, const std::vector<Setting> &settings, std::ostream &os) {
+void print_lm_settings(const sweep::ResultTable &r, const std::vector<Setting> &settings, std::ostream &os) {
     Table t({"setting", "model", "runs", "seeds", "mean_best_val_ppl", "sd", "min", "max", "vs_unigram", "mean_seconds"});
     for (auto &s : settings) {
         std::vector<double> best, seconds;
@@ -65,7 +65,7 @@ bool print_training_sweep(const sweep::ResultTable &r, std::ostream &os) {
           "parameters; seconds: training time of all epochs, validation excluded; per-batch ms of the last epoch):\n";
     t.print(os);
     if (settings.empty()) return true;
-    print_settings(r, settings, os);
+    print_lm_settings(r, settings, os);
     std::vector<std::string> names;
     std::vector<std::vector<double>> mean_train, mean_valid;
     bool replicated = false;

@@ -10,7 +10,7 @@
 namespace qrnn::cli {
 namespace {
 
-void print_settings(const sweep::ResultTable &r, const std::vector<Setting> &settings, std::ostream &os) {
+void print_seq_settings(const sweep::ResultTable &r, const std::vector<Setting> &settings, std::ostream &os) {
     Table t({"setting", "task", "model", "attention", "runs", "seeds", "mean_best", "sd", "min", "max", "mean_final",
              "mean_steps", "mean_seconds"});
     for (auto &s : settings) {
@@ -54,7 +54,7 @@ bool print_seq_task_sweep(const sweep::ResultTable &r, std::ostream &os) {
           "evaluations):\n";
     t.print(os);
     if (settings.empty()) return true;
-    print_settings(r, settings, os);
+    print_seq_settings(r, settings, os);
     std::vector<std::string> names;
     std::vector<std::vector<double>> curves;
     for (auto &s : settings) names.push_back(setting_name(s, settings)), curves.push_back(setting_mean_curve(s, accuracy));
