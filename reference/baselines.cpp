@@ -38,14 +38,9 @@ LstmOutput lstm_forward(const Tensor<double> &x, const LstmParams<double> &p, co
 LstmOutput lstm_stack_forward(const Tensor<double> &x, const std::vector<LstmParams<double>> &layers,
                               const Tensor<double> &h0, const Tensor<double> &c0) {
     const int64_t L = static_cast<int64_t>(layers.size());
-    auto layer_of = [](const Tensor<double> &t, int64_t l) {
-        Tensor<double> one = leading_rows(t, l, 1);
-        one.shape.erase(one.shape.begin());
-        return one;
-    };
     LstmOutput out{x, h0, c0};
     for (int64_t l = 0; l < L; l++) {
-        LstmOutput layer = lstm_forward(out.h, layers[l], layer_of(h0, l), layer_of(c0, l));
+        LstmOutput layer = lstm_forward(out.h, layers[l], leading_row(h0, l), leading_row(c0, l));
         std::copy(layer.h_T.data.begin(), layer.h_T.data.end(), out.h_T.data.begin() + l * layer.h_T.size());
         std::copy(layer.c_T.data.begin(), layer.c_T.data.end(), out.c_T.data.begin() + l * layer.c_T.size());
         out.h = std::move(layer.h);

@@ -6,12 +6,7 @@
 
 namespace qrnn::ref {
 namespace {
-// Row l of an [L][...] tensor as a tensor of its own, and the reverse.
-Tensor<double> row_of(const Tensor<double> &t, int64_t l) {
-    Tensor<double> one = leading_rows(t, l, 1);
-    one.shape.erase(one.shape.begin());
-    return one;
-}
+// Row l of an [L][...] tensor set from a tensor of its own (the reverse of leading_row).
 void set_row(Tensor<double> &t, int64_t l, const Tensor<double> &row) {
     std::copy(row.data.begin(), row.data.end(), t.data.begin() + l * row.size());
 }
@@ -84,13 +79,13 @@ LstmStackGrads lstm_stack_backward(const Tensor<double> &x, const std::vector<Ls
                                    const Tensor<double> &dh_T, const Tensor<double> &dc_T) {
     const int64_t L = static_cast<int64_t>(layers.size());
     std::vector<Tensor<double>> inputs{x};  // inputs[l]: layer l's input
-    for (int64_t l = 0; l + 1 < L; l++) inputs.push_back(lstm_forward(inputs[l], layers[l], row_of(h0, l), row_of(c0, l)).h);
+    for (int64_t l = 0; l + 1 < L; l++) inputs.push_back(lstm_forward(inputs[l], layers[l], leading_row(h0, l), leading_row(c0, l)).h);
     LstmStackGrads out{std::vector<LstmParams<double>>(L), Tensor<double>(), Tensor<double>(h0.shape),
                        Tensor<double>(c0.shape)};
     Tensor<double> d_output = dh;
     for (int64_t l = L - 1; l >= 0; l--) {
-        LstmGrads g = lstm_backward(inputs[l], layers[l], row_of(h0, l), row_of(c0, l), d_output, row_of(dh_T, l),
-                                    row_of(dc_T, l));
+        LstmGrads g = lstm_backward(inputs[l], layers[l], leading_row(h0, l), leading_row(c0, l), d_output, leading_row(dh_T, l),
+                                    leading_row(dc_T, l));
         out.layers[l] = std::move(g.params);
         set_row(out.dh0, l, g.dh0);
         set_row(out.dc0, l, g.dc0);

@@ -2,13 +2,6 @@
 
 namespace qrnn::ref {
 namespace {
-// Layer l's row of a [L][B][m] tensor.
-Tensor<double> dense_layer_row(const Tensor<double> &all, int64_t l) {
-    Tensor<double> row({all.dim(1), all.dim(2)});
-    std::copy(all.data.begin() + l * row.size(), all.data.begin() + (l + 1) * row.size(), row.data.begin());
-    return row;
-}
-
 // Every layer's concatenated input and output of a forward from `state` (advanced).
 struct DenseTrace {
     std::vector<Tensor<double>> inputs;
@@ -87,7 +80,7 @@ StackGrads dense_backward(const ModelConfig &cfg, const std::vector<LayerParams<
                 for (int64_t b = 0; b < B; b++)
                     for (int64_t h = 0; h < m; h++) d_out(t, b, h) = d_cat(t, b, n + l * m + h);
         out.layers[l] = layer_backward(variant, tr.inputs[l], state.layers[l], params[l], layer_masks(cfg, l), state.time,
-                                       d_out, dense_layer_row(dc_T, l));
+                                       d_out, leading_row(dc_T, l));
         const Tensor<double> &dx = out.layers[l].dx;
         for (int64_t t = 0; t < T; t++)
             for (int64_t b = 0; b < B; b++)

@@ -17,8 +17,6 @@ Tensor<double> reshaped(Tensor<double> v, std::vector<int64_t> dims) {
     return v;
 }
 
-Tensor<double> lm_layer_row(const Tensor<double> &s, int64_t l) { return reshaped(leading_rows(s, l, 1), {s.dim(1), s.dim(2)}); }
-
 // Everything the forward computes that the backward reads.
 struct Trace {
     Tensor<double> x;                    // [T][B][n] masked embedding output
@@ -39,7 +37,7 @@ Trace forward(const LmBatch &in, const LmParams &p) {
         for (size_t l = 0; l < p.lstm.size(); l++) {
             if (l > 0 && !in.between.empty()) h = times(h, in.between[l - 1]);
             t.inputs.push_back(h);
-            h = lstm_forward(h, p.lstm[l], lm_layer_row(in.h0, l), lm_layer_row(in.c0, l)).h;
+            h = lstm_forward(h, p.lstm[l], leading_row(in.h0, l), leading_row(in.c0, l)).h;
         }
     }
     t.h = times(h, in.out_mask);
@@ -73,7 +71,7 @@ LmParams lm_gradients(const LmBatch &in, const LmParams &p) {
         const Tensor<double> zero({in.B, m});
         g.lstm.resize(p.lstm.size());
         for (size_t l = p.lstm.size(); l-- > 0;) {
-            LstmGrads lg = lstm_backward(t.inputs[l], p.lstm[l], lm_layer_row(in.h0, l), lm_layer_row(in.c0, l), d, zero, zero);
+            LstmGrads lg = lstm_backward(t.inputs[l], p.lstm[l], leading_row(in.h0, l), leading_row(in.c0, l), d, zero, zero);
             g.lstm[l] = lg.params;
             d = l > 0 && !in.between.empty() ? times(lg.dx, in.between[l - 1]) : lg.dx;
         }

@@ -99,6 +99,14 @@ Tensor<T> leading_rows(const Tensor<T> &src, int64_t first, int64_t count) {
     return dst;
 }
 
+// Row l along the leading dimension as a tensor of its own: [L][...] -> [...].
+template <class T>
+Tensor<T> leading_row(const Tensor<T> &src, int64_t l) {
+    Tensor<T> one = leading_rows(src, l, 1);
+    one.shape.erase(one.shape.begin());
+    return one;
+}
+
 // The window history after feeding x: the last `rows` steps of (history ++ x). history has >= rows rows
 // (its valid part is its last `rows` rows); the result has max(rows, 1) rows, as the layout requires.
 template <class T>
