@@ -12,10 +12,7 @@ namespace {
 Tensor<float> stacked(const std::vector<nn::State> &states, const char *name) {
     const Tensor<float> &first = states.at(0).at(name);
     Tensor<float> out({static_cast<int64_t>(states.size()), first.dim(0), first.dim(1)});
-    for (size_t l = 0; l < states.size(); l++) {
-        const Tensor<float> &t = states[l].at(name);
-        std::copy(t.data.begin(), t.data.end(), out.data.begin() + l * t.size());
-    }
+    for (size_t l = 0; l < states.size(); l++) set_leading_row(out, static_cast<int64_t>(l), states[l].at(name));
     return out;
 }
 

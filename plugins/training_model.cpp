@@ -64,8 +64,7 @@ public:
             auto p = stack_.layer(l).params();
             d.params.push_back({*p[0].value, *p[1].value});
             d.state.layers.push_back(nn::layer_state(initial_[l]));
-            const Tensor<float> &c = final_[l].at("c");
-            std::copy(c.data.begin(), c.data.end(), d.c_T.data.begin() + l * c.size());
+            set_leading_row(d.c_T, static_cast<int64_t>(l), final_[l].at("c"));
             d.grads.push_back({*p[0].grad, *p[1].grad, d_initial_[l].at("c"), d_initial_[l].at("history")});
         }
         write_dump(path, cfg_, d);

@@ -41,8 +41,8 @@ LstmOutput lstm_stack_forward(const Tensor<double> &x, const std::vector<LstmPar
     LstmOutput out{x, h0, c0};
     for (int64_t l = 0; l < L; l++) {
         LstmOutput layer = lstm_forward(out.h, layers[l], leading_row(h0, l), leading_row(c0, l));
-        std::copy(layer.h_T.data.begin(), layer.h_T.data.end(), out.h_T.data.begin() + l * layer.h_T.size());
-        std::copy(layer.c_T.data.begin(), layer.c_T.data.end(), out.c_T.data.begin() + l * layer.c_T.size());
+        set_leading_row(out.h_T, l, layer.h_T);
+        set_leading_row(out.c_T, l, layer.c_T);
         out.h = std::move(layer.h);
     }
     return out;

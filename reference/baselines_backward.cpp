@@ -5,13 +5,6 @@
 #include "reference/reference.h"
 
 namespace qrnn::ref {
-namespace {
-// Row l of an [L][...] tensor set from a tensor of its own (the reverse of leading_row).
-void set_row(Tensor<double> &t, int64_t l, const Tensor<double> &row) {
-    std::copy(row.data.begin(), row.data.end(), t.data.begin() + l * row.size());
-}
-}  // namespace
-
 LstmGrads lstm_backward(const Tensor<double> &x, const LstmParams<double> &p, const Tensor<double> &h0,
                         const Tensor<double> &c0, const Tensor<double> &dh, const Tensor<double> &dh_T,
                         const Tensor<double> &dc_T) {
@@ -87,8 +80,8 @@ LstmStackGrads lstm_stack_backward(const Tensor<double> &x, const std::vector<Ls
         LstmGrads g = lstm_backward(inputs[l], layers[l], leading_row(h0, l), leading_row(c0, l), d_output, leading_row(dh_T, l),
                                     leading_row(dc_T, l));
         out.layers[l] = std::move(g.params);
-        set_row(out.dh0, l, g.dh0);
-        set_row(out.dc0, l, g.dc0);
+        set_leading_row(out.dh0, l, g.dh0);
+        set_leading_row(out.dc0, l, g.dc0);
         d_output = std::move(g.dx);
     }
     out.dx = std::move(d_output);

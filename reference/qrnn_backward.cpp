@@ -91,7 +91,7 @@ StackGrads stack_backward(const ModelConfig &cfg, const std::vector<LayerParams<
                           const Tensor<double> &x, const StackState<double> &state, const Tensor<double> &dh,
                           const Tensor<double> &dc_T) {
     const PoolingVariant &variant = find_pooling(cfg.pooling);
-    const int64_t L = cfg.layers, B = x.dim(1), m = cfg.hidden;
+    const int64_t L = cfg.layers;
     // Forward, keeping every layer's input.
     std::vector<Tensor<double>> inputs{x};
     for (int64_t l = 0; l + 1 < L; l++)
@@ -100,10 +100,8 @@ StackGrads stack_backward(const ModelConfig &cfg, const std::vector<LayerParams<
     out.layers.resize(L);
     Tensor<double> d_out = dh;
     for (int64_t l = L - 1; l >= 0; l--) {
-        Tensor<double> dc_final({B, m});
-        std::copy(dc_T.data.begin() + l * B * m, dc_T.data.begin() + (l + 1) * B * m, dc_final.data.begin());
         out.layers[l] = layer_backward(variant, inputs[l], state.layers[l], params[l], layer_masks(cfg, l), state.time,
-                                       d_out, dc_final);
+                                       d_out, leading_row(dc_T, l));
         d_out = out.layers[l].dx;
     }
     out.dx = std::move(d_out);

@@ -107,6 +107,12 @@ Tensor<T> leading_row(const Tensor<T> &src, int64_t l) {
     return one;
 }
 
+// Row l along the leading dimension set from a tensor of its own (the reverse of leading_row).
+template <class T>
+void set_leading_row(Tensor<T> &dst, int64_t l, const Tensor<T> &row) {
+    std::copy(row.data.begin(), row.data.end(), dst.data.begin() + l * row.size());
+}
+
 // The window history after feeding x: the last `rows` steps of (history ++ x). history has >= rows rows
 // (its valid part is its last `rows` rows); the result has max(rows, 1) rows, as the layout requires.
 template <class T>

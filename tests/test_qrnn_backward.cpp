@@ -73,8 +73,7 @@ double halide_vs_reference(const ModelConfig &cfg, std::string &worst) {
         for (auto &param : stack.layer(l).params()) *param.value = param.name == "weights" ? params[l].weights : params[l].bias;
         states.push_back(nn::make_state(state0.layers[l], state0.time));
         nn::State d = stack.layer(l).initial_state(cfg.batch);
-        std::copy(p.dc_T.data.begin() + l * cfg.batch * cfg.hidden, p.dc_T.data.begin() + (l + 1) * cfg.batch * cfg.hidden,
-                  d.at("c").data.begin());
+        d.at("c") = convert<float>(leading_row(p.dc_T, static_cast<int64_t>(l)));
         d_final.push_back(std::move(d));
     }
     stack.zero_grads();
