@@ -42,19 +42,24 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
 }
 
 // dX's register tile for a target: (vec * c_vectors) c x t steps. Tall in c so that a step's broadcasts of dpre
-// (t of them) are few beside its FMAs: 4 x 5 (20 accumulators) with 32 vector registers; with 16, 3 x 4 (12
-// accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spilled, dX at 0.45-0.50; 2 x 6 0.85-0.96, 3 x 4
-// 0.86-0.96 on AVX2, one thread; and 2 x 6 by shape: dinput_tiles). With the forward's 2 x 8 the 640-unit dX stayed
-// at 0.57-0.78 (AVX-512). Achieved: see schedule_cpu_backward_gemms.
+// (t of them) are few beside its FMAs: 5 x 5 (25 accumulators, 5 loads and a broadcast: 31 registers) with 32 vector
+// registers; with 16, 3 x 4 (12 accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spilled, dX at
+// 0.45-0.50; 2 x 6 0.85-0.96, 3 x 4 0.86-0.96 on AVX2, one thread; and 2 x 6 by shape: dinput_tiles). With the
+// forward's 2 x 8 the 640-unit dX stayed at 0.57-0.78 (AVX-512). 5 x 5 over the 4 x 5 before it (in-process A/B both
+// ways on 2 cores, the A/A bias divided out, medians of 11-61; AMD EPYC 26/2, AVX-512, 2026-11-24 19:57-20:05 UTC):
+// B=8 T=64 1.031x, B=8 T=512 1.016x, B=64 T=256 1.037x, B=256 T=32 1.021x, 640 units 1.018x, n = m = 203 1.08x,
+// n = m = 77 1.39x (one 80-c tile instead of a 128-c one). Achieved: see schedule_cpu_backward_gemms.
 GemmTile dinput_tile_for(const Target &target) {
-    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 5} : GemmTile{3, 4};
+    return cpu_traits(target).vector_registers >= 32 ? GemmTile{5, 5} : GemmTile{3, 4};
 }
 
-// dX's register tiles by shape, the last unconditional: the knobs' tile; when that is the target's 3 x 4 (16 vector
-// registers), 2 x 6 first wherever it pads the GEMM less (n = 320: 16-c tiles fit, 24-c tiles pad to 336; T = 32:
-// 6 steps pad to 36). 2 x 6 alone over 3 x 4 on AVX2 (one thread's CPU time, in-process A/B, AMD EPYC 26/2, load
-// ~3): B=8 T=64 1.026x, B=64 T=256 1.057x, 640 units 1.018x; B=256 T=32 0.955x (there 3 x 4 stays). Both chosen
-// by shape: 1.015x, 1.038x, 1.006-1.012x, 0.995x.
+// dX's register tiles by shape, the last unconditional: the knobs' tile, and when that is the target's, before it
+// the target's other tile wherever that pads the GEMM less (n x T rounded up to the tiles). 16 vector registers:
+// 2 x 6 beside 3 x 4, ties to 2 x 6 (n = 320: 16-c tiles fit, 24-c tiles pad to 336; T = 32: 6 steps pad to 36);
+// 2 x 6 alone over 3 x 4 on AVX2 (one thread's CPU time, in-process A/B, AMD EPYC 26/2, load ~3): B=8 T=64 1.026x,
+// B=64 T=256 1.057x, 640 units 1.018x; B=256 T=32 0.955x (there 3 x 4 stays); both chosen by shape: 1.015x,
+// 1.038x, 1.006-1.012x, 0.995x. 32 vector registers: 4 x 5 beside 5 x 5 where its 64-c tiles pad n less than 80-c
+// ones (n = 64, 128, 256, 512, 700; not 320, 640, 77, 203).
 struct DinputTile {
     GemmTile tile;
     Expr when;  // undefined: the last, unconditional
@@ -63,13 +68,15 @@ std::vector<DinputTile> dinput_tiles(const BackwardFuncs &D, GemmTile knobs_tile
     const int vec = target.natural_vector_size<float>();
     const GemmTile preferred = dinput_tile_for(target);
     const bool is_default = knobs_tile.h_vectors == preferred.h_vectors && knobs_tile.t == preferred.t;
-    if (!is_default || preferred.h_vectors != 3 || preferred.t != 4) return {{knobs_tile, Expr()}};
+    if (!is_default) return {{knobs_tile, Expr()}};
     auto padded = [&](GemmTile tile) {
         const int rows_c = vec * tile.h_vectors;
         return ((D.n + rows_c - 1) / rows_c * rows_c) * ((D.T + tile.t - 1) / tile.t * tile.t);
     };
-    const GemmTile narrow{2, 6};
-    return {{narrow, padded(narrow) <= padded(knobs_tile)}, {knobs_tile, Expr()}};
+    const bool wide = cpu_traits(target).vector_registers >= 32;
+    const GemmTile other = wide ? GemmTile{4, 5} : GemmTile{2, 6};
+    Expr other_first = wide ? padded(other) < padded(knobs_tile) : padded(other) <= padded(knobs_tile);
+    return {{other, other_first}, {knobs_tile, Expr()}};
 }
 
 // dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps
