@@ -219,7 +219,9 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 // 0.88, dW B=256 T=32 0.885). Target 0.90. Run-to-run spread of one row ~0.05 at that load. 2 cores, quiet
 // (nothing else running, 07:40-07:43 UTC, after dW's per-task accumulators): host dW 0.897 at B=8 T=64, else
 // 0.93-0.98; dX 0.85 at B=8 T=64, else 0.89-0.96; AVX2 dW 0.92-0.96, dX 0.86 at B=8 T=64, 0.897 at 640 units, else
-// 0.96-0.99 (README).
+// 0.96-0.99 (README). With dX's 5 x 5 tile (2 cores, 2026-11-24 20:04-20:08 UTC, load 1.1-1.4): host dX 0.898 at B=8
+// T=64, else 0.926-0.969; dW 0.900 at B=8 T=64, else 0.927-0.993; AVX2 (tiles unchanged) dX 0.869 at B=8 T=64, 0.879
+// at 640 units, else 0.909-0.959; dW 0.903-0.965.
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var c = D.c, h = D.h, t = D.t, g = D.g;
