@@ -53,13 +53,12 @@ GemmTile dinput_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{5, 5} : GemmTile{3, 4};
 }
 
-// dX's register tiles by shape, the last unconditional: the knobs' tile, and when that is the target's, before it
-// the target's other tile wherever that pads the GEMM less (n x T rounded up to the tiles). 16 vector registers:
-// 2 x 6 beside 3 x 4, ties to 2 x 6 (n = 320: 16-c tiles fit, 24-c tiles pad to 336; T = 32: 6 steps pad to 36);
-// 2 x 6 alone over 3 x 4 on AVX2 (one thread's CPU time, in-process A/B, AMD EPYC 26/2, load ~3): B=8 T=64 1.026x,
-// B=64 T=256 1.057x, 640 units 1.018x; B=256 T=32 0.955x (there 3 x 4 stays); both chosen by shape: 1.015x,
-// 1.038x, 1.006-1.012x, 0.995x. 32 vector registers: 4 x 5 beside 5 x 5 where its 64-c tiles pad n less than 80-c
-// ones (n = 64, 128, 256, 512, 700; not 320, 640, 77, 203).
+// dX's register tiles by shape, the last unconditional: the knobs' tile; when that is the target's 3 x 4 (16 vector
+// registers), 2 x 6 first wherever it pads the GEMM less (n = 320: 16-c tiles fit, 24-c tiles pad to 336; T = 32:
+// 6 steps pad to 36). 2 x 6 alone over 3 x 4 on AVX2 (one thread's CPU time, in-process A/B, AMD EPYC 26/2, load
+// ~3): B=8 T=64 1.026x, B=64 T=256 1.057x, 640 units 1.018x; B=256 T=32 0.955x (there 3 x 4 stays). Both chosen
+// by shape: 1.015x, 1.038x, 1.006-1.012x, 0.995x. With 32 registers 5 x 5 alone: where 4 x 5's 64-c tiles pad n
+// less (n = m = 64, 128, 256, 512), 4 x 5 timed 0.98x, 1.00x, 0.99x, 1.00x of it (same A/B as dinput_tile_for).
 struct DinputTile {
     GemmTile tile;
     Expr when;  // undefined: the last, unconditional
@@ -68,15 +67,13 @@ std::vector<DinputTile> dinput_tiles(const BackwardFuncs &D, GemmTile knobs_tile
     const int vec = target.natural_vector_size<float>();
     const GemmTile preferred = dinput_tile_for(target);
     const bool is_default = knobs_tile.h_vectors == preferred.h_vectors && knobs_tile.t == preferred.t;
-    if (!is_default) return {{knobs_tile, Expr()}};
+    if (!is_default || preferred.h_vectors != 3 || preferred.t != 4) return {{knobs_tile, Expr()}};
     auto padded = [&](GemmTile tile) {
         const int rows_c = vec * tile.h_vectors;
         return ((D.n + rows_c - 1) / rows_c * rows_c) * ((D.T + tile.t - 1) / tile.t * tile.t);
     };
-    const bool wide = cpu_traits(target).vector_registers >= 32;
-    const GemmTile other = wide ? GemmTile{4, 5} : GemmTile{2, 6};
-    Expr other_first = wide ? padded(other) < padded(knobs_tile) : padded(other) <= padded(knobs_tile);
-    return {{other, other_first}, {knobs_tile, Expr()}};
+    const GemmTile narrow{2, 6};
+    return {{narrow, padded(narrow) <= padded(knobs_tile)}, {knobs_tile, Expr()}};
 }
 
 // dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps
