@@ -287,7 +287,7 @@ const bool cpu_backward_registered = [] {
                         {"tile_t", {"GEMM tile width in time steps (conv)", {4, 6, 8, 12}, 1, 16}},
                         {"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 5}},
                         {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
-                        {"dx_c_vectors", {"dx tile height in vectors of input channels", {2, 3, 4}, 1, 6}},
+                        {"dx_c_vectors", {"dx tile height in vectors of input channels", {2, 3, 4, 5}, 1, 6}},
                         {"dx_tile_t", {"dx tile width in time steps", {3, 4, 5, 6, 8}, 1, 16}},
                         {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}},
                         {"b_inner", {"forward GEMM: batch loop inside the h tile", {0, 1}, 0, 1}}};
