@@ -78,12 +78,12 @@ std::vector<DinputTile> dinput_tiles(const BackwardFuncs &D, GemmTile knobs_tile
 
 // dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps
 // (dinput_tile_for); blocked as a BLAS does: over K (rfactor over blocks of h: about 85 h at k=2 and 3 gates with a
-// 1 MB L2, l2 / (2048 k G), so that a 64-c weights panel fills an eighth of L2) and over M, per block of time steps
-// of one b (parallel; one K block's dpre rows of the block fill a quarter of L2); per block of time, per K block,
-// the c tiles outside the time tiles, so the panel (L2) serves the block and the block's dpre rows (L2) serve every
-// c tile; each K block's register tile is added into the block's dinput (L2). Without K blocks the panel of a
-// 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm; with K blocks
-// sized to a quarter of L2 and the forward's tile 0.57-0.68 (one thread).
+// 1 MB L2, l2 / (2048 k G), so that an 80-c weights panel, 5 x 5's, fills about a sixth of L2) and over M, per block of
+// time steps of one b (parallel; one K block's dpre rows of the block fill a quarter of L2); per block of time, per K
+// block, the c tiles outside the time tiles, so the panel (L2) serves the block and the block's dpre rows (L2) serve
+// every c tile; each K block's register tile is added into the block's dinput (L2). Without K blocks the panel of a
+// 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm; with K blocks sized
+// to a quarter of L2 and the forward's tile 0.57-0.68 (one thread).
 // Achieved: see schedule_cpu_backward_gemms.
 void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<DinputTile> &tiles_by_shape, const CpuTraits &cpu) {
     Var c = D.c, t = D.t, b = D.b, co("co"), ci("ci"), to("to"), ti("ti"), too("too"), toi("toi"), task("task");
