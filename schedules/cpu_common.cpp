@@ -215,7 +215,11 @@ void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_e
             t.fuse(fused_var, order[k].var, next);
             fused_var = next;
         }
-        t.parallel(fused_var);
+        if (v.task_size.defined()) {
+            t.split(fused_var, v.task, fused_var, v.task_size, TailStrategy::GuardWithIf).parallel(v.task);
+        } else {
+            t.parallel(fused_var);
+        }
         if (each) each(t);
         for (int u = -1; u < acc.num_update_definitions(); u++) {
             Stage s = u < 0 ? (last ? Stage(acc) : acc.specialize(version.when))

@@ -105,10 +105,12 @@ void schedule_cpu_chunked_scan(ChunkedScan &S, const Halide::Var &h, const Halid
 // its last `fused` loops fused into one parallel loop (v.par); acc computed at order[0] (at v.par if all are
 // fused). `each` finishes every version of tiles. Extents below a tile: tiles of one vector x 1, else scalars.
 // b_block > 0: the tiles of b in blocks of b_block tiles, v.bb the block, v.bo the tile within it (e.g. order
-// {bo, ao, bb}: each a tile's panel serves a block of rows that stays in cache).
+// {bo, ao, bb}: each a tile's panel serves a block of rows that stays in cache). task_size defined: the iterations
+// of v.par run in parallel tasks of that many (v.task), e.g. one task per sequence.
 struct TileLoops {
-    Halide::Var ao{"ao"}, ai{"ai"}, bo{"bo"}, bi{"bi"}, par{"par"}, bb{"bb"};
+    Halide::Var ao{"ao"}, ai{"ai"}, bo{"bo"}, bi{"bi"}, par{"par"}, bb{"bb"}, task{"task"};
     int b_block = 0;
+    Halide::Expr task_size;
 };
 using StageEdit = std::function<void(Halide::Stage)>;
 // `tile`: the register tile when not gemm_tile_for(target) (h_vectors = 0).
