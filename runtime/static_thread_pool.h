@@ -1,0 +1,18 @@
+// A parallel-for for JIT pipelines whose parallel loops are short (tens of microseconds) and follow one another
+// over the same data, as the attention's per-sequence GEMMs and softmax: each loop's iterations are split into one
+// contiguous range per thread, thread k always taking range k (so a core meets again the sequences it wrote in the
+// loop before), threads done early steal from the other ranges, and idle workers spin 0.3 ms before sleeping.
+// Halide's pool hands iterations out one by one to whichever thread asks, which on the 2-core VM moved each
+// sequence's data between cores from loop to loop, and its workers sleep after a few microseconds. At T=37 S=53 B=5
+// m=203 the attention took ~0.75x the time with this pool, forward and backward (AMD EPYC, 2 cores, back to back).
+// Not for pipelines with nested parallel loops: an inner loop runs serially inside its task (dW, whose outer loop
+// has 3 iterations, took 1.3x the time). Threads: HL_NUM_THREADS, else the machine's cores. A loop started while
+// another thread's loop runs also runs serially, on its caller.
+#pragma once
+#include <Halide.h>
+
+namespace qrnn {
+int static_do_par_for(Halide::JITUserContext *context, int (*task)(Halide::JITUserContext *, int, uint8_t *), int min,
+                      int size, uint8_t *closure);
+void use_static_thread_pool(Halide::Pipeline &pipeline);  // installs static_do_par_for as its JIT handler
+}  // namespace qrnn
