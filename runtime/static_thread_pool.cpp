@@ -43,7 +43,7 @@ public:
     // false when another loop is running (the caller then runs its loop serially).
     bool run(Halide::JITUserContext *context, Task task, int min, int size, uint8_t *closure, int *error) {
         if (busy_.exchange(true, std::memory_order_acquire)) return false;
-        context_ = context, task_ = task, min_ = min, size_ = size, closure_ = closure;
+        context_ = context, task_ = task, min_ = min, closure_ = closure;
         const int n = static_cast<int>(ranges_.size());
         for (int k = 0; k < n; k++) {
             ranges_[k].next.store(static_cast<int>(int64_t(size) * k / n), std::memory_order_relaxed);
@@ -88,10 +88,9 @@ private:
         }
     }
 
-    bool new_loop(uint64_t seen) const {
-        const uint64_t g = generation_.load(std::memory_order_seq_cst);
-        return (g & 1) && g != seen;
-    }
+    // Generation g is a loop running that this worker has not run yet.
+    static bool unseen_loop(uint64_t g, uint64_t seen) { return (g & 1) && g != seen; }
+    bool new_loop(uint64_t seen) const { return unseen_loop(generation_.load(std::memory_order_seq_cst), seen); }
 
     void work(int self) {
         t_in_pool_task = true;
@@ -110,7 +109,7 @@ private:
             }
             active_.fetch_add(1, std::memory_order_seq_cst);
             const uint64_t g = generation_.load(std::memory_order_seq_cst);
-            if ((g & 1) && g != seen) {
+            if (unseen_loop(g, seen)) {
                 seen = g;
                 run_ranges(self);
             }
@@ -126,12 +125,15 @@ private:
     std::condition_variable wake_;
     Halide::JITUserContext *context_ = nullptr;
     Task task_ = nullptr;
-    int min_ = 0, size_ = 0;
+    int min_ = 0;
     uint8_t *closure_ = nullptr;
 };
 
 Pool *pool() {
-    static Pool *p = thread_count() > 1 ? new Pool(thread_count()) : nullptr;  // never freed: workers outlive exit
+    static Pool *p = [] {
+        const int threads = thread_count();
+        return threads > 1 ? new Pool(threads) : nullptr;  // never freed: workers outlive exit
+    }();
     return p;
 }
 
