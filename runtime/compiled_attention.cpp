@@ -4,7 +4,6 @@
 #include "runtime/compiled_layer.h"
 #include "runtime/encdec_config.h"
 #include "runtime/jit_compile.h"
-#include "runtime/static_thread_pool.h"
 
 namespace qrnn {
 
@@ -12,7 +11,6 @@ CompiledAttention::CompiledAttention(const Halide::Target &target) {
     if (target.has_gpu_feature()) fail("attention runs on CPU targets only so far (target ", target.to_string(), ")");
     forward_ = build_attention_forward(forward_inputs_, target);
     backward_ = build_attention_backward(backward_inputs_, target);
-    for (Halide::Pipeline *p : {&forward_, &backward_}) use_static_thread_pool(*p);
     compile_jit_pipelines({&forward_, &backward_}, target);
 }
 

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "core/error.h"
-#include "runtime/buffer_cache.h"
+#include "runtime/jit_compile.h"
 
 namespace qrnn {
 namespace {
@@ -74,7 +74,7 @@ CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &sche
         fail("schedule '", schedule, "' is for ", s.target_family, " targets, not ", target.to_string());
     on_device_ = gpu_target;
     pipeline_ = build_layer_pipeline(s, inputs_, *variant_, target, merge_knobs(s, knobs, target), shape);
-    if (!gpu_target) use_buffer_cache(pipeline_);
+    if (!gpu_target) use_cpu_jit_handlers(pipeline_);
     pipeline_.compile_jit(target);
 }
 

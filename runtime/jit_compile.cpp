@@ -5,10 +5,16 @@
 #include <thread>
 
 #include "runtime/buffer_cache.h"
+#include "runtime/static_thread_pool.h"
 
 namespace qrnn {
+void use_cpu_jit_handlers(Halide::Pipeline &pipeline) {
+    use_buffer_cache(pipeline);
+    use_static_thread_pool(pipeline);
+}
+
 void compile_jit_pipelines(const std::vector<Halide::Pipeline *> &pipelines, const Halide::Target &target) {
-    for (Halide::Pipeline *p : pipelines) use_buffer_cache(*p);
+    for (Halide::Pipeline *p : pipelines) use_cpu_jit_handlers(*p);
     const size_t threads = std::max<size_t>(1, std::min<size_t>(pipelines.size(), std::thread::hardware_concurrency()));
     // Pipeline i compiles on worker i % threads; worker 0 is this thread.
     auto worker = [&](size_t first) {

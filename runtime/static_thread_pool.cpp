@@ -58,8 +58,9 @@ public:
         }
         t_in_pool_task = true;
         run_ranges(0);
+        while (done_.load(std::memory_order_acquire) < size)
+            if (!help_inner_loop()) std::this_thread::yield();
         t_in_pool_task = false;
-        while (done_.load(std::memory_order_acquire) < size) std::this_thread::yield();
         generation_.fetch_add(1, std::memory_order_seq_cst);  // even: over
         while (active_.load(std::memory_order_seq_cst) > 0) std::this_thread::yield();
         *error = error_.load(std::memory_order_relaxed);
@@ -67,7 +68,58 @@ public:
         return true;
     }
 
+    // A loop started inside a task: published so that threads done with their own ranges join it, its iterations
+    // handed out one at a time; returns once every iteration ran, with the first error.
+    int run_inner(Halide::JITUserContext *context, Task task, int min, int size, uint8_t *closure) {
+        InnerLoop loop{context, task, min, size, closure};
+        {
+            std::lock_guard<std::mutex> lock(inner_mutex_);
+            inner_.push_back(&loop);
+            inner_count_.fetch_add(1, std::memory_order_release);
+        }
+        loop.run();
+        {
+            std::lock_guard<std::mutex> lock(inner_mutex_);
+            inner_.erase(std::find(inner_.begin(), inner_.end(), &loop));
+            inner_count_.fetch_sub(1, std::memory_order_relaxed);
+        }
+        while (loop.helpers.load(std::memory_order_acquire) > 0)  // no one joins it now; help the others meanwhile
+            if (!help_inner_loop()) std::this_thread::yield();
+        return loop.error.load(std::memory_order_relaxed);
+    }
+
 private:
+    struct InnerLoop {
+        Halide::JITUserContext *context;
+        Task task;
+        int min, size;
+        uint8_t *closure;
+        std::atomic<int> next{0}, error{0}, helpers{0};
+        void run() {
+            for (int i; (i = next.fetch_add(1, std::memory_order_relaxed)) < size;)
+                if (int e = task(context, min + i, closure)) {
+                    int none = 0;
+                    error.compare_exchange_strong(none, e);
+                }
+        }
+    };
+
+    // Runs iterations of the newest published inner loop that has some left; false if there was none.
+    bool help_inner_loop() {
+        if (inner_count_.load(std::memory_order_acquire) == 0) return false;
+        InnerLoop *loop = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(inner_mutex_);
+            for (auto it = inner_.rbegin(); it != inner_.rend() && !loop; ++it)
+                if ((*it)->next.load(std::memory_order_relaxed) < (*it)->size) loop = *it;
+            if (!loop) return false;
+            loop->helpers.fetch_add(1, std::memory_order_relaxed);  // under the lock: its caller waits for us
+        }
+        loop->run();
+        loop->helpers.fetch_sub(1, std::memory_order_release);
+        return true;
+    }
+
     struct alignas(64) Range {
         std::atomic<int> next{0};
         int end = 0;
@@ -112,6 +164,8 @@ private:
             if (unseen_loop(g, seen)) {
                 seen = g;
                 run_ranges(self);
+                while (generation_.load(std::memory_order_seq_cst) == g)  // the loop's other tasks may start inner loops
+                    if (!help_inner_loop()) std::this_thread::yield();
             }
             active_.fetch_sub(1, std::memory_order_seq_cst);
         }
@@ -123,6 +177,9 @@ private:
     std::atomic<int> active_{0}, done_{0}, error_{0}, sleepers_{0};
     std::mutex mutex_;
     std::condition_variable wake_;
+    std::mutex inner_mutex_;
+    std::vector<InnerLoop *> inner_;  // published inner loops, newest last
+    std::atomic<int> inner_count_{0};
     Halide::JITUserContext *context_ = nullptr;
     Task task_ = nullptr;
     int min_ = 0;
@@ -141,7 +198,10 @@ Pool *pool() {
 
 int static_do_par_for(Halide::JITUserContext *context, Task task, int min, int size, uint8_t *closure) {
     int error = 0;
-    if (size > 1 && !t_in_pool_task && pool() && pool()->run(context, task, min, size, closure, &error)) return error;
+    if (size > 1 && pool()) {
+        if (t_in_pool_task) return pool()->run_inner(context, task, min, size, closure);
+        if (pool()->run(context, task, min, size, closure, &error)) return error;
+    }
     return run_serially(context, task, min, size, closure);
 }
 

@@ -1,13 +1,14 @@
-// A parallel-for for JIT pipelines whose parallel loops are short (tens of microseconds) and follow one another
-// over the same data, as the attention's per-sequence GEMMs and softmax: each loop's iterations are split into one
-// contiguous range per thread, thread k always taking range k (so a core meets again the sequences it wrote in the
-// loop before), threads done early steal from the other ranges, and idle workers spin 0.3 ms before sleeping.
-// Halide's pool hands iterations out one by one to whichever thread asks, which on the 2-core VM moved each
-// sequence's data between cores from loop to loop, and its workers sleep after a few microseconds. At T=37 S=53 B=5
-// m=203 the attention took ~0.75x the time with this pool, forward and backward (AMD EPYC, 2 cores, back to back).
-// Not for pipelines with nested parallel loops: an inner loop runs serially inside its task (dW, whose outer loop
-// has 3 iterations, took 1.3x the time). Threads: HL_NUM_THREADS, else the machine's cores. A loop started while
-// another thread's loop runs also runs serially, on its caller.
+// The parallel-for of every CPU JIT pipeline (installed by use_cpu_jit_handlers, runtime/jit_compile.h). Each
+// loop's iterations are split into one contiguous range per thread, thread k always taking range k (so a core meets
+// again the rows or sequences it wrote in the loop before), threads done early steal from the other ranges, and
+// idle workers spin 0.3 ms before sleeping. Halide's pool hands iterations out one by one to whichever thread asks,
+// which on the 2-core VM moved data between cores from loop to loop, and its workers sleep after a few
+// microseconds. At T=37 S=53 B=5 m=203 the attention took ~0.75x the time with this pool, forward and backward (AMD
+// EPYC, 2 cores, back to back); the layer's GEMMs and scans: docs/schedules.md, "One thread pool".
+// A loop started inside a task (nested parallel loops) is published; threads done with their own ranges, and a
+// task's caller waiting for its helpers, join it, taking its iterations one at a time (without that wait-time help
+// dW, 3 (g) x 2 (j) tasks each running a loop over h groups, took 1.1-1.3x the time). Threads: HL_NUM_THREADS, else
+// the machine's cores. A loop started while another thread's loop runs runs serially, on its caller.
 #pragma once
 #include <Halide.h>
 

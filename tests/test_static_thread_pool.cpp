@@ -1,10 +1,15 @@
 // runtime/static_thread_pool.h: every iteration runs exactly once (odd sizes, loops back to back, nested loops,
-// two callers at once), the first error comes back, and a Halide pipeline using it matches plain C++.
+// two callers at once), an inner loop is shared by threads with nothing else to do, the first error comes back, and a
+// Halide pipeline using it matches plain C++.
 #include <gtest/gtest.h>
 
 #include <Halide.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -23,7 +28,7 @@ struct Counts {
 int count_iteration(Halide::JITUserContext *, int i, uint8_t *closure) {
     auto *counts = reinterpret_cast<Counts *>(closure);
     counts->hits[i].fetch_add(1);
-    if (counts->nested) {  // an inner loop from inside a task: runs, serially, on this thread
+    if (counts->nested) {  // an inner loop from inside a task
         Counts inner(3);
         if (static_do_par_for(nullptr, count_iteration, 0, 3, reinterpret_cast<uint8_t *>(&inner)) != 0) return 1;
         for (auto &h : inner.hits)
@@ -48,7 +53,36 @@ TEST(StaticThreadPool, LoopsBackToBack) {
     for (int round = 0; round < 3000; round++) expect_each_once(0, 1 + round % 13);
 }
 
-TEST(StaticThreadPool, NestedLoopsRunSeriallyInsideTasks) { expect_each_once(0, 37, true); }
+TEST(StaticThreadPool, NestedLoopsRunEveryIterationOnce) {
+    for (int size : {2, 3, 37}) expect_each_once(0, size, true);
+}
+
+// Iteration 0 of a 2-iteration loop runs an inner loop of slow iterations; the thread whose range was iteration 1
+// must join it (dW's 3 (g) x 2 (j) tasks each ran an inner loop over h groups, serially, and took 1.3x the time).
+struct SharedInner {
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+};
+
+int slow_iteration(Halide::JITUserContext *, int, uint8_t *closure) {
+    auto *shared = reinterpret_cast<SharedInner *>(closure);
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+    std::lock_guard<std::mutex> lock(shared->mutex);
+    shared->threads.insert(std::this_thread::get_id());
+    return 0;
+}
+
+int outer_iteration(Halide::JITUserContext *, int i, uint8_t *closure) {
+    return i == 0 ? static_do_par_for(nullptr, slow_iteration, 0, 40, closure) : 0;
+}
+
+TEST(StaticThreadPool, IdleThreadsJoinAnInnerLoop) {
+    const char *env = std::getenv("HL_NUM_THREADS");
+    if ((env ? std::atoi(env) : int(std::thread::hardware_concurrency())) < 2) GTEST_SKIP() << "one thread";
+    SharedInner shared;
+    ASSERT_EQ(static_do_par_for(nullptr, outer_iteration, 0, 2, reinterpret_cast<uint8_t *>(&shared)), 0);
+    EXPECT_GE(shared.threads.size(), 2u);
+}
 
 TEST(StaticThreadPool, ReturnsTheErrorAndStillRunsTheOtherIterations) {
     Counts counts(50);

@@ -7,7 +7,7 @@
 #include "core/chunked_scan.h"
 #include "core/error.h"
 #include "core/hash_rng.h"
-#include "runtime/buffer_cache.h"
+#include "runtime/jit_compile.h"
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
 #include "schedules/training_schedule.h"
@@ -139,7 +139,7 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Ta
     schedule_cpu_inputs(L, s.in, vec);
     Func conv_out = schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), s.tile_t, knobs.at("b_inner"));
     s.pipeline = Pipeline(conv_out);
-    use_buffer_cache(s.pipeline);
+    use_cpu_jit_handlers(s.pipeline);
     auto compiled = compile_counted(s.pipeline, target);
 
     const int64_t T = shape.T, B = shape.B, n = shape.n, m = shape.m, k = shape.k;
@@ -228,7 +228,7 @@ PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, co
         schedule_cpu_chunked_scan(S, h, b, t, s.gates.dim(0).extent(), vec, knobs.at("chains"), knobs.at("interleave"));
         s.pipeline = Pipeline(S.cell);
     }
-    use_buffer_cache(s.pipeline);
+    use_cpu_jit_handlers(s.pipeline);
     auto compiled = compile_counted(s.pipeline, target);
     s.gates_buf = Buffer<float>(I(shape.m), I(shape.B), I(shape.T), s.G);
     s.c0_buf = Buffer<float>(I(shape.m), I(shape.B));
@@ -283,7 +283,7 @@ BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape
     s.dinput = Pipeline(D.dx);
     std::vector<std::shared_ptr<int>> compiled;
     for (Pipeline *p : {&s.dweights, &s.dinput}) {
-        use_buffer_cache(*p);
+        use_cpu_jit_handlers(*p);
         compiled.push_back(compile_counted(*p, target));
     }
     const int64_t T = shape.T, B = shape.B, n = shape.n, m = shape.m, k = shape.k, G = s.G;
@@ -387,7 +387,7 @@ BackwardScan::BackwardScan(const std::string &pooling, const LayerShape &shape, 
     BackwardFuncs D = define_qrnn_backward(s.in, v);
     schedule_cpu_backward_scan(D, s.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
     s.pipeline = Pipeline(D.dcell);
-    use_buffer_cache(s.pipeline);
+    use_cpu_jit_handlers(s.pipeline);
     auto compiled = compile_counted(s.pipeline, target);
     s.data = std::make_unique<LayerData>(shape, v.gate_count(), s.in.fwd);
     s.dcell = Buffer<float>(I(shape.m), I(shape.B), I(shape.T));
