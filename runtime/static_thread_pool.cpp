@@ -6,8 +6,11 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include "core/error.h"
 
 namespace qrnn {
 namespace {
@@ -205,6 +208,19 @@ int static_do_par_for(Halide::JITUserContext *context, Task task, int min, int s
     return run_serially(context, task, min, size, closure);
 }
 
-void use_static_thread_pool(Halide::Pipeline &pipeline) { pipeline.jit_handlers().custom_do_par_for = static_do_par_for; }
+bool static_thread_pool_chosen() {
+    static const bool chosen = [] {
+        const char *env = std::getenv("QRNN_THREAD_POOL");
+        const std::string choice = env ? env : "static";
+        if (choice != "static" && choice != "halide")
+            fail("environment variable QRNN_THREAD_POOL must be 'static' or 'halide', got '", choice, "'");
+        return choice == "static";
+    }();
+    return chosen;
+}
+
+void use_static_thread_pool(Halide::Pipeline &pipeline) {
+    if (static_thread_pool_chosen()) pipeline.jit_handlers().custom_do_par_for = static_do_par_for;
+}
 
 }  // namespace qrnn

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 
 #include "runtime/hdf5_dump.h"
@@ -61,6 +62,15 @@ TEST(Cli, BadInputNamesTheProblem) {
     expect_error("run --knob tile_t", "--knob: 'tile_t' is not NAME=VALUE");
     expect_error("run --knob warp=3 " + kSmall, "schedule 'tuned' has no knob 'warp'");
     expect_error("nosuchcommand", "unknown command 'nosuchcommand'");
+}
+
+TEST(Cli, ThreadPoolChoice) {  // QRNN_THREAD_POOL (runtime/static_thread_pool.h), inherited by the child
+    setenv("QRNN_THREAD_POOL", "halide", 1);
+    auto r = run_cli("run " + kSmall + " --verify");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    setenv("QRNN_THREAD_POOL", "bogus", 1);
+    expect_error("run " + kSmall, "QRNN_THREAD_POOL must be 'static' or 'halide', got 'bogus'");
+    unsetenv("QRNN_THREAD_POOL");
 }
 
 TEST(Cli, DumpLoadRoundTrip) {
