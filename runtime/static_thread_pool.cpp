@@ -18,6 +18,12 @@ using Task = int (*)(Halide::JITUserContext *, int, uint8_t *);
 
 thread_local bool t_in_pool_task = false;  // a worker, or a caller inside its own loop
 
+// Keeps the first error a loop's iterations return.
+void keep_first_error(std::atomic<int> &first, int error) {
+    int none = 0;
+    if (error) first.compare_exchange_strong(none, error);
+}
+
 // Every iteration, as the pool does; the first error.
 int run_serially(Halide::JITUserContext *context, Task task, int min, int size, uint8_t *closure) {
     int first = 0;
@@ -42,6 +48,7 @@ public:
     explicit Pool(int threads) : ranges_(threads) {
         for (int k = 1; k < threads; k++) std::thread([this, k] { work(k); }).detach();
     }
+    int threads() const { return static_cast<int>(ranges_.size()); }
 
     // false when another loop is running (the caller then runs its loop serially).
     bool run(Halide::JITUserContext *context, Task task, int min, int size, uint8_t *closure, int *error) {
@@ -61,8 +68,7 @@ public:
         }
         t_in_pool_task = true;
         run_ranges(0);
-        while (done_.load(std::memory_order_acquire) < size)
-            if (!help_inner_loop()) std::this_thread::yield();
+        help_while([&] { return done_.load(std::memory_order_acquire) < size; });
         t_in_pool_task = false;
         generation_.fetch_add(1, std::memory_order_seq_cst);  // even: over
         while (active_.load(std::memory_order_seq_cst) > 0) std::this_thread::yield();
@@ -86,8 +92,7 @@ public:
             inner_.erase(std::find(inner_.begin(), inner_.end(), &loop));
             inner_count_.fetch_sub(1, std::memory_order_relaxed);
         }
-        while (loop.helpers.load(std::memory_order_acquire) > 0)  // no one joins it now; help the others meanwhile
-            if (!help_inner_loop()) std::this_thread::yield();
+        help_while([&] { return loop.helpers.load(std::memory_order_acquire) > 0; });  // no one joins it now
         return loop.error.load(std::memory_order_relaxed);
     }
 
@@ -100,10 +105,7 @@ private:
         std::atomic<int> next{0}, error{0}, helpers{0};
         void run() {
             for (int i; (i = next.fetch_add(1, std::memory_order_relaxed)) < size;)
-                if (int e = task(context, min + i, closure)) {
-                    int none = 0;
-                    error.compare_exchange_strong(none, e);
-                }
+                keep_first_error(error, task(context, min + i, closure));
         }
     };
 
@@ -123,6 +125,13 @@ private:
         return true;
     }
 
+    // While `waiting()`, runs iterations of published inner loops, else yields.
+    template <typename Waiting>
+    void help_while(Waiting waiting) {
+        while (waiting())
+            if (!help_inner_loop()) std::this_thread::yield();
+    }
+
     struct alignas(64) Range {
         std::atomic<int> next{0};
         int end = 0;
@@ -134,10 +143,7 @@ private:
         for (int j = 0; j < n; j++) {
             Range &r = ranges_[(self + j) % n];
             for (int i; (i = r.next.fetch_add(1, std::memory_order_relaxed)) < r.end;) {
-                if (int e = task_(context_, min_ + i, closure_)) {
-                    int none = 0;
-                    error_.compare_exchange_strong(none, e);
-                }
+                keep_first_error(error_, task_(context_, min_ + i, closure_));
                 done_.fetch_add(1, std::memory_order_release);
             }
         }
@@ -167,8 +173,8 @@ private:
             if (unseen_loop(g, seen)) {
                 seen = g;
                 run_ranges(self);
-                while (generation_.load(std::memory_order_seq_cst) == g)  // the loop's other tasks may start inner loops
-                    if (!help_inner_loop()) std::this_thread::yield();
+                // The loop's other tasks may start inner loops.
+                help_while([&] { return generation_.load(std::memory_order_seq_cst) == g; });
             }
             active_.fetch_sub(1, std::memory_order_seq_cst);
         }
@@ -197,17 +203,7 @@ Pool *pool() {
     return p;
 }
 
-}  // namespace
-
-int static_do_par_for(Halide::JITUserContext *context, Task task, int min, int size, uint8_t *closure) {
-    int error = 0;
-    if (size > 1 && pool()) {
-        if (t_in_pool_task) return pool()->run_inner(context, task, min, size, closure);
-        if (pool()->run(context, task, min, size, closure, &error)) return error;
-    }
-    return run_serially(context, task, min, size, closure);
-}
-
+// QRNN_THREAD_POOL, read once: static (the default) or halide.
 bool static_thread_pool_chosen() {
     static const bool chosen = [] {
         const char *env = std::getenv("QRNN_THREAD_POOL");
@@ -217,6 +213,19 @@ bool static_thread_pool_chosen() {
         return choice == "static";
     }();
     return chosen;
+}
+
+}  // namespace
+
+int static_thread_pool_threads() { return pool() ? pool()->threads() : 1; }
+
+int static_do_par_for(Halide::JITUserContext *context, Task task, int min, int size, uint8_t *closure) {
+    int error = 0;
+    if (size > 1 && pool()) {
+        if (t_in_pool_task) return pool()->run_inner(context, task, min, size, closure);
+        if (pool()->run(context, task, min, size, closure, &error)) return error;
+    }
+    return run_serially(context, task, min, size, closure);
 }
 
 void use_static_thread_pool(Halide::Pipeline &pipeline) {

@@ -15,6 +15,7 @@
 namespace qrnn {
 int static_do_par_for(Halide::JITUserContext *context, int (*task)(Halide::JITUserContext *, int, uint8_t *), int min,
                       int size, uint8_t *closure);
+int static_thread_pool_threads();  // the threads its loops run on (1: serially)
 // Installs static_do_par_for as the pipeline's JIT handler, unless QRNN_THREAD_POOL=halide (Halide's own pool, for
 // A/B comparisons; any value other than static or halide is an error).
 void use_static_thread_pool(Halide::Pipeline &pipeline);

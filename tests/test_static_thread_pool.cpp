@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -77,8 +76,7 @@ int outer_iteration(Halide::JITUserContext *, int i, uint8_t *closure) {
 }
 
 TEST(StaticThreadPool, IdleThreadsJoinAnInnerLoop) {
-    const char *env = std::getenv("HL_NUM_THREADS");
-    if ((env ? std::atoi(env) : int(std::thread::hardware_concurrency())) < 2) GTEST_SKIP() << "one thread";
+    if (static_thread_pool_threads() < 2) GTEST_SKIP() << "one thread";
     SharedInner shared;
     ASSERT_EQ(static_do_par_for(nullptr, outer_iteration, 0, 2, reinterpret_cast<uint8_t *>(&shared)), 0);
     EXPECT_GE(shared.threads.size(), 2u);
