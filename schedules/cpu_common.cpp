@@ -206,7 +206,13 @@ void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_e
         std::vector<VarOrRVar> loops{v.ai, v.bi};
         loops.insert(loops.end(), order.begin(), order.end());
         t.tile(a, bv, v.ao, v.bo, v.ai, v.bi, version.a_lanes, version.b_rows, TailStrategy::ShiftInwards);
-        if (v.b_block > 0) t.split(v.bo, v.bb, v.bo, v.b_block, TailStrategy::GuardWithIf);
+        if (v.b_block > 0) {
+            // Blocks of at most b_block row tiles, all of one size: the cores' shares even (a last block of 8
+            // tiles after 16s left one core half idle at T=37 B=5).
+            Expr row_tiles = (b_extent + version.b_rows - 1) / version.b_rows;
+            Expr blocks = (row_tiles + v.b_block - 1) / v.b_block;
+            t.split(v.bo, v.bb, v.bo, max(1, (row_tiles + blocks - 1) / blocks), TailStrategy::GuardWithIf);
+        }
         t.reorder(loops);
         if (vector) t.vectorize(v.ai, vec);
         Var fused_var = order[order.size() - fused].var;
