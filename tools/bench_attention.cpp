@@ -21,9 +21,6 @@ struct AttentionGemms::State {
     std::vector<std::vector<float>> C;
 };
 
-namespace {
-}  // namespace
-
 AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const Halide::Target &target)
     : s_(std::make_shared<State>()) {
     State &s = *s_;

@@ -19,9 +19,6 @@ struct DecoderGemms::State {
     std::vector<float> weights_t, dlogits, dlogits_t, logits, dh_ref, dw_ref;
 };
 
-namespace {
-}  // namespace
-
 DecoderGemms::DecoderGemms(int64_t rows, int64_t hidden, int64_t vocab, const Halide::Target &target)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
