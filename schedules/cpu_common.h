@@ -105,9 +105,9 @@ void schedule_cpu_chunked_scan(ChunkedScan &S, const Halide::Var &h, const Halid
 // its last `fused` loops fused into one parallel loop (v.par); acc computed at order[0] (at v.par if all are
 // fused). `each` finishes every version of tiles. Extents below a tile: tiles of one vector x 1, else scalars.
 // b_block > 0: the tiles of b in the fewest blocks of at most b_block tiles, all of one size (the last one not
-// short), v.bb the block, v.bo the tile within it (e.g. order
-// {bo, ao, bb}: each a tile's panel serves a block of rows that stays in cache). task_size defined: the iterations
-// of v.par run in parallel tasks of that many (v.task), e.g. one task per sequence.
+// short), v.bb the block, v.bo the tile within it (e.g. order {bo, ao, bb}: each a tile's panel serves a block of
+// rows that stays in cache). task_size defined: the iterations of v.par run in parallel tasks of that many (v.task),
+// e.g. one task per sequence.
 struct TileLoops {
     Halide::Var ao{"ao"}, ai{"ai"}, bo{"bo"}, bi{"bi"}, par{"par"}, bb{"bb"}, task{"task"};
     int b_block = 0;
