@@ -207,8 +207,8 @@ void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_e
         loops.insert(loops.end(), order.begin(), order.end());
         t.tile(a, bv, v.ao, v.bo, v.ai, v.bi, version.a_lanes, version.b_rows, TailStrategy::ShiftInwards);
         if (v.b_block > 0) {
-            // Blocks of at most b_block row tiles, all of one size: the cores' shares even (a last block of 8
-            // tiles after 16s left one core half idle at T=37 B=5).
+            // Blocks of at most b_block row tiles, all of one size: the cores' shares even (16 + 8 tiles at T=37
+            // B=5 could leave one core idle for up to half of the GEMM).
             Expr row_tiles = (b_extent + version.b_rows - 1) / version.b_rows;
             Expr blocks = (row_tiles + v.b_block - 1) / v.b_block;
             t.split(v.bo, v.bb, v.bo, max(1, (row_tiles + blocks - 1) / blocks), TailStrategy::GuardWithIf);
