@@ -26,7 +26,7 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
 
     F.hidden_t(n, k) = in.hidden(k, row(n));
     F.hidden_c(k, n) = in.hidden(clamp(k, 0, F.width - 1), n);
-    F.weights_c(k, v) = in.weights(k, v);  // rows past V: the caller's zero padding
+    F.weights_c(k, v) = in.weights(k, v);  // read at v < V only, except by a logits tile wider than V
 
     F.logits_r = RDom(0, F.width, "decoder_logits_r");
     F.logits(n, v) = in.bias(word(v));
@@ -43,14 +43,14 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
 
     Expr inside = n < R && v < V;
     Expr onehot = select(v == target, 1.0f, 0.0f);
-    F.dlogits(n, v) = select(inside, exp_nonpositive(F.logits(n, v) - F.log_norm(n)) - onehot, 0.0f);
+    F.dlogits(n, v) = select(inside, exp_nonpositive(F.logits(n, word(v)) - F.log_norm(n)) - onehot, 0.0f);
 
-    // dhidden: a sum over blocks of vocab_block entries (dlogits is zero past V, weights clamped there).
+    // dhidden: a sum over blocks of vocab_block entries (dlogits is zero past V, the weights' row clamped there).
     F.block_r = RDom(0, vocab_block, "decoder_block_r");
     F.blocks_r = RDom(0, (V + vocab_block - 1) / vocab_block, "decoder_blocks_r");
     Expr w = j * vocab_block + F.block_r;
     F.dhidden_part(k, n, j) = 0.0f;
-    F.dhidden_part(k, n, j) += F.weights_c(k, w) * F.dlogits(n, w);
+    F.dhidden_part(k, n, j) += F.weights_c(k, min(w, V - 1)) * F.dlogits(n, w);
     F.dhidden(k, n) = 0.0f;
     F.dhidden(k, n) += F.dhidden_part(k, n, F.blocks_r);
 

@@ -3,9 +3,10 @@
 // rows at a time (the caller loops over chunks, so at most chunk x V logits ever exist).
 //
 // Dimensions are Halide's (innermost first); row-major [N][m] is (k, n):
-//   hidden (k, n) [rows][m]    weights (k, v) [V'][m]    bias (v) [V]    targets (n) [rows], each in [0, V)
-// V is the bias's extent; the weights have V' >= V rows, the rows past V zero (read unclamped by the
-// GEMM tiles: a clamp there costs registers; a schedule says how many it reads, e.g. decoder_weight_rows).
+//   hidden (k, n) [rows][m]    weights (k, v) [V][m]    bias (v) [V]    targets (n) [rows], each in [0, V)
+// V is the bias's extent. The logits GEMM reads the weights' rows unclamped (a clamp there costs registers):
+// a schedule keeps its tiles inside [0, V) (the CPU's shifts its last tile inward) or asks for more rows
+// (decoder_weight_rows when V is below its tile); dlogits and dhidden read at most row V - 1.
 //   row_loss (n)   = logsumexp_v logits(n, v) - logits(n, target(n))
 //   dlogits (n, v) = softmax(n, v) - [v == target(n)]       (zero outside [0, rows) x [0, V))
 //   dhidden (k, n) = sum_v weights(k, v) dlogits(n, v)

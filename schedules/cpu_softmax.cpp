@@ -39,13 +39,17 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     F.hidden_c.compute_root().bound(k, 0, F.width + vec).vectorize(k, vec).parallel(n);
 
     // logits = bias + hidden weights^T: tiles of (width rows x `rows` words); a vocabulary tile's weights stay
-    // in L1 while every row tile of the chunk (in L2) passes.
+    // in L1 while every row tile of the chunk (in L2) passes. When V >= rows the last word tile is shifted inward,
+    // so no weights row past V is read (the caller's weights then serve in place: lm/softmax_decoder.cpp).
     Func logits = F.logits.in();
-    logits.compute_root()
-        .tile(n, v, no, vo, ni, vi, width, rows, TailStrategy::RoundUp)
-        .reorder(ni, vi, no, vo)
-        .vectorize(ni, vec)
-        .parallel(vo, 8, TailStrategy::GuardWithIf);
+    logits.compute_root();
+    for (bool shifted : {true, false})
+        (shifted ? logits.specialize(F.vocab >= rows) : Stage(logits))
+            .split(n, no, ni, width, TailStrategy::RoundUp)
+            .split(v, vo, vi, rows, shifted ? TailStrategy::ShiftInwards : TailStrategy::RoundUp)
+            .reorder(ni, vi, no, vo)
+            .vectorize(ni, vec)
+            .parallel(vo, 8, TailStrategy::GuardWithIf);
     register_tile(F.logits, n, v, {F.logits_r.x}, logits, no, vec, width, rows);
 
     // Softmax statistics per row, on vectors of rows, each vector of rows scanning the vocabulary.
