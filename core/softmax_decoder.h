@@ -5,8 +5,9 @@
 // Dimensions are Halide's (innermost first); row-major [N][m] is (k, n):
 //   hidden (k, n) [rows][m]    weights (k, v) [V][m]    bias (v) [V]    targets (n) [rows], each in [0, V)
 // V is the bias's extent. The logits GEMM reads the weights' rows unclamped (a clamp there costs registers):
-// a schedule keeps its tiles inside [0, V) (the CPU's shifts its last tile inward) or asks for more rows
-// (decoder_weight_rows when V is below its tile); dlogits and dhidden read at most row V - 1.
+// a schedule keeps its tiles inside [0, V) (the CPU's, shifting its last tile inward, when V >= its tile) or
+// needs decoder_weight_rows(V) rows, zero past V (the CPU's when V is below its tile, the CUDA schedule's).
+// dlogits and dhidden read at most row V - 1.
 //   row_loss (n)   = logsumexp_v logits(n, v) - logits(n, target(n))
 //   dlogits (n, v) = softmax(n, v) - [v == target(n)]       (zero outside [0, rows) x [0, V))
 //   dhidden (k, n) = sum_v weights(k, v) dlogits(n, v)

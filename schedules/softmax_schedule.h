@@ -10,8 +10,8 @@ namespace qrnn {
 // dhidden's vocabulary blocking for the CPU schedule (a block of weights and dlogits stays in L2).
 constexpr int kDecoderVocabBlock = 256;
 
-// Rows of a weights buffer that serves any schedule for a vocabulary of V (rows past V zero): the CPU
-// schedule's logits tile reads rows past V when V is below its tile.
+// Rows of a weights buffer that serves any schedule for a vocabulary of V (rows past V zero): the CUDA
+// schedule's logits tiles read past V, the CPU schedule's only when V is below its tile.
 inline int64_t decoder_weight_rows(int64_t vocab) { return (vocab + kDecoderVocabBlock - 1) / kDecoderVocabBlock * kDecoderVocabBlock + 8; }
 
 // The hidden width the CPU schedule requires a multiple of (its register tile: 2 vectors of `target`);
