@@ -23,6 +23,16 @@ std::vector<BenchRow> bench_json_rows(const std::string &path) {
     return rows;
 }
 
+testing::AssertionResult is_round_ratio_row(const BenchRow &row, double target) {
+    auto fails = [&](const std::string &why) { return testing::AssertionFailure() << row.benchmark << " " << row.shape << ": " << why; };
+    if (!(std::isfinite(row.ratio) && row.ratio > 0)) return fails("ratio " + std::to_string(row.ratio));
+    if (!(std::isfinite(row.ratio_q1) && row.ratio_q1 > 0 && std::isfinite(row.ratio_q3))) return fails("no quartiles");
+    if (row.ratio_q1 > row.ratio + 1e-4 || row.ratio > row.ratio_q3 + 1e-4) return fails("median outside its quartiles");
+    if (row.target != target) return fails("target " + std::to_string(row.target));
+    if (row.met != (row.ratio >= row.target)) return fails("met disagrees with the ratio");
+    return testing::AssertionSuccess();
+}
+
 std::pair<double, std::string> bench_quantity(const std::string &text) {
     std::istringstream in(text);
     double value = NAN;

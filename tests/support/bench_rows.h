@@ -1,5 +1,7 @@
 // The rows `qrnn bench --json` writes, parsed back for the tests that check them (well-formed, never timing).
 #pragma once
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <string>
 #include <utility>
@@ -18,5 +20,9 @@ std::vector<BenchRow> bench_json_rows(const std::string &path);
 
 // The leading number of "12.3 GFLOP/s ..." and the unit that follows it.
 std::pair<double, std::string> bench_quantity(const std::string &text);
+
+// A row whose ratio is the median of per-round ratios: finite and positive, between its quartiles (JSON rounds
+// to 4 decimals), its target `target` and `met` saying whether the ratio reaches it.
+testing::AssertionResult is_round_ratio_row(const BenchRow &row, double target);
 
 }  // namespace qrnn::test
