@@ -10,16 +10,15 @@
 #include <regex>
 
 #include "tests/support/bench_rows.h"
-#include "tests/support/cli.h"
 
 namespace qrnn::test {
 
 TEST(BenchArch, QuickRowsAreWellFormed) {
-    const std::string json = scratch_path("bench_arch.json");
-    CliResult r = run_cli("bench --what arch --quick --repeats 1 --json " + json);
+    const QuickBench bench = run_quick_bench("arch");
+    const CliResult &r = bench.cli;
     ASSERT_EQ(r.exit_code, 0) << r.output;
 
-    std::vector<BenchRow> rows = bench_json_rows(json);
+    const std::vector<BenchRow> &rows = bench.rows;
     ASSERT_EQ(rows.size(), 20u) << r.output;  // two quick shapes x 5 comparisons x (forward, training step)
     const std::regex shape(R"(k=\d+ B=\d+ T=\d+ n=\d+ m=\d+)");
     const std::regex name(R"((.+) (forward|training step) vs (.+) \(plain/ours\))");

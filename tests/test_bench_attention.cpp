@@ -8,17 +8,16 @@
 #include <regex>
 
 #include "tests/support/bench_rows.h"
-#include "tests/support/cli.h"
 
 namespace qrnn::test {
 
 TEST(BenchAttention, QuickRowsAreWellFormed) {
-    const std::string json = scratch_path("bench_attention.json");
-    CliResult r = run_cli("bench --what attention --quick --repeats 1 --json " + json);
+    const QuickBench bench = run_quick_bench("attention");
+    const CliResult &r = bench.cli;
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("attention forward (3 GEMMs + softmax) vs best sgemm x3"), std::string::npos) << r.output;
 
-    std::vector<BenchRow> rows = bench_json_rows(json);
+    const std::vector<BenchRow> &rows = bench.rows;
     ASSERT_EQ(rows.size(), 4u) << r.output;  // two quick shapes x (forward, backward)
     const std::regex shape(R"(T=\d+ S=\d+ B=\d+ m=\d+)");
     const std::regex names_forward(R"(\S+/\S+/\S+)"), names_backward(R"(\S+/\S+/\S+/\S+/\S+)");

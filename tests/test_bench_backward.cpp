@@ -10,18 +10,17 @@
 #include <sstream>
 
 #include "tests/support/bench_rows.h"
-#include "tests/support/cli.h"
 
 namespace qrnn::test {
 TEST(BenchBackward, QuickRowsAreWellFormed) {
-    const std::string json = scratch_path("bench_backward.json");
-    CliResult r = run_cli("bench --what backward --quick --repeats 1 --json " + json);
+    const QuickBench bench = run_quick_bench("backward");
+    const CliResult &r = bench.cli;
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("dW GEMM vs best sgemm"), std::string::npos) << r.output;  // the table too
     EXPECT_NE(r.output.find("backward scan (dcell) vs triad"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("clock wall: wall time, all cores"), std::string::npos) << r.output;  // the default
 
-    std::vector<BenchRow> rows = bench_json_rows(json);
+    const std::vector<BenchRow> &rows = bench.rows;
     // Two quick shapes x (dW, dX) and the scan.
     ASSERT_EQ(rows.size(), 5u) << r.output;
     const std::regex gemm_shape(R"(k=\d+ B=\d+ T=\d+ n=\d+ m=\d+)"), scan_shape(R"(B=\d+ T=\d+ m=\d+)");

@@ -6,16 +6,14 @@
 #include <regex>
 
 #include "tests/support/bench_rows.h"
-#include "tests/support/cli.h"
 
 namespace qrnn::test {
 
 TEST(BenchDecoder, QuickRowsAreWellFormed) {
-    const std::string json = scratch_path("bench_decoder.json");
-    CliResult r = run_cli("bench --what decoder --quick --repeats 1 --json " + json);
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    std::vector<BenchRow> rows = bench_json_rows(json);
-    ASSERT_EQ(rows.size(), 2u) << r.output;  // the quick shape: training, evaluation
+    const QuickBench bench = run_quick_bench("decoder");
+    ASSERT_EQ(bench.cli.exit_code, 0) << bench.cli.output;
+    const std::vector<BenchRow> &rows = bench.rows;
+    ASSERT_EQ(rows.size(), 2u) << bench.cli.output;  // the quick shape: training, evaluation
     EXPECT_EQ(rows[0].benchmark, "decoder training (3 GEMMs + softmax) vs best sgemm x3");
     EXPECT_EQ(rows[1].benchmark, "decoder evaluation (logits GEMM + softmax) vs best sgemm");
     for (const BenchRow &row : rows) {

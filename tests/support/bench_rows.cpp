@@ -33,6 +33,12 @@ testing::AssertionResult is_round_ratio_row(const BenchRow &row, double target) 
     return testing::AssertionSuccess();
 }
 
+QuickBench run_quick_bench(const std::string &what) {
+    const std::string json = scratch_path("bench_" + what + ".json");
+    CliResult cli = run_cli("bench --what " + what + " --quick --repeats 1 --json " + json);
+    return {cli, bench_json_rows(json)};
+}
+
 std::pair<double, std::string> bench_quantity(const std::string &text) {
     std::istringstream in(text);
     double value = NAN;

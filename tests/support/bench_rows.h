@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/cli.h"
+
 namespace qrnn::test {
 
 struct BenchRow {
@@ -17,6 +19,13 @@ struct BenchRow {
 };
 
 std::vector<BenchRow> bench_json_rows(const std::string &path);
+
+// `qrnn bench --what <what> --quick --repeats 1 --json <scratch file>`: its exit code and output, and the rows.
+struct QuickBench {
+    CliResult cli;
+    std::vector<BenchRow> rows;
+};
+QuickBench run_quick_bench(const std::string &what);
 
 // The leading number of "12.3 GFLOP/s ..." and the unit that follows it.
 std::pair<double, std::string> bench_quantity(const std::string &text);
