@@ -51,8 +51,9 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
     Expr w = j * vocab_block + F.block_r;
     F.dhidden_part(k, n, j) = 0.0f;
     F.dhidden_part(k, n, j) += F.weights_c(k, min(w, V - 1)) * F.dlogits(n, w);
-    F.dhidden(k, n) = 0.0f;
-    F.dhidden(k, n) += F.dhidden_part(k, n, F.blocks_r);
+    F.dhidden_sum(k, n) = 0.0f;
+    F.dhidden_sum(k, n) += F.dhidden_part(k, n, F.blocks_r);
+    F.dhidden(k, n) = F.dhidden_sum(k, n);
 
     F.rows_r = RDom(0, R, "decoder_rows_r");
     F.dweights_acc(k, v) = 0.0f;

@@ -49,7 +49,8 @@ struct DecoderFuncs {
     Halide::Func row_loss{"decoder_row_loss"};            // (n): output
     Halide::Func dlogits{"decoder_dlogits"};              // (n, v)
     Halide::Func dhidden_part{"decoder_dhidden_part"};    // (k, n, j): one vocabulary block's sum
-    Halide::Func dhidden{"decoder_dhidden"};              // (k, n): output; update over dhidden_blocks
+    Halide::Func dhidden_sum{"decoder_dhidden_sum"};      // (k, n): sum of the parts over blocks_r
+    Halide::Func dhidden{"decoder_dhidden"};              // (k, n): output, dhidden_sum
     Halide::Func dweights_acc{"decoder_dweights_acc"};    // (k, v): sum over the chunk's rows
     Halide::Func dweights{"decoder_dweights"};            // (k, v): output
     Halide::Func dbias_lanes{"decoder_dbias_lanes"};      // (j, v): rows j, j + kDecoderBiasLanes, ... summed

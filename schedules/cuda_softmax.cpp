@@ -19,10 +19,8 @@ void schedule_softmax_decoder_cuda(DecoderFuncs &F, const Target &) {
     F.dlogits.compute_root().gpu_tile(n, v, no, vo, ni, vi, threads, rows, TailStrategy::RoundUp);
 
     F.dhidden.gpu_tile(k, n, ko, no, ki, ni, threads, rows, TailStrategy::GuardWithIf);
-    F.dhidden.update()
-        .gpu_tile(k, n, ko, no, ki, ni, threads, rows, TailStrategy::GuardWithIf)
-        .reorder(F.blocks_r.x, ki, ni, ko, no);
-    F.dhidden_part.compute_at(F.dhidden, F.blocks_r.x);
+    F.dhidden_sum.compute_at(F.dhidden, ki);
+    F.dhidden_part.compute_at(F.dhidden_sum, F.blocks_r.x);
     F.dweights.gpu_tile(k, v, ko, vo, ki, vi, threads, rows, TailStrategy::GuardWithIf);
     F.dweights_acc.compute_at(F.dweights, ki);
     F.dbias.gpu_tile(v, vo, vi, threads, TailStrategy::GuardWithIf);
