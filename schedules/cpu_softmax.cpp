@@ -69,41 +69,39 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     // With 32 vector registers transposed (rows innermost) and copied out in vec x vec blocks: register tiles of
     // (2 vectors of rows x 8 hidden units), the 8 broadcasts from one weights row (consecutive floats), the rows'
     // vectors from dlogits (whole lines), one block of hidden units per core. Tiled as with 16 registers it took
-    // 1.4x the logits GEMM's time for the same flops, this way 1.16x: dhidden 8.3-8.6 ms against 9.2-9.3 per
-    // 224-row chunk at m=640 V=10000 (AOT, Halide's profiler, 2 threads), training calls at N=2100 0.95-0.98x the time
-    // (whole calls alternated with the build before; AMD EPYC 26/2, AVX-512, 2026-11-25). With 16 registers (AVX2:
+    // 1.25-1.4x the logits GEMM's time for the same flops, this way 1.16-1.33x: dhidden 8.3-8.6 ms against 9.2-9.3
+    // (another run 9.8-10.3 against 10.4) per 224-row chunk at m=640 V=10000 (AOT, Halide's profiler, 2 threads); whole
+    // training calls at N=2100 0.94-1.04x the time (12 pairs alternated with the build before), `qrnn bench` training
+    // ratio median 0.815 against 0.791 over 8 runs each (AMD EPYC 26/2, AVX-512, 2026-11-25): a small gain, within
+    // the run-to-run spread. With 16 registers (AVX2:
     // 3 vectors of rows x 4 units timed 1.01-1.06x): tiles of (width hidden units x `rows` rows), a broadcast from
     // each of `rows` dlogits rows, the chunk's rows split into one block per core. 8 divides the width multiple.
     const int cores = cpu_traits(target).cores;
-    Var kp("kp"), np("np");
-    if (cpu_traits(target).vector_registers >= 32) {
-        const int n_tile = 2 * vec, k_tile = 8;
-        Expr k_block = (F.width + cores * k_tile - 1) / (cores * k_tile) * k_tile;
-        F.dhidden_sum.compute_root().reorder_storage(n, k).vectorize(n, vec, TailStrategy::GuardWithIf);
+    // Register tiles of (x_tile along the vectorised x, y_tile along y), y split into one block per core.
+    auto sum_tiles = [&](const Var &x, const Var &y, int x_tile, int y_tile, const Expr &core_block) {
+        Var xo("xo"), xi("xi"), yo("yo"), yi("yi"), yc("yc");
+        const bool x_is_rows = x.same_as(n);
+        const Var &rows_outer = x_is_rows ? xo : yo, &other_outer = x_is_rows ? yo : xo;
         F.dhidden_sum.update()
-            .split(k, kp, k, k_block, TailStrategy::GuardWithIf)
-            .split(n, no, ni, n_tile, TailStrategy::GuardWithIf)
-            .split(k, ko, ki, k_tile, TailStrategy::GuardWithIf)
-            .reorder(ni, ki, no, ko, F.blocks_r.x, kp)
-            .vectorize(ni, vec)
-            .unroll(ki)
-            .parallel(kp);
-        register_tile(F.dhidden_part, n, k, {F.block_r.x}, F.dhidden_sum, no, vec, n_tile, k_tile);
+            .split(y, yc, y, core_block, TailStrategy::GuardWithIf)
+            .split(x, xo, xi, x_tile, TailStrategy::GuardWithIf)
+            .split(y, yo, yi, y_tile, TailStrategy::GuardWithIf)
+            .reorder(xi, yi, rows_outer, other_outer, F.blocks_r.x, yc)
+            .vectorize(xi, vec)
+            .unroll(yi)
+            .parallel(yc);
+        register_tile(F.dhidden_part, x, y, {F.block_r.x}, F.dhidden_sum, rows_outer, vec, x_tile, y_tile);
+    };
+    if (cpu_traits(target).vector_registers >= 32) {
+        const int k_tile = 8;
+        F.dhidden_sum.compute_root().reorder_storage(n, k).vectorize(n, vec, TailStrategy::GuardWithIf);
+        sum_tiles(n, k, 2 * vec, k_tile, (F.width + cores * k_tile - 1) / (cores * k_tile) * k_tile);
         F.dhidden_part.reorder_storage(n, k, F.j);
         Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
         F.dhidden.tile(k, n, xo, yo, xi, yi, vec, vec, TailStrategy::GuardWithIf).vectorize(xi).unroll(yi).parallel(yo);
     } else {
-        Expr block_rows = (F.rows + cores * rows - 1) / (cores * rows) * rows;
         F.dhidden_sum.compute_root().vectorize(k, vec, TailStrategy::GuardWithIf);
-        F.dhidden_sum.update()
-            .split(n, np, n, block_rows, TailStrategy::GuardWithIf)
-            .split(k, ko, ki, width, TailStrategy::GuardWithIf)
-            .split(n, no, ni, rows, TailStrategy::GuardWithIf)
-            .reorder(ki, ni, no, ko, F.blocks_r.x, np)
-            .vectorize(ki, vec)
-            .unroll(ni)
-            .parallel(np);
-        register_tile(F.dhidden_part, k, n, {F.block_r.x}, F.dhidden_sum, no, vec, width, rows);
+        sum_tiles(k, n, width, rows, (F.rows + cores * rows - 1) / (cores * rows) * rows);
         F.dhidden.vectorize(k, vec, TailStrategy::GuardWithIf).parallel(n, 16, TailStrategy::GuardWithIf);
     }
 
