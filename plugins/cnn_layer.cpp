@@ -6,6 +6,7 @@
 #include "nn/qrnn_layer.h"
 #include "plugins/cnn.h"
 #include "plugins/cnn_backward.h"
+#include "runtime/compiled_layer.h"
 
 namespace qrnn {
 namespace {
@@ -73,6 +74,7 @@ private:
 
 const bool cnn_layer_registered = [] {
     nn::register_layer_factory("cnn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
+        require_environment_target("cnn", cfg.target);
         return std::make_unique<CnnLayer>(cnn_options(cfg), index);
     });
     return true;

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "plugins/lstm_layer.h"
 #include "plugins/onednn_memory.h"
+#include "runtime/compiled_layer.h"
 
 namespace qrnn {
 namespace {
@@ -193,6 +194,7 @@ private:
 
 const bool lstm_onednn_layer_registered = [] {
     nn::register_layer_factory("lstm-onednn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
+        require_environment_target("lstm-onednn", cfg.target);
         return std::make_unique<LstmOnednnLayer>(cfg, index);
     });
     return true;

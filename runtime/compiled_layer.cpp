@@ -52,6 +52,15 @@ Halide::Target parse_target(const std::string &target) {
     return Halide::Target(target);
 }
 
+void require_environment_target(const std::string &model, const std::string &target) {
+    if (target.empty()) return;
+    const std::string asked = parse_target(target).without_feature(Halide::Target::JIT).to_string();
+    const std::string runs = Halide::get_jit_target_from_environment().without_feature(Halide::Target::JIT).to_string();
+    if (asked != runs)
+        fail("model '", model, "' runs on the JIT target ", runs, " (HL_JIT_TARGET), not on target '", target,
+             "': set HL_JIT_TARGET=", target, " instead (qrnn then holds oneDNN to its ISA too)");
+}
+
 void require_cuda_device() {
     void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!lib) throw Unavailable("no CUDA device: the CUDA driver (libcuda.so.1) is not installed on this machine");

@@ -67,6 +67,10 @@ void require_cuda_device();
 // The Halide target named by a target string (empty: the host JIT target); throws on a malformed one.
 Halide::Target parse_target(const std::string &target);
 
+// For a model that runs on the JIT environment's target (HL_JIT_TARGET; the Halide and oneDNN baselines): throws
+// qrnn::Error naming the model when `target` is set to another one, instead of timing code of the wrong ISA.
+void require_environment_target(const std::string &model, const std::string &target);
+
 // One Compiled (constructed from a Halide::Target) per target string's target, cached for the life of the process.
 template <class Compiled>
 std::shared_ptr<Compiled> compiled_per_target(const std::string &target) {

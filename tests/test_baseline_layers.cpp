@@ -201,6 +201,32 @@ TEST(BaselineLayers, Registered) {
         EXPECT_TRUE(nn::has_layer_factory(model)) << model;
 }
 
+// The Halide and oneDNN baselines run on the JIT environment's target: another target is an error naming the model
+// and HL_JIT_TARGET (it once timed AVX-512 code as the AVX2 path in `qrnn train-speed --target`); that target
+// itself, spelled out with or without the jit feature, or none is accepted.
+TEST(BaselineLayers, TargetOtherThanTheEnvironmentsIsAnError) {
+    const Halide::Target jit = Halide::get_jit_target_from_environment();
+    const std::string runs = jit.without_feature(Halide::Target::JIT).to_string();
+    const std::string other = runs.find("sse41") == std::string::npos || runs.find("avx") != std::string::npos
+                                  ? "x86-64-linux-sse41" : "x86-64-linux-avx-avx2-fma-f16c";
+    for (const char *model : {"lstm-onednn", "lstm-halide", "cnn"}) {
+        ModelConfig cfg = config(model, {3, 2, 5, 7, 2});
+        for (const std::string &fine : {std::string(), runs, jit.with_feature(Halide::Target::JIT).to_string()}) {
+            cfg.target = fine;
+            EXPECT_NO_THROW(nn::make_layer(cfg, 0)) << model << " target '" << fine << "'";
+        }
+        cfg.target = other;
+        try {
+            nn::make_layer(cfg, 0);
+            ADD_FAILURE() << model << " accepted target " << other << " while running on " << runs;
+        } catch (const Error &e) {
+            const std::string message = e.what();
+            EXPECT_NE(message.find(std::string("model '") + model + "' runs on the JIT target " + runs), std::string::npos) << message;
+            EXPECT_NE(message.find("set HL_JIT_TARGET=" + other), std::string::npos) << message;
+        }
+    }
+}
+
 // lstm-cudnn: against the reference where it can run; elsewhere make_layer throws qrnn::Unavailable with
 // the model plugin's reason ("no CUDA device", "built without CUDA/cuDNN").
 TEST(BaselineLayers, CudnnAgainstReferenceOrUnavailable) {
