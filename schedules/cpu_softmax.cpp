@@ -73,9 +73,9 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     // (another run 9.8-10.3 against 10.4) per 224-row chunk at m=640 V=10000 (AOT, Halide's profiler, 2 threads); whole
     // training calls at N=2100 0.94-1.04x the time (12 pairs alternated with the build before), `qrnn bench` training
     // ratio median 0.815 against 0.791 over 8 runs each (AMD EPYC 26/2, AVX-512, 2026-11-25): a small gain, within
-    // the run-to-run spread. With 16 registers (AVX2:
-    // 3 vectors of rows x 4 units timed 1.01-1.06x): tiles of (width hidden units x `rows` rows), a broadcast from
-    // each of `rows` dlogits rows, the chunk's rows split into one block per core. 8 divides the width multiple.
+    // the run-to-run spread. With 16 registers (AVX2: 3 vectors of rows x 4 units timed 1.01-1.06x): tiles of (width
+    // hidden units x `rows` rows), a broadcast from each of `rows` dlogits rows, the chunk's rows split into one
+    // block per core. 8 divides the width multiple.
     const int cores = cpu_traits(target).cores;
     // Register tiles of (x_tile along the vectorised x, y_tile along y), y split into one block per core.
     auto sum_tiles = [&](const Var &x, const Var &y, int x_tile, int y_tile, const Expr &core_block) {
