@@ -169,6 +169,9 @@ void validate_seq_task(const TrainConfig &cfg) {
         fail("key 'target_accuracy': must be in (0, 1], got ", cfg.seq.target_accuracy);
     if (!(cfg.log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", cfg.log_seconds);
     nn::AdamOptions{cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay}.validate();
+    const TrainConfig defaults = task_defaults(task);
+    refuse_unused_keys(cfg, defaults, {"bptt", "io_dropout", "tie_weights", "lr_decay", "lr_patience"}, "task lm only");
+    if (task != "classify") refuse_unused_keys(cfg, defaults, {"pool"}, "task classify only");
     if (is_transduction(task)) {
         if (!is_encdec(model))
             fail("key 'model': task ", task, " trains an encoder-decoder (encdec, encdec-noattn), not '", model, "'");

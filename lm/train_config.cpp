@@ -145,6 +145,18 @@ void TrainConfig::validate() const {
     sgd.validate();
     plateau.validate();
     if (!(log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", log_seconds);
+    refuse_unused_keys(*this, TrainConfig(), {"vocab", "min_len", "max_len", "eval_size", "time_limit", "target_accuracy"},
+                       "synthetic tasks only");
+    refuse_unused_keys(*this, TrainConfig(), {"pool"}, "task classify only");
+}
+
+void refuse_unused_keys(const TrainConfig &cfg, const TrainConfig &defaults, const std::vector<std::string> &keys,
+                        const std::string &users) {
+    for (const std::string &name : keys) {
+        const TrainKey *k = find_train_key(name);
+        if (k->get(cfg) != k->get(defaults))
+            fail("key '", name, "': value '", k->get(cfg), "': task ", cfg.seq.task, " does not use it (", users, ")");
+    }
 }
 
 int64_t parse_count(const std::string &value, int64_t min) {

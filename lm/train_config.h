@@ -57,6 +57,10 @@ using YamlEntry = std::function<void(const std::string &key, const std::string &
 void for_each_yaml_entry(const std::string &path, const std::string &what, const YamlEntry &entry);
 // A YAML file of `key: value` pairs (a flat mapping).
 void load_train_yaml(TrainConfig &cfg, const std::string &path);
+// Keys a task does not read must keep that task's default (`defaults`): else "key 'K': task T does not use it
+// (`users`)", so that a setting is never silently ignored.
+void refuse_unused_keys(const TrainConfig &cfg, const TrainConfig &defaults, const std::vector<std::string> &keys,
+                        const std::string &users);
 // `--data DIR`: train/valid/test files of DIR (ptb.*.txt, wiki.*.tokens or train.txt...; test optional).
 void set_data_dir(TrainConfig &cfg, const std::string &dir);
 // Every key as "key: value" lines (checkpoints, results), and back (qrnn eval rebuilds the model from it).

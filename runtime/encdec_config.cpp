@@ -21,9 +21,7 @@ void EncDecConfig::validate() const {
     if (decoder.pooling != encoder.pooling || decoder.window != encoder.window || decoder.schedule != encoder.schedule)
         fail("decoder and encoder must share pooling, window and schedule");
     if (source_len < 1) fail("source length must be >= 1 (got ", source_len, ")");
-    for (const ModelConfig *c : {&encoder, &decoder})
-        if (c->input < 1 || c->hidden < 1 || c->window < 1 || c->batch < 1 || c->seq < 1)
-            fail("encoder-decoder sizes must be >= 1 (", c->describe(), ")");
+    for (const ModelConfig *c : {&encoder, &decoder}) c->validate();  // sizes >= 1, zoneout and dropout in [0, 1)
     find_pooling(decoder.pooling).require_backward();
 }
 
