@@ -45,6 +45,7 @@ DenseQrnn::DenseQrnn(const ModelConfig &cfg, const Knobs &knobs) : cfg_(cfg) {
     for (auto &p : params_) grads_.push_back({Tensor<float>(p.weights.shape), Tensor<float>(p.bias.shape)});
     training_ = compiled_training_layer(cfg.pooling, cfg.schedule, knobs, cfg.target, {}, cfg.hidden);
     inference_.resize(cfg.layers);
+    scratch_.resize(cfg.layers);
 }
 
 LayerState<float> DenseQrnn::layer_state(const State &s, int64_t l) { return {s.at(name("history", l)), s.at(name("c", l))}; }
@@ -116,21 +117,22 @@ void DenseQrnn::backward(const Tape &tape, const Tensor<float> &dy, const State 
         call.x_view = channel_slice(const_cast<float *>(t->buffer.data.data()), T, B, W, 0, width(l));
         // dh: dy for the last layer, else this layer's output slice of the gradient buffer (read in place).
         if (l + 1 < L) call.dh_view = channel_slice(d_buffer.data.data(), T, B, W, width(l), m);
-        training_->backward(call, t->data[l], l + 1 < L ? h_shape : dy, dc_final, scratch_);
-        add_into(grads_[l].weights, scratch_.dweights);
-        add_into(grads_[l].bias, scratch_.dbias);
-        if (d_final) add_final_history_grad(d_final->at(name("history", l)), cfg_.history_rows(), scratch_);
+        LayerGradsF &g = scratch_[l];
+        training_->backward(call, t->data[l], l + 1 < L ? h_shape : dy, dc_final, g);
+        add_into(grads_[l].weights, g.dweights);
+        add_into(grads_[l].bias, g.dbias);
+        if (d_final) add_final_history_grad(d_final->at(name("history", l)), cfg_.history_rows(), g);
         const int64_t w = width(l);
         if (l == L - 1) {  // the last layer reads the whole buffer (w = W): its dx is the gradient buffer's start
-            std::swap(d_buffer, scratch_.dx);
+            std::swap(d_buffer, g.dx);  // both [T][B][W] after the first step: nothing is reallocated
         } else {
             for (int64_t i = 0; i < T * B; i++) {
                 float *dst = &d_buffer.data[i * W];
-                const float *src = &scratch_.dx.data[i * w];
+                const float *src = &g.dx.data[i * w];
                 for (int64_t c = 0; c < w; c++) dst[c] += src[c];
             }
         }
-        if (d_initial) set_layer_state(*d_initial, l, {scratch_.dhistory, scratch_.dc0});
+        if (d_initial) set_layer_state(*d_initial, l, {g.dhistory, g.dc0});
     }
     if (dx) {
         ensure_shape(*dx, {T, B, n});
