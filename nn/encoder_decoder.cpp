@@ -12,6 +12,13 @@ Tensor<float> last_steps(const Tensor<float> &y, const std::vector<int64_t> &len
     return out;
 }
 
+// One tape per layer, made once and then reused (a tape keeps its tensors, so a step allocates nothing).
+void reuse_tapes(const std::vector<std::unique_ptr<QrnnLayer>> &layers, Tapes &tapes) {
+    if (tapes.size() == layers.size()) return;
+    tapes.clear();
+    for (auto &l : layers) tapes.push_back(l->make_tape());
+}
+
 }  // namespace
 
 EncoderDecoder::EncoderDecoder(const EncDecConfig &cfg) : cfg_(cfg) {
@@ -76,9 +83,10 @@ void EncoderDecoder::set_parameters(const EncDecParams<float> &p) {
     attention_grad_ = Tensor<float>(attention_.shape);
 }
 
-Tensor<float> EncoderDecoder::gate_o(const Tape &last_tape, int64_t T, int64_t B) const {
-    if (has_o_) return decoder_.back()->tape_gate(last_tape, 'o');
-    return Tensor<float>({T, B, cfg_.hidden()}, 1.0f);
+void EncoderDecoder::gate_o(const Tape &last_tape, int64_t T, int64_t B, Tensor<float> &out) const {
+    if (has_o_) return decoder_.back()->tape_gate(last_tape, 'o', out);
+    ensure_shape(out, {T, B, cfg_.hidden()});
+    std::fill(out.data.begin(), out.data.end(), 1.0f);
 }
 
 void EncoderDecoder::attend(const Tensor<float> &cell, const Tensor<float> &o, const Encoded &enc, Tensor<float> &out,
@@ -97,21 +105,19 @@ Encoded EncoderDecoder::encode_into(const Tensor<float> &source, const std::vect
     check_source_lengths(lengths, B, source.dim(0));
     Encoded enc;
     enc.lengths = lengths;
-    if (tape) {
-        tape->encoder.clear(), tape->encoder_out.assign(cfg_.layers(), {}), tape->final_state.clear();
-        tape->lengths = lengths;
-    }
+    if (tape) tape->encoder_out.resize(cfg_.layers()), tape->final_state.clear(), tape->lengths = lengths;
+    // Always with a tape: the training pipeline (compiled anyway) serves training, decoding and inference alike.
+    Tapes &tapes = tape ? tape->encoder : scratch_.encoder;
+    reuse_tapes(encoder_, tapes);
     const Tensor<float> *input = &source;
     Tensor<float> y;
     for (int64_t l = 0; l < cfg_.layers(); l++) {
         State state = encoder_[l]->initial_state(B);
-        // Always with a tape: the training pipeline (compiled anyway) serves training, decoding and inference alike.
-        std::unique_ptr<Tape> layer_tape = encoder_[l]->make_tape();
         Tensor<float> &out = tape ? tape->encoder_out[l] : (l % 2 ? y : enc.last_out);
-        encoder_[l]->forward(*input, state, out, layer_tape.get());
+        encoder_[l]->forward(*input, state, out, tapes[l].get());
         Tensor<float> last = last_steps(out, lengths);
         compiled_condition_->forward(condition_[l], last, enc.batch_bias.emplace_back());
-        if (tape) tape->encoder.push_back(std::move(layer_tape)), tape->final_state.push_back(std::move(last));
+        if (tape) tape->final_state.push_back(std::move(last));
         input = &out;
     }
     if (input != &enc.last_out) enc.last_out = *input;
@@ -139,20 +145,20 @@ void EncoderDecoder::decode_into(const Encoded &enc, const Tensor<float> &target
              "]");
     if (states.size() != decoder_.size()) fail("encoder-decoder: ", states.size(), " decoder states for ", decoder_.size(), " layers");
     const int64_t T = target.dim(0), B = target.dim(1);
-    tape.decoder.clear();
+    reuse_tapes(decoder_, tape.decoder);
     const Tensor<float> *input = &target;
-    std::vector<Tensor<float>> ys(decoder_.size());
+    std::vector<Tensor<float>> &ys = tape.decoder_out;
+    ys.resize(decoder_.size());
     for (size_t l = 0; l < decoder_.size(); l++) {
-        tape.decoder.push_back(decoder_[l]->make_tape());
-        decoder_[l]->forward_with(*input, &enc.batch_bias[l], states[l], ys[l], tape.decoder.back().get());
+        decoder_[l]->forward_with(*input, &enc.batch_bias[l], states[l], ys[l], tape.decoder[l].get());
         input = &ys[l];
     }
     if (!cfg_.attention) {
-        out = std::move(ys.back());
+        out = ys.back();
         return;
     }
     tape.cell = QrnnLayer::tape_cell(*tape.decoder.back());
-    tape.gate_o = gate_o(*tape.decoder.back(), T, B);
+    gate_o(*tape.decoder.back(), T, B, tape.gate_o);
     attend(tape.cell, tape.gate_o, enc, out, tape.attention);
 }
 
@@ -172,41 +178,45 @@ void EncoderDecoder::backward(const EncDecTape &tape, const Tensor<float> &dout,
     const int64_t L = cfg_.layers();
     const Tensor<float> &enc_last = tape.encoder_out.back();
     const int64_t S = enc_last.dim(0), B = enc_last.dim(1), m = cfg_.hidden();
+    BackwardScratch &s = back_;
+    s.dfinal.resize(L), s.decoder_dx.resize(L), s.encoder_dx.resize(L);
     // Decoder, last layer first: its dh from the attention (dcell; dgate_o onto the output gate) or dout.
-    Tensor<float> dh = dout, de({S, B, m}), dgates;
+    const Tensor<float> *dh = &dout;
+    Tensor<float> *de = &s.de;  // d of the last encoder layer's output: from the attention, else zero
+    const Tensor<float> *dgates = nullptr;
     if (cfg_.attention) {
-        AttentionGradsF g;
+        AttentionGradsF &g = s.attention;
         compiled_attention_->backward(tape.cell, tape.gate_o, enc_last, tape.lengths, attention_, tape.attention, dout, g);
         add_into(attention_grad_, g.dweights);
-        dh = std::move(g.dcell), de = std::move(g.denc);
+        dh = &g.dcell, de = &g.denc;
         if (has_o_) {
             const int64_t T = dout.dim(0), o = find_pooling(cfg_.decoder.pooling).gate_index('o');
-            dgates = Tensor<float>({G_, T, B, m});
-            std::copy(g.dgate_o.data.begin(), g.dgate_o.data.end(), dgates.data.begin() + o * T * B * m);
+            ensure_shape(s.dgates, {G_, T, B, m});  // only gate o's slice is ever written: the others stay zero
+            std::copy(g.dgate_o.data.begin(), g.dgate_o.data.end(), s.dgates.data.begin() + o * T * B * m);
+            dgates = &s.dgates;
         }
+    } else {
+        ensure_shape(s.de, {S, B, m});
+        std::fill(s.de.data.begin(), s.de.data.end(), 0.0f);
     }
-    std::vector<Tensor<float>> dfinal(L);
     for (int64_t l = L - 1; l >= 0; l--) {
-        Tensor<float> dx, dbias;
-        const Tensor<float> *extra = l == L - 1 && !dgates.data.empty() ? &dgates : nullptr;
-        decoder_[l]->backward_with(*tape.decoder[l], dh, extra, nullptr, &dx, nullptr, &dbias);
-        Tensor<float> dV;
-        compiled_condition_->backward(condition_[l], tape.final_state[l], dbias, dV, dfinal[l]);
-        add_into(condition_grad_[l], dV);
-        dh = std::move(dx);
+        decoder_[l]->backward_with(*tape.decoder[l], *dh, l == L - 1 ? dgates : nullptr, nullptr, &s.decoder_dx[l],
+                                   nullptr, &s.dbias);
+        compiled_condition_->backward(condition_[l], tape.final_state[l], s.dbias, s.dV, s.dfinal[l]);
+        add_into(condition_grad_[l], s.dV);
+        dh = &s.decoder_dx[l];
     }
-    if (dtarget) *dtarget = std::move(dh);
+    if (dtarget) *dtarget = *dh;
     // Encoder, last layer first: d of its output = from above (or the attention) + dh~ at each last step.
     for (int64_t l = L - 1; l >= 0; l--) {
         for (int64_t b = 0; b < B; b++) {
-            float *row = &de(tape.lengths[b] - 1, b, 0);
-            for (int64_t h = 0; h < m; h++) row[h] += dfinal[l](b, h);
+            float *row = &(*de)(tape.lengths[b] - 1, b, 0);
+            for (int64_t h = 0; h < m; h++) row[h] += s.dfinal[l](b, h);
         }
-        Tensor<float> dx;
-        encoder_[l]->backward(*tape.encoder[l], de, nullptr, &dx, nullptr);
-        de = std::move(dx);
+        encoder_[l]->backward(*tape.encoder[l], *de, nullptr, &s.encoder_dx[l], nullptr);
+        de = &s.encoder_dx[l];
     }
-    if (dsource) *dsource = std::move(de);
+    if (dsource) *dsource = *de;
 }
 
 std::vector<Param> EncoderDecoder::params() {

@@ -16,6 +16,7 @@ namespace qrnn::nn {
 struct EncDecTape {
     Tapes encoder, decoder;
     std::vector<Tensor<float>> encoder_out;  // [S][B][m] per encoder layer
+    std::vector<Tensor<float>> decoder_out;  // [T][B][m] per decoder layer
     std::vector<Tensor<float>> final_state;  // h~^l [B][m]
     std::vector<int64_t> lengths;
     Tensor<float> cell, gate_o;  // the last decoder layer's c and o [T][B][m] (with attention)
@@ -64,7 +65,7 @@ private:
                      EncDecTape &tape);
     void attend(const Tensor<float> &cell, const Tensor<float> &gate_o, const Encoded &enc, Tensor<float> &out,
                 AttentionTape &tape);
-    Tensor<float> gate_o(const Tape &last_tape, int64_t T, int64_t B) const;
+    void gate_o(const Tape &last_tape, int64_t T, int64_t B, Tensor<float> &out) const;
 
     EncDecConfig cfg_;
     int64_t G_;
@@ -76,6 +77,12 @@ private:
     std::shared_ptr<CompiledCondition> compiled_condition_;
     Tensor<float> out_;
     EncDecTape scratch_;  // forward without a tape
+    // The backward's work tensors, kept from step to step (each keeps its shape: nothing is reallocated).
+    struct BackwardScratch {
+        AttentionGradsF attention;
+        Tensor<float> dgates, de, dbias, dV;
+        std::vector<Tensor<float>> dfinal, decoder_dx, encoder_dx;  // per layer
+    } back_;
 };
 
 }  // namespace qrnn::nn

@@ -119,17 +119,16 @@ void QrnnLayer::backward_with(const Tape &tape, const Tensor<float> &dy, const T
 
 const Tensor<float> &QrnnLayer::tape_cell(const Tape &tape) { return recorded(tape).c; }
 
-Tensor<float> QrnnLayer::tape_gate(const Tape &tape, char letter) const {
+void QrnnLayer::tape_gate(const Tape &tape, char letter, Tensor<float> &out) const {
     const QrnnTape &t = recorded(tape);
     const int g = training_->variant().gate_index(letter);
     if (g < 0) fail("QRNN layer: pooling '", opt_.pooling, "' has no gate '", letter, "'");
     const Tensor<float> &gates = t.data.gates;  // [G][T_pad][B][m_pad]
     const int64_t T = t.c.dim(0), B = t.c.dim(1), m = t.c.dim(2);
-    Tensor<float> out({T, B, m});
+    ensure_shape(out, {T, B, m});
     for (int64_t s = 0; s < T; s++)
         for (int64_t b = 0; b < B; b++)
             std::copy_n(&gates(g, s, b, 0), m, &out(s, b, 0));
-    return out;
 }
 
 std::vector<Param> QrnnLayer::params() {

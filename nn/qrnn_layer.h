@@ -30,9 +30,9 @@ public:
     void forward_with(const Tensor<float> &x, const Tensor<float> *batch_bias, State &state, Tensor<float> &y, Tape *tape);
     void backward_with(const Tape &tape, const Tensor<float> &dy, const Tensor<float> *dgates, const State *d_final,
                        Tensor<float> *dx, State *d_initial, Tensor<float> *dbatch_bias);
-    // What a tape of this layer recorded: the cell states c [T][B][m]; activated gate `letter` [T][B][m].
+    // What a tape of this layer recorded: the cell states c [T][B][m]; activated gate `letter` [T][B][m] (into out).
     static const Tensor<float> &tape_cell(const Tape &tape);
-    Tensor<float> tape_gate(const Tape &tape, char letter) const;
+    void tape_gate(const Tape &tape, char letter, Tensor<float> &out) const;
     std::vector<Param> params() override;
     double forward_flops(int64_t T, int64_t B) const override;
     double backward_flops(int64_t T, int64_t B) const override;
