@@ -25,7 +25,8 @@ Prepared prepare(const ModelConfig &cfg, const RunOptions &opts) {
     if (!why.empty()) throw Unavailable("model '" + cfg.model + "' unavailable: " + why);
     auto supports = [&](const char *option) { return std::count(plugin.options.begin(), plugin.options.end(), option) > 0; };
     if (!opts.load_path.empty() && !supports("load")) fail("--load: model '", cfg.model, "' does not read HDF5 dumps");
-    if (!opts.dump_path.empty() && !supports("dump")) fail("--dump: model '", cfg.model, "' does not write HDF5 dumps");
+    if (!opts.dump_path.empty() && !supports("dump") && !cfg.training_pass())  // every training pass writes one
+        fail("--dump: model '", cfg.model, "' does not write HDF5 dumps of its inference pass (--pass training does)");
     p.model = cfg.training_pass() ? build_training_model(cfg, opts) : plugin.build(cfg, opts);
     return p;
 }

@@ -54,8 +54,8 @@ public:
         return stack_.forward_flops(cfg_.seq, cfg_.batch) + stack_.backward_flops(cfg_.seq, cfg_.batch);
     }
     void dump(const std::string &path) override {
-        if (!qrnn_shaped(stack_, initial_)) fail("--dump --pass training: model '", cfg_.model, "' is not QRNN-shaped");
         if (!y_) forward();
+        if (!qrnn_shaped(stack_, initial_)) return dump_named(path);
         RunData d;
         d.x = x_, d.h = *y_, d.dh = dy_, d.dx = dx_;
         d.state.time = initial_.at(0).time;
@@ -71,6 +71,20 @@ public:
     }
 
 private:
+    // Any other stack: every parameter, state and gradient under its own name (runtime/hdf5_dump.h).
+    void dump_named(const std::string &path) {
+        NamedDump d{&x_, &dx_, y_, &dy_, {}};
+        for (size_t l = 0; l < stack_.size(); l++) {
+            NamedLayerDump &layer = d.layers.emplace_back();
+            for (const nn::Param &p : stack_.layer(l).params())
+                layer.params.push_back({p.name, p.value}), layer.grads.push_back({p.name, p.grad});
+            for (size_t i = 0; i < initial_[l].names.size(); i++) {
+                layer.state.push_back({initial_[l].names[i], &initial_[l].tensors[i]});
+                layer.state_grads.push_back({initial_[l].names[i], &d_initial_[l].at(initial_[l].names[i])});
+            }
+        }
+        write_named_dump(path, cfg_, d);
+    }
     void load(const std::string &path) {
         if (!qrnn_shaped(stack_, initial_)) fail("--load --pass training: model '", cfg_.model, "' is not QRNN-shaped");
         RunData d = read_dump(path, cfg_);

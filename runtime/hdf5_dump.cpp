@@ -2,6 +2,8 @@
 
 #include <H5Cpp.h>
 
+#include <algorithm>
+
 
 #include "core/error.h"
 #include "core/pooling.h"
@@ -51,6 +53,14 @@ Tensor<float> read_tensor(H5::H5File &file, const std::string &path, const std::
 
 std::string layer_group(int64_t l) { return "/layer_" + std::to_string(l); }
 
+// write_tensor at a path whose groups may not exist yet (a parameter named "layer_1/weights").
+void write_tensor_making_groups(H5::H5File &file, const std::string &name, const Tensor<float> &t) {
+    for (size_t slash = name.find('/', 1); slash != std::string::npos; slash = name.find('/', slash + 1))
+        if (!file.nameExists(name.substr(0, slash))) file.createGroup(name.substr(0, slash));
+    write_tensor(file, name, t);
+}
+
+
 constexpr const char *kDumpFormat = "qrnn-dump";
 constexpr int64_t kDumpFormatVersion = 1;
 
@@ -87,28 +97,52 @@ void check_dump_attributes(H5::H5File &file, const std::string &path, const Mode
     }
 }
 
+void write_config_attributes(H5::H5File &file, const ModelConfig &cfg) {
+    write_attr(file, "format", std::string(kDumpFormat));
+    write_attr(file, "format_version", kDumpFormatVersion);
+    write_attr(file, "model", cfg.model);
+    write_attr(file, "pooling", cfg.pooling);
+    const std::vector<std::string> poolings = pooling_names();  // not for the baselines (pooling "-")
+    if (std::count(poolings.begin(), poolings.end(), cfg.pooling)) write_attr(file, "gates", find_pooling(cfg.pooling).gates);
+    write_attr(file, "schedule", cfg.schedule);
+    write_attr(file, "window", cfg.window);
+    write_attr(file, "batch", cfg.batch);
+    write_attr(file, "seq", cfg.seq);
+    write_attr(file, "input", cfg.input);
+    write_attr(file, "hidden", cfg.hidden);
+    write_attr(file, "layers", cfg.layers);
+    write_attr(file, "stochastic", cfg.stochastic ? 1 : 0);
+    write_attr(file, "training", cfg.stochastic ? 1 : 0);  // the old name of "stochastic" (format_version 1)
+    write_attr(file, "pass", cfg.pass);
+    write_attr(file, "zoneout", cfg.zoneout);
+    write_attr(file, "dropout", cfg.dropout);
+    write_attr(file, "seed", cfg.seed);
+}
+
 }  // namespace
+
+void write_named_dump(const std::string &path, const ModelConfig &cfg, const NamedDump &data) {
+    write_hdf5_atomically(path, "HDF5 dump", [&](H5::H5File &file) {
+        write_config_attributes(file, cfg);
+        write_attr(file, "layout", std::string("named"));
+        write_tensor_making_groups(file, "/input/x", *data.x);
+        write_tensor_making_groups(file, "/input/dx", *data.dx);
+        write_tensor_making_groups(file, "/output/h", *data.h);
+        write_tensor_making_groups(file, "/output/dh", *data.dh);
+        for (size_t l = 0; l < data.layers.size(); l++) {
+            const std::string g = layer_group(static_cast<int64_t>(l));
+            const NamedLayerDump &d = data.layers[l];
+            for (auto &[name, t] : d.params) write_tensor_making_groups(file, g + "/" + name, *t);
+            for (auto &[name, t] : d.grads) write_tensor_making_groups(file, g + "/grad/" + name, *t);
+            for (auto &[name, t] : d.state) write_tensor_making_groups(file, g + "/state/" + name, *t);
+            for (auto &[name, t] : d.state_grads) write_tensor_making_groups(file, g + "/grad/state/" + name, *t);
+        }
+    });
+}
 
 void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &data) {
     write_hdf5_atomically(path, "HDF5 dump", [&](H5::H5File &file) {
-        write_attr(file, "format", std::string(kDumpFormat));
-        write_attr(file, "format_version", kDumpFormatVersion);
-        write_attr(file, "model", cfg.model);
-        write_attr(file, "pooling", cfg.pooling);
-        write_attr(file, "gates", find_pooling(cfg.pooling).gates);
-        write_attr(file, "schedule", cfg.schedule);
-        write_attr(file, "window", cfg.window);
-        write_attr(file, "batch", cfg.batch);
-        write_attr(file, "seq", cfg.seq);
-        write_attr(file, "input", cfg.input);
-        write_attr(file, "hidden", cfg.hidden);
-        write_attr(file, "layers", cfg.layers);
-        write_attr(file, "stochastic", cfg.stochastic ? 1 : 0);
-        write_attr(file, "training", cfg.stochastic ? 1 : 0);  // the old name of "stochastic" (format_version 1)
-        write_attr(file, "pass", cfg.pass);
-        write_attr(file, "zoneout", cfg.zoneout);
-        write_attr(file, "dropout", cfg.dropout);
-        write_attr(file, "seed", cfg.seed);
+        write_config_attributes(file, cfg);
         file.createGroup("/input");
         write_tensor(file, "/input/x", data.x);
         for (int64_t l = 0; l < cfg.layers; l++) {

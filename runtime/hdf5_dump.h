@@ -36,6 +36,24 @@ struct RunData {
 // Writes atomically (temporary file, then rename): an existing file is replaced only on success.
 void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &data);
 
+// The training dump of a model whose layers are not QRNN-shaped (`qrnn run --pass training --dump` of the LSTM
+// and CNN baselines, the dense stack, the bidirectional and variable-length layers): root attribute layout =
+// "named" besides the config's, /input/x, /input/dx, /output/h, /output/dh, and for each entry l of the stack
+//   /layer_<l>/<param>             its parameters under their own names (nn::Param, e.g. w_input, or
+//                                  layer_1/weights inside the dense block)
+//   /layer_<l>/grad/<param>        their gradients
+//   /layer_<l>/state/<name>        the initial state (nn::State names, e.g. h, c), zeros
+//   /layer_<l>/grad/state/<name>   its gradient
+using NamedTensors = std::vector<std::pair<std::string, const Tensor<float> *>>;
+struct NamedLayerDump {
+    NamedTensors params, grads, state, state_grads;
+};
+struct NamedDump {
+    const Tensor<float> *x, *dx, *h, *dh;
+    std::vector<NamedLayerDump> layers;
+};
+void write_named_dump(const std::string &path, const ModelConfig &cfg, const NamedDump &data);
+
 // Reads inputs and parameters; every dataset's shape must match cfg (error names file, dataset, shapes).
 RunData read_dump(const std::string &path, const ModelConfig &cfg);
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <sys/resource.h>
 
 #include "nn/layer.h"
@@ -62,6 +63,15 @@ TEST(TensorStorage, IsCacheLineAligned) {
     EXPECT_FALSE(a.data == (std::vector<float>{1, 2}));
 }
 
+// The page faults of `calls` calls of step, after `warm_up` calls that take their pages. A few may come from
+// elsewhere in the process; one regrown intermediate is ~160 per call.
+long faults_after_warm_up(const std::function<void()> &step, int warm_up, int calls) {
+    for (int i = 0; i < warm_up; i++) step();
+    const long before = minor_faults();
+    for (int i = 0; i < calls; i++) step();
+    return minor_faults() - before;
+}
+
 ModelConfig config(const std::string &model, int64_t B, int64_t T) {
     ModelConfig cfg;
     cfg.model = model;
@@ -79,11 +89,7 @@ TEST_P(ModelCalls, TakeNoFreshPagesAfterWarmUp) {
     ModelConfig cfg = config(GetParam(), 8, 64);
     RunOptions opts;
     std::unique_ptr<Model> model = find_model(cfg.model).build(cfg, opts);
-    model->forward();  // the first call takes its pages
-    const long before = minor_faults();
-    for (int i = 0; i < 20; i++) model->forward();
-    // A few faults may come from elsewhere in the process; one regrown intermediate is ~160 per call.
-    EXPECT_LT(minor_faults() - before, 64) << GetParam();
+    EXPECT_LT(faults_after_warm_up([&] { model->forward(); }, 1, 20), 64) << GetParam();
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, ModelCalls, ::testing::Values("qrnn", "lstm-halide", "lstm-onednn", "cnn", "cnn-maxpool"),
@@ -113,10 +119,7 @@ TEST_P(TrainingSteps, TakeNoFreshPagesAfterWarmUp) {
     };
     // The first steps take their pages (the QRNN layer hands its dx scratch to the caller by a swap: two buffers
     // alternate from the second step on).
-    for (int i = 0; i < 3; i++) step();
-    const long before = minor_faults();
-    for (int i = 0; i < 10; i++) step();
-    EXPECT_LT(minor_faults() - before, 64) << GetParam();
+    EXPECT_LT(faults_after_warm_up(step, 3, 10), 64) << GetParam();
 }
 
 // The encoder-decoder's training step (`qrnn run --pass training`): it made fresh tapes, outputs and gradient
@@ -130,10 +133,7 @@ TEST_P(EncDecTrainingSteps, TakeNoFreshPagesAfterWarmUp) {
     ModelConfig cfg = config(GetParam(), 16, 64);
     cfg.layers = 2;
     std::unique_ptr<Model> model = build_training_model(cfg, RunOptions{});
-    for (int i = 0; i < 3; i++) model->forward();
-    const long before = minor_faults();
-    for (int i = 0; i < 10; i++) model->forward();
-    EXPECT_LT(minor_faults() - before, 64) << GetParam();
+    EXPECT_LT(faults_after_warm_up([&] { model->forward(); }, 3, 10), 64) << GetParam();
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, EncDecTrainingSteps, ::testing::Values("encdec", "encdec-noattn"), test::param_name);

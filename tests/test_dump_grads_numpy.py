@@ -15,6 +15,7 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fd_check import worst_gradient_error  # noqa: E402
 from test_dump_h5py import layer  # noqa: E402
 
 
@@ -46,20 +47,7 @@ def check(pooling, window, layers):
             x, _ = layer(x, hist, values[g + "weights"], values[g + "bias"], values[g + "c0"], gates)
         return float((dh * x).sum())
 
-    eps, worst = 1e-6, 0.0
-    for name, v in values.items():
-        fd = np.zeros_like(v)
-        for i in np.ndindex(v.shape):
-            saved = v[i]
-            v[i] = saved + eps
-            up = loss()
-            v[i] = saved - eps
-            down = loss()
-            v[i] = saved
-            fd[i] = (up - down) / (2 * eps)
-        rel = np.abs(fd - grads[name]).max() / max(np.abs(fd).max(), 1e-30)
-        assert rel < 1e-4, (pooling, window, layers, name, rel)
-        worst = max(worst, rel)
+    worst = worst_gradient_error(values, grads, loss, (pooling, window, layers))
     print(f"{pooling} k={window} L={layers}: {len(values)} gradients, worst rel err vs numpy finite differences {worst:.2e}")
 
 

@@ -167,9 +167,19 @@ TEST(RunModels, CudnnUnavailableMessage) {
     EXPECT_NE(r.output.find("unavailable: no CUDA device"), std::string::npos) << r.output;
 }
 
-TEST(RunModels, DumpOnlyForQrnn) {
-    expect_error("run --model cnn --dump " + scratch_path("cnn.h5") + " --seq 2 --batch 1 --input 3 --hidden 4",
-                 "--dump: model 'cnn' does not write HDF5 dumps");
+// Inference dumps are the QRNN's; a training pass dumps any trainable model (its gradients checked in numpy by
+// tests/test_dump_grads_numpy.py and, for the LSTMs, tests/test_dump_lstm_numpy.py).
+TEST(RunModels, InferenceDumpOnlyForQrnnTrainingDumpForEveryTrainableModel) {
+    const std::string shape = " --seq 2 --batch 1 --input 3 --hidden 4 --repeats 1";
+    expect_error("run --model cnn --dump " + scratch_path("cnn.h5") + shape,
+                 "--dump: model 'cnn' does not write HDF5 dumps of its inference pass (--pass training does)");
+    for (const char *model : {"cnn", "qrnn-dense", "qrnn-bidir"}) {
+        const std::string path = scratch_path(std::string(model) + "_training.h5");
+        std::remove(path.c_str());
+        CliResult r = run_cli("run --pass training --model " + std::string(model) + " --dump " + path + shape);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_TRUE(std::ifstream(path).good()) << model;
+    }
 }
 
 }  // namespace
