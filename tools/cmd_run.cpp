@@ -105,7 +105,7 @@ int run_command(const std::vector<std::string> &args) {
         ("tolerance", po::value<double>()->default_value(1e-4), "max relative error accepted by --verify")
         ("max-memory", po::value<std::string>(), "refuse a run estimated to need more, e.g. 8G (default: 80% of RAM)")
         ("load", po::value<std::string>(), "take inputs and parameters from this HDF5 dump")
-        ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file")
+        ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file (qrnn; with --pass training also every gradient, for any trainable model: README \"Dump file\")")
         ("dry-run", "validate the configurations (sizes, knobs, memory) and list them; run nothing");
     po::variables_map vm;
     if (!parse_options("usage: qrnn run [options]", desc, args, vm)) return kExitOk;
