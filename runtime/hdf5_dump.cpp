@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 #include "core/error.h"
 #include "core/pooling.h"
 #include "runtime/atomic_file.h"
@@ -59,7 +58,6 @@ void write_tensor_making_groups(H5::H5File &file, const std::string &name, const
         if (!file.nameExists(name.substr(0, slash))) file.createGroup(name.substr(0, slash));
     write_tensor(file, name, t);
 }
-
 
 constexpr const char *kDumpFormat = "qrnn-dump";
 constexpr int64_t kDumpFormatVersion = 1;
