@@ -168,7 +168,7 @@ TEST(RunModels, CudnnUnavailableMessage) {
 }
 
 // Inference dumps are the QRNN's; a training pass dumps any trainable model (its gradients checked in numpy by
-// tests/test_dump_grads_numpy.py and, for the LSTMs, tests/test_dump_lstm_numpy.py).
+// tests/test_dump_grads_numpy.py and tests/test_dump_named_numpy.py).
 TEST(RunModels, InferenceDumpOnlyForQrnnTrainingDumpForEveryTrainableModel) {
     const std::string shape = " --seq 2 --batch 1 --input 3 --hidden 4 --repeats 1";
     expect_error("run --model cnn --dump " + scratch_path("cnn.h5") + shape,
