@@ -11,12 +11,63 @@
 #include <vector>
 
 #include "core/error.h"
+#include "runtime/parse_number.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace qrnn {
 namespace {
 using Task = int (*)(Halide::JITUserContext *, int, uint8_t *);
 
 thread_local bool t_in_pool_task = false;  // a worker, or a caller inside its own loop
+
+// QRNN_POOL_PAUSE_US, read once: how long a waiting thread pauses the core before it yields it (default 20; 0
+// yields at once, the pool's behaviour until 2026-11-26).
+int pause_microseconds() {
+    static const int us = [] {
+        const char *env = std::getenv("QRNN_POOL_PAUSE_US");
+        if (!env) return 20;
+        int64_t value = -1;
+        try {
+            value = parse_int(env);
+        } catch (const Error &) {
+        }
+        if (value < 0 || value > 100000)
+            fail("environment variable QRNN_POOL_PAUSE_US must be an integer from 0 to 100000 (microseconds), got '", env, "'");
+        return static_cast<int>(value);
+    }();
+    return us;
+}
+
+// One wait (for a loop to start, for the others' iterations to end): the core paused (~20 ns a step) for the first
+// pause_microseconds(), then yielded (a syscall: ~1.2 us on the 2-core VM, whose kernel maps pages with PTI). Yielding
+// at once cost every parallel loop a few us to start and to join: an element-wise pass over 185 x 203 floats took
+// 6.4 us on 2 threads against 3.2 on one, 3.1-4.0 with 20 us of pauses; the attention forward at T=37 S=53 B=5 m=203
+// 0.87-0.95x the time back to back (AMD EPYC 26/2, 2026-11-26; docs/schedules.md, "One thread pool").
+class Backoff {
+public:
+    void step() {
+        if (pausing_) {
+            for (int i = 0; i < 32; i++) pause();
+            if (++steps_ % 8 == 0) pausing_ = std::chrono::steady_clock::now() < until_;
+        } else {
+            std::this_thread::yield();
+        }
+    }
+
+private:
+    static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+        _mm_pause();
+#endif
+    }
+    const std::chrono::steady_clock::time_point until_ =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(pause_microseconds());
+    bool pausing_ = pause_microseconds() > 0;
+    int steps_ = 0;
+};
 
 // Keeps the first error a loop's iterations return.
 void keep_first_error(std::atomic<int> &first, int error) {
@@ -71,7 +122,7 @@ public:
         help_while([&] { return done_.load(std::memory_order_acquire) < size; });
         t_in_pool_task = false;
         generation_.fetch_add(1, std::memory_order_seq_cst);  // even: over
-        while (active_.load(std::memory_order_seq_cst) > 0) std::this_thread::yield();
+        for (Backoff wait; active_.load(std::memory_order_seq_cst) > 0;) wait.step();
         *error = error_.load(std::memory_order_relaxed);
         busy_.store(false, std::memory_order_release);
         return true;
@@ -128,8 +179,9 @@ private:
     // While `waiting()`, runs iterations of published inner loops, else yields.
     template <typename Waiting>
     void help_while(Waiting waiting) {
+        Backoff wait;
         while (waiting())
-            if (!help_inner_loop()) std::this_thread::yield();
+            if (!help_inner_loop()) wait.step();
     }
 
     struct alignas(64) Range {
@@ -161,7 +213,7 @@ private:
             // waking a sleeping thread cost ~50 us on the 2-core VM (the forward at T=37 S=53 B=5 m=203 right after an
             // sgemm call: 0.22 ms with a 20-us spin, 0.18 ms with 0.3 ms, 0.17 ms back to back).
             const auto spin_end = std::chrono::steady_clock::now() + std::chrono::microseconds(300);
-            while (!new_loop(seen) && std::chrono::steady_clock::now() < spin_end) std::this_thread::yield();
+            for (Backoff wait; !new_loop(seen) && std::chrono::steady_clock::now() < spin_end;) wait.step();
             if (!new_loop(seen)) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 sleepers_.fetch_add(1, std::memory_order_seq_cst);
@@ -229,7 +281,9 @@ int static_do_par_for(Halide::JITUserContext *context, Task task, int min, int s
 }
 
 void use_static_thread_pool(Halide::Pipeline &pipeline) {
-    if (static_thread_pool_chosen()) pipeline.jit_handlers().custom_do_par_for = static_do_par_for;
+    if (!static_thread_pool_chosen()) return;
+    pause_microseconds();  // a bad QRNN_POOL_PAUSE_US is an error here, not in a worker
+    pipeline.jit_handlers().custom_do_par_for = static_do_par_for;
 }
 
 }  // namespace qrnn

@@ -1,7 +1,8 @@
 // The parallel-for of every CPU JIT pipeline (installed by use_cpu_jit_handlers, runtime/jit_compile.h). Each
 // loop's iterations are split into one contiguous range per thread, thread k always taking range k (so a core meets
 // again the rows or sequences it wrote in the loop before), threads done early steal from the other ranges, and
-// idle workers spin 0.3 ms before sleeping. Halide's pool hands iterations out one by one to whichever thread asks,
+// idle workers spin 0.3 ms before sleeping (pausing the core for the first 20 us, then yielding it:
+// QRNN_POOL_PAUSE_US). Halide's pool hands iterations out one by one to whichever thread asks,
 // which on the 2-core VM moved data between cores from loop to loop, and its workers sleep after a few
 // microseconds. At T=37 S=53 B=5 m=203 the attention took ~0.75x the time with this pool, forward and backward (AMD
 // EPYC, 2 cores, back to back); the layer's GEMMs and scans: docs/schedules.md, "One thread pool".
@@ -17,6 +18,6 @@ int static_do_par_for(Halide::JITUserContext *context, int (*task)(Halide::JITUs
                       int size, uint8_t *closure);
 int static_thread_pool_threads();  // the threads its loops run on (1: serially)
 // Installs static_do_par_for as the pipeline's JIT handler, unless QRNN_THREAD_POOL=halide (Halide's own pool, for
-// A/B comparisons; any value other than static or halide is an error).
+// A/B comparisons; any value other than static or halide is an error), after checking QRNN_POOL_PAUSE_US.
 void use_static_thread_pool(Halide::Pipeline &pipeline);
 }  // namespace qrnn

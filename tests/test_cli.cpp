@@ -73,6 +73,17 @@ TEST(Cli, ThreadPoolChoice) {  // QRNN_THREAD_POOL (runtime/static_thread_pool.h
     unsetenv("QRNN_THREAD_POOL");
 }
 
+TEST(Cli, ThreadPoolPause) {  // QRNN_POOL_PAUSE_US: 0 (yield at once) runs; not a number, or out of range, is an error
+    setenv("QRNN_POOL_PAUSE_US", "0", 1);
+    auto r = run_cli("run " + kSmall + " --verify");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char *bad : {"abc", "-1", "100001", "20us"}) {
+        setenv("QRNN_POOL_PAUSE_US", bad, 1);
+        expect_error("run " + kSmall, std::string("QRNN_POOL_PAUSE_US must be an integer from 0 to 100000 (microseconds), got '") + bad + "'");
+    }
+    unsetenv("QRNN_POOL_PAUSE_US");
+}
+
 TEST(Cli, DumpLoadRoundTrip) {
     const std::string dump = scratch_path("roundtrip.h5");
     auto r = run_cli("run --pooling ifo --layers 2 " + kSmall + " --dump " + dump);
