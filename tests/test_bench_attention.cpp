@@ -1,7 +1,7 @@
 // `qrnn bench --what attention --quick`: every row it writes (table and --json) is well-formed: the attention
 // forward and backward of each quick shape against the summed best sgemm of their GEMMs, names of the
-// references given, ratios finite, positive and the median of per-round ratios between their quartiles. Timing
-// never decides pass/fail.
+// references given, ratios finite, positive and the median of per-round ratios between their quartiles; the rows
+// say they time warm calls. Timing never decides pass/fail.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,7 +15,7 @@ TEST(BenchAttention, QuickRowsAreWellFormed) {
     const QuickBench bench = run_quick_bench("attention");
     const CliResult &r = bench.cli;
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("attention forward (3 GEMMs + softmax) vs best sgemm x3"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("attention forward (3 GEMMs + softmax) vs best sgemm x3, warm calls"), std::string::npos) << r.output;
 
     const std::vector<BenchRow> &rows = bench.rows;
     ASSERT_EQ(rows.size(), 4u) << r.output;  // two quick shapes x (forward, backward)
@@ -23,8 +23,8 @@ TEST(BenchAttention, QuickRowsAreWellFormed) {
     const std::regex names_forward(R"(\S+/\S+/\S+)"), names_backward(R"(\S+/\S+/\S+/\S+/\S+)");
     int forward = 0, backward = 0;
     for (const BenchRow &row : rows) {
-        const bool is_forward = row.benchmark == "attention forward (3 GEMMs + softmax) vs best sgemm x3";
-        forward += is_forward, backward += row.benchmark == "attention backward (5 GEMMs + softmax) vs best sgemm x5";
+        const bool is_forward = row.benchmark == "attention forward (3 GEMMs + softmax) vs best sgemm x3, warm calls";
+        forward += is_forward, backward += row.benchmark == "attention backward (5 GEMMs + softmax) vs best sgemm x5, warm calls";
         EXPECT_TRUE(std::regex_match(row.shape, shape)) << row.shape;
         auto [ours, ours_unit] = bench_quantity(row.ours);
         auto [ref, ref_unit] = bench_quantity(row.reference);

@@ -22,12 +22,13 @@ namespace {
 int round_up(int64_t v, int f) { return static_cast<int>((v + f - 1) / f * f); }
 }  // namespace
 
-std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &fs, int warmup, int repeats) {
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &fs, int warmup, int repeats, bool warm_calls) {
     for (int i = 0; i < warmup; i++)
         for (auto &f : fs) f();
     std::vector<Timing> timings(fs.size());
     for (int i = 0; i < repeats; i++)
         for (size_t j = 0; j < fs.size(); j++) {
+            if (warm_calls) fs[j]();  // untimed
             CallTimer timer;
             fs[j]();
             timings[j].ms.push_back(timer.elapsed_ms());

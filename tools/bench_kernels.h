@@ -93,8 +93,10 @@ private:
 // Times a and b alternately (warm-up first), so both see the same machine state; medians of each.
 std::pair<Timing, Timing> time_side_by_side(const std::function<void()> &a, const std::function<void()> &b, int warmup,
                                             int repeats);
-// The same for any number of callables, run round-robin.
-std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &fs, int warmup, int repeats);
+// The same for any number of callables, run round-robin; with warm_calls each timed call comes right after an
+// untimed call of the same callable (for calls of a fraction of a millisecond, which the callable before slows).
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>> &fs, int warmup, int repeats,
+                                     bool warm_calls = false);
 
 // The per-round ratios reference[i] / ours[i] of two timings taken in the same rounds (> 1: ours faster): their
 // median and quartiles. A round's two calls share the machine's state, so the ratio moves less than each time.

@@ -358,7 +358,10 @@ int bench_command(const std::vector<std::string> &args) {
         // Each whole attention pipeline (its GEMMs + the masked softmax or its backward) against the sum of the
         // best sgemm of each of its GEMMs (tools/bench_attention.h), all timed in the same rounds. As the backward
         // GEMMs: the median over 3x the rounds of the ratio within each round, with its quartiles (calls of
-        // ~0.2 ms at m=203: medians of 11 taken apart read 0.69 and 0.81 in two runs of one build).
+        // ~0.2 ms at m=203: medians of 11 taken apart read 0.69 and 0.81 in two runs of one build). Warm calls:
+        // each timed call right after an untimed call of itself, so that every side runs with its own threads
+        // awake and its operands in cache, as in a training step. Timed cold, right after ~2.5 ms of the
+        // references' calls, our m=203 forward took 0.19-0.30 ms against 0.15-0.18 back to back (docs/schedules.md).
         using bench::AttentionGemms;
         for (auto [T, S, B, m] : bench_attention_shapes(quick)) {
             AttentionGemms a(T, S, B, m, target);
@@ -368,7 +371,7 @@ int bench_command(const std::vector<std::string> &args) {
                 if (diff > 1e-5) fail("attention alpha and ", refs[i].name, "'s scores disagree at ", a.shape(), " (abs ", diff, ")");
                 for (int g = 0; g < AttentionGemms::kGemms; g++) runs.push_back([&a, i, g] { a.run_reference(i, g); });
             }
-            auto t = time_interleaved(runs, warmup, 3 * repeats);
+            auto t = time_interleaved(runs, warmup, 3 * repeats, /*warm_calls=*/true);
             const int nf = AttentionGemms::kForwardGemms, nb = AttentionGemms::kGemms - nf;
             for (bool forward : {true, false}) {
                 auto [sum, names] = best_sgemm_sum(t, 2, AttentionGemms::kGemms, forward ? 0 : nf, forward ? nf : nb, refs);
@@ -376,8 +379,8 @@ int bench_command(const std::vector<std::string> &args) {
                 for (int g = forward ? 0 : nf; g < (forward ? nf : AttentionGemms::kGemms); g++) flops += a.gemm_flops(g);
                 const Timing &ours = t[forward ? 0 : 1];
                 bench::RoundRatios r = bench::round_ratios(ours, sum);
-                row(forward ? "attention forward (3 GEMMs + softmax) vs best sgemm x3"
-                            : "attention backward (5 GEMMs + softmax) vs best sgemm x5",
+                row(forward ? "attention forward (3 GEMMs + softmax) vs best sgemm x3, warm calls"
+                            : "attention backward (5 GEMMs + softmax) vs best sgemm x5, warm calls",
                     a.shape(), fixed(ours.median(), 4) + " ms " + fixed(flops / ours.median() * 1e-6, 1) + " GFLOP/s",
                     fixed(sum.median(), 4) + " ms " + names, r.median, 0.90, true, &r);
             }
