@@ -1,7 +1,7 @@
 // The parallel-for of every CPU JIT pipeline (installed by use_cpu_jit_handlers, runtime/jit_compile.h). Each
 // loop's iterations are split into one contiguous range per thread, thread k always taking range k (so a core meets
 // again the rows or sequences it wrote in the loop before), threads done early steal from the other ranges, and
-// idle workers spin 0.3 ms before sleeping (pausing the core for the first 20 us, then yielding it:
+// idle workers spin 0.3 ms before sleeping (pausing the core for the first 5 us, then yielding it:
 // QRNN_POOL_PAUSE_US). Halide's pool hands iterations out one by one to whichever thread asks,
 // which on the 2-core VM moved data between cores from loop to loop, and its workers sleep after a few
 // microseconds. At T=37 S=53 B=5 m=203 the attention took ~0.75x the time with this pool, forward and backward (AMD
