@@ -56,7 +56,7 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
     const Var h = A.h, b = A.b, t = A.t, s = A.s;
     if (!target.has_gpu_feature()) {
         // The scores, context and mix GEMMs register-blocked, the softmax per sequence b. Achieved (2 cores, AMD EPYC
-        // 26/2, 2026-11-26, three runs, warm calls): 1.30-1.34 / 0.80-0.90 of the best sgemm at m=320 / 203
+        // 26/2, 2026-11-26, five runs, warm calls): 1.15-1.26 / 0.85-1.15 of the best sgemm at m=320 / 203
         // (docs/schedules.md).
         cpu_transpose(A.enc_t, s, h, A.S, A.m, b, target);
         TileLoops sv, kv, mv;
@@ -97,7 +97,7 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     const Var h = D.h, c = D.c, b = D.b, t = D.t, s = D.s, i = D.i;
     if (!target.has_gpu_feature()) {
         // Eight parallel regions (dgate_o fused with dmixed, dk and dc one GEMM; enc_t from the tape); the GEMMs
-        // register-blocked. Achieved (as the forward): 1.31-1.34 / 0.83-0.84 at m=320 / 203.
+        // register-blocked. Achieved (as the forward): 1.17-1.21 / 0.80-0.89 at m=320 / 203.
         const int vec = target.natural_vector_size<float>();
         cpu_transpose(D.weights_t, c, h, D.m, D.m, i, target);
         Var ro = by_rows(D.dmixed, h, D.r, target);
