@@ -361,7 +361,7 @@ int bench_command(const std::vector<std::string> &args) {
         // ~0.2 ms at m=203: medians of 11 taken apart read 0.69 and 0.81 in two runs of one build). Warm calls:
         // each timed call right after an untimed call of itself, so that every side runs with its own threads
         // awake and its operands in cache, as in a training step. Timed cold, right after ~2.5 ms of the
-        // references' calls, our m=203 forward took 0.19-0.30 ms against 0.15-0.18 back to back (docs/schedules.md).
+        // references' calls, our m=203 forward took 0.20-0.30 ms against 0.15-0.19 back to back (docs/schedules.md).
         using bench::AttentionGemms;
         for (auto [T, S, B, m] : bench_attention_shapes(quick)) {
             AttentionGemms a(T, S, B, m, target);
