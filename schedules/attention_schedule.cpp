@@ -49,6 +49,20 @@ Expr per_sequence_tasks(const Expr &B, const Expr &rows, const Target &target) {
     return select(B >= 2, max(1, (rows + tile_rows - 1) / tile_rows), 1);
 }
 
+// A softmax-shaped Func f(s, t, b) at root, vectorised along s, in parallel tasks of one sequence (B >= 2) or of 16
+// rows t (B = 1); returns the task Var, where the GEMM of its rows and its row reductions are computed (one parallel
+// loop less than the GEMM at root: the forward 0.97-0.98x the time with the transpose below, at T=37 S=53 B=5 m=203).
+Var per_sequence_softmax(Func f, const Var &s, const Var &t, const Var &b, const Expr &B, const Expr &T,
+                         const Target &target) {
+    Var tb("tb"), ti("ti"), task("task");
+    f.compute_root()
+        .vectorize(s, target.natural_vector_size<float>(), TailStrategy::GuardWithIf)
+        .split(t, tb, ti, select(B >= 2, T, min(T, 16)), TailStrategy::ShiftInwards)
+        .fuse(tb, b, task)
+        .parallel(task);
+    return task;
+}
+
 }  // namespace
 
 Pipeline build_attention_forward(const AttentionInputs &in, const Target &target) {
@@ -58,17 +72,18 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
         // The scores, context and mix GEMMs register-blocked, the softmax per sequence b. Achieved (2 cores, AMD EPYC
         // 26/2, 2026-11-26, five runs, warm calls): 1.15-1.26 / 0.85-1.15 of the best sgemm at m=320 / 203
         // (docs/schedules.md).
-        cpu_transpose(A.enc_t, s, h, A.S, A.m, b, target);
+        cpu_block_transpose(A.enc_t, ImageParam(in.enc).in(A.enc_t), s, h, A.S, A.m, b);
         TileLoops sv, kv, mv;
-        sv.task_size = kv.task_size = per_sequence_tasks(A.B, A.T, target);
-        cpu_gemm(A.score.in(), A.score, s, t, A.S, A.T, sv, {sv.ao, sv.bo, b}, 2, {A.score_r}, target);
+        kv.task_size = per_sequence_tasks(A.B, A.T, target);
+        const Var task = per_sequence_softmax(A.alpha, s, t, b, A.B, A.T, target);
+        sv.at = LoopLevel(A.alpha, task);
+        cpu_gemm(A.score.in(), A.score, s, t, A.S, A.T, sv, {sv.ao, sv.bo, b}, 0, {A.score_r}, target);
         const int vec = target.natural_vector_size<float>();
-        A.alpha.compute_root().vectorize(s, vec, TailStrategy::GuardWithIf).parallel(b);
         for (Func f : {A.score_max, A.weight_sum}) {
-            f.compute_at(A.alpha, b).vectorize(t, vec, TailStrategy::GuardWithIf);
+            f.compute_at(A.alpha, task).vectorize(t, vec, TailStrategy::GuardWithIf);
             f.update().reorder(t, A.source_r).vectorize(t, vec, TailStrategy::GuardWithIf);
         }
-        A.weight.compute_at(A.alpha, b).vectorize(s, vec, TailStrategy::GuardWithIf);
+        A.weight.compute_at(A.alpha, task).vectorize(s, vec, TailStrategy::GuardWithIf);
         cpu_gemm(A.context, A.context_acc, h, t, A.m, A.T, kv, {kv.ao, kv.bo, b}, 2, {A.source_r}, target);
         // Over the T B rows of every sequence: edge tiles once, not once per sequence.
         mv.b_block = 16;
@@ -99,7 +114,7 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
         // Eight parallel regions (dgate_o fused with dmixed, dk and dc one GEMM; enc_t from the tape); the GEMMs
         // register-blocked. Achieved (as the forward): 1.17-1.21 / 0.80-0.89 at m=320 / 203.
         const int vec = target.natural_vector_size<float>();
-        cpu_transpose(D.weights_t, c, h, D.m, D.m, i, target);
+        cpu_block_transpose(D.weights_t, ImageParam(in.fwd.weights).in(D.weights_t), c, h, D.m, D.m, i);
         Var ro = by_rows(D.dmixed, h, D.r, target);
         by_rows(D.dgate_o, h, D.r, target);
         D.dgate_o.compute_with(D.dmixed, ro);
@@ -108,14 +123,15 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
         D.dweights.bound(i, 0, 2);
         cpu_gemm(D.dweights, D.dweights_acc, h, c, D.m, D.m, wv, {i, wv.ao, wv.bo}, 2, {D.rows_r.x, D.rows_r.y}, target,
                  [&](Stage st) { st.unroll(i); }, wide_gemm_tile_for(target));
-        av.task_size = dv.task_size = per_sequence_tasks(D.B, D.T, target);
+        dv.task_size = per_sequence_tasks(D.B, D.T, target);
         ev.task_size = per_sequence_tasks(D.B, D.S, target);
         // dk and dc: one GEMM over the T B rows.
         kv.b_block = 16;
         cpu_gemm(D.dkc.in(), D.dkc, c, D.r, D.m, D.T * D.B, kv, {kv.bo, kv.ao, kv.bb, i}, 3, {D.hidden_r}, target);
-        cpu_gemm(D.dalpha.in(), D.dalpha, s, t, D.S, D.T, av, {av.ao, av.bo, b}, 2, {D.hidden_r}, target);
-        D.dscore.compute_root().vectorize(s, vec, TailStrategy::GuardWithIf).parallel(b);
-        D.alpha_dot.compute_at(D.dscore, b).vectorize(t, vec, TailStrategy::GuardWithIf);
+        const Var task = per_sequence_softmax(D.dscore, s, t, b, D.B, D.T, target);
+        av.at = LoopLevel(D.dscore, task);
+        cpu_gemm(D.dalpha.in(), D.dalpha, s, t, D.S, D.T, av, {av.ao, av.bo, b}, 0, {D.hidden_r}, target);
+        D.alpha_dot.compute_at(D.dscore, task).vectorize(t, vec, TailStrategy::GuardWithIf);
         D.alpha_dot.update().reorder(t, D.source_r).vectorize(t, vec, TailStrategy::GuardWithIf);
         cpu_gemm(D.dcell, D.dcell_acc, h, t, D.m, D.T, dv, {dv.ao, dv.bo, b}, 2, {D.source_r}, target);
         cpu_gemm(D.denc, D.denc_acc, h, s, D.m, D.S, ev, {ev.ao, ev.bo, b}, 2, {D.target_r}, target);

@@ -196,7 +196,10 @@ void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_e
     };
     const std::vector<Version> versions{{vec * tile.h_vectors, tile.t, a_extent >= vec * tile.h_vectors && b_extent >= tile.t},
                                         {vec, 1, a_extent >= vec}, {1, 1, Expr()}};
-    tiles.compute_root();
+    if (v.at)
+        tiles.compute_at(*v.at);
+    else
+        tiles.compute_root();
     acc.compute_at(tiles, fused == order.size() && fused > 1 ? v.par : order[0].var);
     std::vector<VarOrRVar> update_order{a, bv};
     update_order.insert(update_order.end(), reduction.begin(), reduction.end());
@@ -215,16 +218,18 @@ void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_e
         }
         t.reorder(loops);
         if (vector) t.vectorize(v.ai, vec);
-        Var fused_var = order[order.size() - fused].var;
-        for (size_t k = order.size() - fused + 1; k < order.size(); k++) {
-            Var next(k + 1 == order.size() ? v.par.name() : "fused" + std::to_string(k));
-            t.fuse(fused_var, order[k].var, next);
-            fused_var = next;
-        }
-        if (v.task_size.defined()) {
-            t.split(fused_var, v.task, fused_var, v.task_size, TailStrategy::GuardWithIf).parallel(v.task);
-        } else {
-            t.parallel(fused_var);
+        if (fused > 0) {
+            Var fused_var = order[order.size() - fused].var;
+            for (size_t k = order.size() - fused + 1; k < order.size(); k++) {
+                Var next(k + 1 == order.size() ? v.par.name() : "fused" + std::to_string(k));
+                t.fuse(fused_var, order[k].var, next);
+                fused_var = next;
+            }
+            if (v.task_size.defined()) {
+                t.split(fused_var, v.task, fused_var, v.task_size, TailStrategy::GuardWithIf).parallel(v.task);
+            } else {
+                t.parallel(fused_var);
+            }
         }
         if (each) each(t);
         for (int u = -1; u < acc.num_update_definitions(); u++) {
@@ -247,6 +252,21 @@ void cpu_transpose(Func f, const Var &x, const Var &y, const Expr &x_extent, con
         .unroll(yi)
         .parallel(outer);
     f.vectorize(x, vec, TailStrategy::GuardWithIf).parallel(outer);
+}
+
+void cpu_block_transpose(Func f, Func loads, const Var &x, const Var &y, const Expr &x_extent, const Expr &y_extent,
+                         const Var &outer) {
+    const int block = 4;
+    Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    f.compute_root();
+    f.specialize(x_extent >= block && y_extent >= block)
+        .tile(x, y, xo, yo, xi, yi, block, block, TailStrategy::ShiftInwards)
+        .vectorize(xi)
+        .unroll(yi)
+        .parallel(outer);
+    f.tile(x, y, xo, yo, xi, yi, 1, 1).parallel(outer);
+    loads.compute_at(f, xo).vectorize(loads.args()[0]);
+    for (size_t d = 1; d < loads.args().size(); d++) loads.unroll(loads.args()[d]);
 }
 
 }  // namespace qrnn
