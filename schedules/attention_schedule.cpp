@@ -1,6 +1,7 @@
 #include "schedules/attention_schedule.h"
 
 #include "schedules/cpu_common.h"
+#include "schedules/cpu_target.h"
 
 namespace qrnn {
 namespace {
@@ -41,12 +42,20 @@ Var by_rows(Func f, const Var &h, const Var &rows, const Target &target) {
     return ro;
 }
 
-// The tasks of a per-sequence GEMM (its `rows` in register tiles of the default tile's height): one task per
-// sequence b when B >= 2, so a core keeps one sequence's operands; else per tile of rows. At T=37 S=53 B=5 m=203 the
-// forward took 0.82-0.85x the time of tasks per (row tile, b), at T=64 S=64 B=16 m=320 0.91-0.96x (2 cores, AMD EPYC).
-Expr per_sequence_tasks(const Expr &B, const Expr &rows, const Target &target) {
-    const int tile_rows = gemm_tile_for(target).t;
-    return select(B >= 2, max(1, (rows + tile_rows - 1) / tile_rows), 1);
+// The tasks of a per-sequence GEMM (its `rows` in register tiles `tile_rows` high): each sequence b in `parts` tasks
+// when B >= 2, so a core keeps one sequence's operands; else a task per tile of rows. At T=37 S=53 B=5 m=203 the
+// forward took 0.82-0.85x the time of tasks per (row tile, b), at T=64 S=64 B=16 m=320 0.91-0.96x; the backward's
+// dcell and denc in halves of sequences 0.96-0.98x the time of whole ones at m=203 (2 cores, AMD EPYC; in-process A/B).
+Expr per_sequence_tasks(const Expr &B, const Expr &rows, int tile_rows, int parts = 1) {
+    const Expr tiles = max(1, (rows + tile_rows - 1) / tile_rows);
+    return select(B >= 2, max(1, (tiles + parts - 1) / parts), 1);
+}
+
+// The register tile of the backward's dk/dc, dcell and denc GEMMs: 2 x 10 with 32 vector registers (with 2 x 8, the
+// default, the backward took 1.03-1.05x the time at T=37 S=53 B=5 m=203 and 1.00-1.01x at m=320: in-process A/B, AMD
+// EPYC 26/2, 2026-11-27), else gemm_tile_for (AVX2: 2 x 4 and 2 x 5 took 1.03x the time of 2 x 6, 2 x 7 spills).
+GemmTile backward_tile_for(const Target &target) {
+    return cpu_traits(target).vector_registers >= 32 ? GemmTile{2, 10} : gemm_tile_for(target);
 }
 
 // A softmax-shaped Func f(s, t, b) at root, vectorised along s, in parallel tasks of one sequence (B >= 2) or of 16
@@ -74,7 +83,7 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
         // (docs/schedules.md).
         cpu_block_transpose(A.enc_t, ImageParam(in.enc).in(A.enc_t), s, h, A.S, A.m, b);
         TileLoops sv, kv, mv;
-        kv.task_size = per_sequence_tasks(A.B, A.T, target);
+        kv.task_size = per_sequence_tasks(A.B, A.T, gemm_tile_for(target).t);
         const Var task = per_sequence_softmax(A.alpha, s, t, b, A.B, A.T, target);
         sv.at = LoopLevel(A.alpha, task);
         cpu_gemm(A.score.in(), A.score, s, t, A.S, A.T, sv, {sv.ao, sv.bo, b}, 0, {A.score_r}, target);
@@ -123,18 +132,20 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
         D.dweights.bound(i, 0, 2);
         cpu_gemm(D.dweights, D.dweights_acc, h, c, D.m, D.m, wv, {i, wv.ao, wv.bo}, 2, {D.rows_r.x, D.rows_r.y}, target,
                  [&](Stage st) { st.unroll(i); }, wide_gemm_tile_for(target));
-        dv.task_size = per_sequence_tasks(D.B, D.T, target);
-        ev.task_size = per_sequence_tasks(D.B, D.S, target);
+        const GemmTile tile = backward_tile_for(target);
+        dv.task_size = per_sequence_tasks(D.B, D.T, tile.t, 2);
+        ev.task_size = per_sequence_tasks(D.B, D.S, tile.t, 2);
         // dk and dc: one GEMM over the T B rows.
         kv.b_block = 16;
-        cpu_gemm(D.dkc.in(), D.dkc, c, D.r, D.m, D.T * D.B, kv, {kv.bo, kv.ao, kv.bb, i}, 3, {D.hidden_r}, target);
+        cpu_gemm(D.dkc.in(), D.dkc, c, D.r, D.m, D.T * D.B, kv, {kv.bo, kv.ao, kv.bb, i}, 3, {D.hidden_r}, target, {},
+                 tile);
         const Var task = per_sequence_softmax(D.dscore, s, t, b, D.B, D.T, target);
         av.at = LoopLevel(D.dscore, task);
         cpu_gemm(D.dalpha.in(), D.dalpha, s, t, D.S, D.T, av, {av.ao, av.bo, b}, 0, {D.hidden_r}, target);
         D.alpha_dot.compute_at(D.dscore, task).vectorize(t, vec, TailStrategy::GuardWithIf);
         D.alpha_dot.update().reorder(t, D.source_r).vectorize(t, vec, TailStrategy::GuardWithIf);
-        cpu_gemm(D.dcell, D.dcell_acc, h, t, D.m, D.T, dv, {dv.ao, dv.bo, b}, 2, {D.source_r}, target);
-        cpu_gemm(D.denc, D.denc_acc, h, s, D.m, D.S, ev, {ev.ao, ev.bo, b}, 2, {D.target_r}, target);
+        cpu_gemm(D.dcell, D.dcell_acc, h, t, D.m, D.T, dv, {dv.ao, dv.bo, b}, 2, {D.source_r}, target, {}, tile);
+        cpu_gemm(D.denc, D.denc_acc, h, s, D.m, D.S, ev, {ev.ao, ev.bo, b}, 2, {D.target_r}, target, {}, tile);
         return Pipeline(D.outputs());
     }
     at_root(D.weights_t, {{c, h, i}}, i, h, target);
