@@ -241,29 +241,33 @@ void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_e
     }
 }
 
-void cpu_transpose(Func f, const Var &x, const Var &y, const Expr &x_extent, const Expr &y_extent, const Var &outer,
-                   const Target &target) {
-    const int vec = target.natural_vector_size<float>();
-    Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+namespace {
+// f at root in n x n tiles where both extents reach n (vectorised along x, y unrolled, edge tiles shifted inwards),
+// parallel over `outer`.
+void square_tiles_at_root(Func f, const Var &x, const Var &y, const Var &xo, const Var &yo, const Expr &x_extent,
+                          const Expr &y_extent, const Var &outer, int n) {
+    Var xi("xi"), yi("yi");
     f.compute_root();
-    f.specialize(x_extent >= vec && y_extent >= vec)
-        .tile(x, y, xo, yo, xi, yi, vec, vec, TailStrategy::ShiftInwards)
+    f.specialize(x_extent >= n && y_extent >= n)
+        .tile(x, y, xo, yo, xi, yi, n, n, TailStrategy::ShiftInwards)
         .vectorize(xi)
         .unroll(yi)
         .parallel(outer);
+}
+}  // namespace
+
+void cpu_transpose(Func f, const Var &x, const Var &y, const Expr &x_extent, const Expr &y_extent, const Var &outer,
+                   const Target &target) {
+    const int vec = target.natural_vector_size<float>();
+    Var xo("xo"), yo("yo");
+    square_tiles_at_root(f, x, y, xo, yo, x_extent, y_extent, outer, vec);
     f.vectorize(x, vec, TailStrategy::GuardWithIf).parallel(outer);
 }
 
 void cpu_block_transpose(Func f, Func loads, const Var &x, const Var &y, const Expr &x_extent, const Expr &y_extent,
                          const Var &outer) {
-    const int block = 4;
     Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
-    f.compute_root();
-    f.specialize(x_extent >= block && y_extent >= block)
-        .tile(x, y, xo, yo, xi, yi, block, block, TailStrategy::ShiftInwards)
-        .vectorize(xi)
-        .unroll(yi)
-        .parallel(outer);
+    square_tiles_at_root(f, x, y, xo, yo, x_extent, y_extent, outer, 4);
     f.tile(x, y, xo, yo, xi, yi, 1, 1).parallel(outer);
     loads.compute_at(f, xo).vectorize(loads.args()[0]);
     for (size_t d = 1; d < loads.args().size(); d++) loads.unroll(loads.args()[d]);
