@@ -82,7 +82,7 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
         // The scores, context and mix GEMMs register-blocked, the softmax per sequence b. Achieved (2 cores, AMD EPYC
         // 26/2, 2026-11-27, ten runs of --repeats 21, warm calls): 1.17-1.30 / 0.84-1.18 of the best sgemm at m=320 /
         // 203, the m=203 row moving with the VM's minute-long states (docs/schedules.md).
-        cpu_block_transpose(A.enc_t, ImageParam(in.enc).in(A.enc_t), s, h, A.S, A.m, b);
+        cpu_block_transpose(A.enc_t, in.enc, s, h, A.S, A.m, b);
         TileLoops sv, kv, mv;
         kv.task_size = per_sequence_tasks(A.B, A.T, gemm_tile_for(target).t);
         const Var task = per_sequence_softmax(A.alpha, s, t, b, A.B, A.T, target);
@@ -125,7 +125,7 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
         // enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.17-1.24 / 0.78-0.94 at m=320
         // / 203.
         const int vec = target.natural_vector_size<float>();
-        cpu_block_transpose(D.weights_t, ImageParam(in.fwd.weights).in(D.weights_t), c, h, D.m, D.m, i);
+        cpu_block_transpose(D.weights_t, in.fwd.weights, c, h, D.m, D.m, i);
         Var ro = by_rows(D.dmixed, h, D.r, target);
         by_rows(D.dgate_o, h, D.r, target);
         D.dgate_o.compute_with(D.dmixed, ro);

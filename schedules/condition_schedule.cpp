@@ -39,7 +39,7 @@ Pipeline build_condition_backward(const ConditionBackwardInputs &in, const Targe
     if (!target.has_gpu_feature()) {
         TileLoops wv, lv;
         cpu_gemm(D.dV, D.dV_acc, h, c, D.m, D.m, wv, {wv.ao, wv.bo, g}, 3, {D.batch_r}, target);
-        cpu_block_transpose(D.V_t, ImageParam(in.fwd.V).in(D.V_t), c, h, D.m, D.m, g);
+        cpu_block_transpose(D.V_t, in.fwd.V, c, h, D.m, D.m, g);
         cpu_gemm(D.dlast, D.dlast_acc, c, b, D.m, D.B, lv, {lv.ao, lv.bo}, 2, {D.rows_r.x, D.rows_r.y}, target);
     } else {
         gpu_at_root(D.dV_acc, h, c, g);

@@ -264,8 +264,9 @@ void cpu_transpose(Func f, const Var &x, const Var &y, const Expr &x_extent, con
     f.vectorize(x, vec, TailStrategy::GuardWithIf).parallel(outer);
 }
 
-void cpu_block_transpose(Func f, Func loads, const Var &x, const Var &y, const Expr &x_extent, const Expr &y_extent,
+void cpu_block_transpose(Func f, ImageParam src, const Var &x, const Var &y, const Expr &x_extent, const Expr &y_extent,
                          const Var &outer) {
+    Func loads = src.in(f);
     Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
     square_tiles_at_root(f, x, y, xo, yo, x_extent, y_extent, outer, 4);
     f.tile(x, y, xo, yo, xi, yi, 1, 1).parallel(outer);
