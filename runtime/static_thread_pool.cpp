@@ -190,16 +190,18 @@ private:
         int end = 0;
     };
 
-    // Range `self` first, then the others' leftovers.
+    // Range `self` first, then the others' leftovers. The iterations run are counted into done_ once at the end: an
+    // increment per iteration moved done_'s cache line between the cores every time (120 empty iterations on 2
+    // threads took 8.6-9.1 us against 3.0, 120 of ~0.85 us each 105.5 against 98.0; AMD EPYC 26/2, 2026-11-27).
     void run_ranges(int self) {
         const int n = static_cast<int>(ranges_.size());
+        int ran = 0;
         for (int j = 0; j < n; j++) {
             Range &r = ranges_[(self + j) % n];
-            for (int i; (i = r.next.fetch_add(1, std::memory_order_relaxed)) < r.end;) {
+            for (int i; (i = r.next.fetch_add(1, std::memory_order_relaxed)) < r.end; ran++)
                 keep_first_error(error_, task_(context_, min_ + i, closure_));
-                done_.fetch_add(1, std::memory_order_release);
-            }
         }
+        if (ran) done_.fetch_add(ran, std::memory_order_release);
     }
 
     // Generation g is a loop running that this worker has not run yet.
