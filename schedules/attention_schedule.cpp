@@ -80,8 +80,8 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
     const Var h = A.h, b = A.b, t = A.t, s = A.s;
     if (!target.has_gpu_feature()) {
         // The scores, context and mix GEMMs register-blocked, the softmax per sequence b. Achieved (2 cores, AMD EPYC
-        // 26/2, 2026-11-27, ten runs of --repeats 21, warm calls): 1.17-1.30 / 0.84-1.18 of the best sgemm at m=320 /
-        // 203, the m=203 row moving with the VM's minute-long states (docs/schedules.md).
+        // 26/2, 2026-11-27, fourteen runs of --repeats 21, warm calls, after d1f46fb): 1.18-1.32 / 0.92-1.22 of the
+        // best sgemm at m=320 / 203, the m=203 row moving with the VM's minute-long states (docs/schedules.md).
         cpu_block_transpose(A.enc_t, in.enc, s, h, A.S, A.m, b);
         TileLoops sv, kv, mv;
         kv.task_size = per_sequence_tasks(A.B, A.T, gemm_tile_for(target).t);
@@ -122,8 +122,8 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     const Var h = D.h, c = D.c, b = D.b, t = D.t, s = D.s, i = D.i;
     if (!target.has_gpu_feature()) {
         // Seven parallel regions (dgate_o fused with dmixed, dk and dc one GEMM, dalpha in the softmax backward's tasks;
-        // enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.17-1.24 / 0.78-0.94 at m=320
-        // / 203.
+        // enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.18-1.27 / 0.907-1.163 at
+        // m=320 / 203 (0.78-0.94 in ten runs before d1f46fb, some in the VM's slow minutes).
         const int vec = target.natural_vector_size<float>();
         cpu_block_transpose(D.weights_t, in.fwd.weights, c, h, D.m, D.m, i);
         Var ro = by_rows(D.dmixed, h, D.r, target);
