@@ -80,7 +80,7 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
     const Var h = A.h, b = A.b, t = A.t, s = A.s;
     if (!target.has_gpu_feature()) {
         // The scores, context and mix GEMMs register-blocked, the softmax per sequence b. Achieved (2 cores, AMD EPYC
-        // 26/2, 2026-11-27, fourteen runs of --repeats 21, warm calls, after d1f46fb): 1.18-1.32 / 0.92-1.22 of the
+        // 26/2, 2026-11-27, seventeen runs of --repeats 21, warm calls, after d1f46fb): 1.18-1.32 / 0.89-1.22 of the
         // best sgemm at m=320 / 203, the m=203 row moving with the VM's minute-long states (docs/schedules.md).
         cpu_block_transpose(A.enc_t, in.enc, s, h, A.S, A.m, b);
         TileLoops sv, kv, mv;
@@ -122,8 +122,8 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     const Var h = D.h, c = D.c, b = D.b, t = D.t, s = D.s, i = D.i;
     if (!target.has_gpu_feature()) {
         // Seven parallel regions (dgate_o fused with dmixed, dk and dc one GEMM, dalpha in the softmax backward's tasks;
-        // enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.18-1.27 / 0.907-1.163 at
-        // m=320 / 203 (0.78-0.94 in ten runs before d1f46fb, some in the VM's slow minutes).
+        // enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.18-1.27 / 0.85-1.16 at
+        // m=320 / 203 (0.907-1.163 in a fast stretch of the VM, 0.851-0.879 in a slow one).
         const int vec = target.natural_vector_size<float>();
         cpu_block_transpose(D.weights_t, in.fwd.weights, c, h, D.m, D.m, i);
         Var ro = by_rows(D.dmixed, h, D.r, target);
