@@ -1,10 +1,13 @@
-// `qrnn bench --what attention --quick`: every row it writes (table and --json) is well-formed: the attention
-// forward and backward of each quick shape against the summed best sgemm of their GEMMs, names of the
+// `qrnn bench --what attention --quick`: every row it writes (table and --json) is well-formed. For each quick
+// shape and each of forward and backward, two rows: against references doing the same work (the summed best sgemm
+// of its GEMMs plus oneDNN's softmax pass and products, target 0.90) and against the GEMMs alone (a floor, target
+// 0.80); the first reference costs more than the second and names the same GEMM references. Names of the
 // references given, ratios finite, positive and the median of per-round ratios between their quartiles; the rows
 // say they time warm calls. Timing never decides pass/fail.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <regex>
 
 #include "tests/support/bench_rows.h"
@@ -15,29 +18,44 @@ TEST(BenchAttention, QuickRowsAreWellFormed) {
     const QuickBench bench = run_quick_bench("attention");
     const CliResult &r = bench.cli;
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("attention forward (3 GEMMs + softmax) vs best sgemm x3, warm calls"), std::string::npos) << r.output;
+    const std::string same_work[2] = {
+        "attention forward vs best sgemm x3 + oneDNN softmax, product (same work), warm calls",
+        "attention backward vs best sgemm x5 + oneDNN softmax backward, 2 products (same work), warm calls"};
+    const std::string floor[2] = {"attention forward vs its GEMMs alone at best sgemm x3 (floor), warm calls",
+                                  "attention backward vs its GEMMs alone at best sgemm x5 (floor), warm calls"};
+    EXPECT_NE(r.output.find(same_work[0]), std::string::npos) << r.output;
 
     const std::vector<BenchRow> &rows = bench.rows;
-    ASSERT_EQ(rows.size(), 4u) << r.output;  // two quick shapes x (forward, backward)
+    ASSERT_EQ(rows.size(), 8u) << r.output;  // two quick shapes x (forward, backward) x (same work, floor)
     const std::regex shape(R"(T=\d+ S=\d+ B=\d+ m=\d+)");
-    const std::regex names_forward(R"(\S+/\S+/\S+)"), names_backward(R"(\S+/\S+/\S+/\S+/\S+)");
-    int forward = 0, backward = 0;
+    const std::regex gemms[2] = {std::regex(R"(\S+/\S+/\S+)"), std::regex(R"(\S+/\S+/\S+/\S+/\S+)")};
+    const std::regex passes(R"(dnnl(-1t)?/dnnl(-1t)?)");  // two passes each way
+    std::map<std::string, const BenchRow *> by_key;  // benchmark + shape
     for (const BenchRow &row : rows) {
-        const bool is_forward = row.benchmark == "attention forward (3 GEMMs + softmax) vs best sgemm x3, warm calls";
-        forward += is_forward, backward += row.benchmark == "attention backward (5 GEMMs + softmax) vs best sgemm x5, warm calls";
+        by_key[row.benchmark + "|" + row.shape] = &row;
         EXPECT_TRUE(std::regex_match(row.shape, shape)) << row.shape;
         auto [ours, ours_unit] = bench_quantity(row.ours);
         auto [ref, ref_unit] = bench_quantity(row.reference);
         EXPECT_EQ(ours_unit, "ms") << row.ours;
         EXPECT_EQ(ref_unit, "ms") << row.reference;
         EXPECT_NE(row.ours.find(" GFLOP/s"), std::string::npos) << row.ours;
-        const std::string names = row.reference.substr(row.reference.find("ms ") + 3);
-        EXPECT_TRUE(std::regex_match(names, is_forward ? names_forward : names_backward)) << row.reference;
         EXPECT_TRUE(std::isfinite(ours) && ours > 0 && std::isfinite(ref) && ref > 0) << row.ours << " / " << row.reference;
-        EXPECT_TRUE(is_round_ratio_row(row, 0.90));  // 3 rounds at --repeats 1
     }
-    EXPECT_EQ(forward, 2);
-    EXPECT_EQ(backward, 2);
+    for (const std::string s : {"T=32 S=32 B=4 m=64", "T=7 S=5 B=3 m=33"})
+        for (int pass = 0; pass < 2; pass++) {
+            const BenchRow *work = by_key[same_work[pass] + "|" + s], *gemm = by_key[floor[pass] + "|" + s];
+            ASSERT_TRUE(work && gemm) << s << "\n" << r.output;
+            EXPECT_TRUE(is_round_ratio_row(*work, 0.90));  // 3 rounds at --repeats 1
+            EXPECT_TRUE(is_round_ratio_row(*gemm, 0.80));
+            const std::string gemm_names = gemm->reference.substr(gemm->reference.find("ms ") + 3);
+            EXPECT_TRUE(std::regex_match(gemm_names, gemms[pass])) << gemm->reference;
+            const std::string work_names = work->reference.substr(work->reference.find("ms ") + 3);
+            ASSERT_EQ(work_names.rfind(gemm_names + " + ", 0), 0u) << work->reference << " / " << gemm->reference;
+            EXPECT_TRUE(std::regex_match(work_names.substr(gemm_names.size() + 3), passes)) << work->reference;
+            EXPECT_GT(bench_quantity(work->reference).first, bench_quantity(gemm->reference).first)
+                << work->reference << " / " << gemm->reference;
+            EXPECT_EQ(work->ours, gemm->ours);
+        }
 }
 
 }  // namespace qrnn::test

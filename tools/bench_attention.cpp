@@ -4,6 +4,7 @@
 
 #include "runtime/compiled_attention.h"
 #include "tools/bench_operands.h"
+#include "tools/onednn_row_ops.h"
 #include "tools/sgemm_references.h"
 
 namespace qrnn::bench {
@@ -19,6 +20,10 @@ struct AttentionGemms::State {
     // Reference operands, per GEMM (bench_attention.h), the per-b ones stacked over b; a C per GEMM.
     std::vector<float> c_b, enc_t_b, enc_b, alpha_b, kc, w_kc, dmixed, w_t, kc_t, dk_b, dscore_b, ads_b, dkc_b;
     std::vector<std::vector<float>> C;
+    // The passes that are not GEMMs: oneDNN's primitives, their operands and outputs.
+    std::vector<OnednnSoftmax> softmax;  // per pass reference
+    std::vector<OnednnProduct> product;
+    std::vector<float> scores, dalpha, ref_alpha, ref_out, ref_dmixed, ref_dgate_o, ref_dscore;
 };
 
 AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const Halide::Target &target)
@@ -72,6 +77,13 @@ AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const
         for (int64_t c = 0; c < m; c++)
             for (int64_t h = 0; h < m; h++) s.w_t[h * 2 * m + i * m + c] = s.weights(i, c, h);
     s.C.assign(kGemms, std::vector<float>(std::max({B * T * S, N * 2 * m, B * S * m, 2 * m * m})));
+
+    for (bool calling_thread : {false, true})
+        s.softmax.emplace_back(B * T, S, calling_thread), s.product.emplace_back(N * m, calling_thread);
+    s.scores = per_b(T, S), s.dalpha = per_b(T, S);
+    fill_range(s.scores, 13, 9, 4.0f), fill_range(s.dalpha, 13, 10, 1.0f);
+    s.ref_alpha = s.ref_dscore = per_b(T, S);
+    s.ref_out = s.ref_dmixed = s.ref_dgate_o = std::vector<float>(N * m);
 }
 
 void AttentionGemms::run_forward() {
@@ -102,6 +114,45 @@ void AttentionGemms::run_reference(size_t i, int g) {
         case 6: batched(I(T), I(m), I(S), s.dscore_b, s.enc_b); break;
         default: batched(I(S), I(m), I(2 * T), s.ads_b, s.dkc_b); break;
     }
+}
+
+const std::vector<std::string> &AttentionGemms::pass_references() {
+    static const std::vector<std::string> names{"dnnl", "dnnl-1t"};
+    return names;
+}
+
+void AttentionGemms::run_reference_pass(size_t i, int p) {
+    State &s = *s_;
+    OnednnSoftmax &softmax = s.softmax.at(i);
+    OnednnProduct &product = s.product.at(i);
+    const float *o = s.gate_o.data.data(), *mixed = s.tape.mixed.data.data(), *dout = s.dout.data.data();
+    switch (p) {
+        case 0: softmax.forward(s.scores.data(), s.ref_alpha.data()); break;
+        case 1: product.run(o, mixed, s.ref_out.data()); break;
+        case 2: product.run(dout, o, s.ref_dmixed.data()), product.run(dout, mixed, s.ref_dgate_o.data()); break;
+        default: softmax.backward(s.ref_alpha.data(), s.dalpha.data(), s.ref_dscore.data()); break;
+    }
+}
+
+double AttentionGemms::passes_abs_diff(size_t i) {
+    State &s = *s_;
+    for (int p = 0; p < kPasses; p++) run_reference_pass(i, p);
+    double worst = 0;
+    auto check = [&](double want, float got) { worst = std::max(worst, std::abs(want - got)); };
+    const int64_t S = s.S;
+    for (int64_t r = 0; r < s.B * s.T; r++) {
+        const float *x = &s.scores[r * S], *y = &s.ref_alpha[r * S], *dy = &s.dalpha[r * S];
+        double mx = -INFINITY, sum = 0, dot = 0;
+        for (int64_t e = 0; e < S; e++) mx = std::max(mx, static_cast<double>(x[e]));
+        for (int64_t e = 0; e < S; e++) sum += std::exp(x[e] - mx);
+        for (int64_t e = 0; e < S; e++) check(std::exp(x[e] - mx) / sum, y[e]), dot += double(y[e]) * dy[e];
+        for (int64_t e = 0; e < S; e++) check(y[e] * (dy[e] - dot), s.ref_dscore[r * S + e]);
+    }
+    for (size_t i = 0; i < s.ref_out.size(); i++) {
+        const double o = s.gate_o.data[i], mixed = s.tape.mixed.data[i], dout = s.dout.data[i];
+        check(o * mixed, s.ref_out[i]), check(dout * o, s.ref_dmixed[i]), check(dout * mixed, s.ref_dgate_o[i]);
+    }
+    return worst;
 }
 
 double AttentionGemms::gemm_flops(int g) const {

@@ -9,10 +9,18 @@
 //            5 dalpha   per b: C[T][S] = dk_b[T][m] e_b^T[m][S]
 //            6 dc += dscore e per b: C[T][m] = dscore_b[T][S] e_b[S][m]
 //            7 de       per b: C[S][m] = [alpha^T dscore^T]_b[S][2T] [dk; c]_b[2T][m]
+// and oneDNN's primitives (tools/onednn_row_ops.h) on the passes that are not GEMMs, so that the references
+// together do the same work as ours:
+//   forward  0 softmax over s of the scores (every source position valid: lengths = S)
+//            1 out = o * mixed
+//   backward 2 dmixed = dout * o and dgate_o = dout * mixed
+//            3 dscore = alpha * (dalpha - sum_s alpha dalpha)
 #pragma once
 #include <Halide.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace qrnn::bench {
 
@@ -25,6 +33,13 @@ public:
     // Reference i (sgemm_references(target)[i]) on GEMM g (above), all its sequences.
     void run_reference(size_t i, int g);
     double gemm_flops(int g) const;
+    static constexpr int kForwardPasses = 2, kPasses = 4;
+    // The pass references: oneDNN on its threads ("dnnl") or on the calling thread ("dnnl-1t").
+    static const std::vector<std::string> &pass_references();
+    void run_reference_pass(size_t i, int p);  // pass reference i on pass p (above)
+    // |pass reference i's result - a double-precision loop's| (max over the entries of every pass), for the
+    // operands of the timed calls: the passes compute what ours do.
+    double passes_abs_diff(size_t i);
     // |our alpha - softmax of reference i's scores| (max over entries): both compute the same scores.
     double alpha_abs_diff(size_t i);
     std::string shape() const;  // "T=.. S=.. B=.. m=.."
