@@ -5,6 +5,7 @@
 // not multiples of a tile), one-vector tiles (m = 20 under AVX-512), scalars (m < a vector), T = 1 (a decoding
 // step), B = 1, masked sources.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include "reference/encoder_decoder.h"
 #include "runtime/compare.h"
@@ -65,6 +66,36 @@ TEST(Attention, MatchesReferenceOnEveryCpuTarget) {
                     for (int64_t s = 0; s < p.S; s++) differing += tape.enc_t(b, h, s) != fenc(s, b, h);
             EXPECT_EQ(differing, 0) << where << " enc_t";
         }
+    }
+}
+
+// What the attention's backward leaves allocated (its gradients, and its scratch kept by the JIT pipelines' buffer
+// cache, runtime/buffer_cache.h) stays near the size of its buffers. When dk/dc's i was fused into its parallel loop,
+// Halide inferred 446 values of i at this shape and the call allocated 480 MB for ~4 MB of scratch.
+TEST(Attention, BackwardScratchIsTheSizeOfItsBuffers) {
+    const int64_t T = 64, S = 64, B = 16, m = 320;
+    auto heap_in_use = [] {
+        const struct mallinfo2 info = mallinfo2();  // every arena, and the mmapped blocks
+        return static_cast<double>(info.uordblks + info.hblkhd);
+    };
+    for (const Halide::Target &target : runnable_cpu_targets()) {
+        std::shared_ptr<CompiledAttention> attention = compiled_attention(target.to_string());
+        const Tensor<float> cell = convert<float>(seeded_tensor({T, B, m}, 7, 1));
+        const Tensor<float> gate_o = convert<float>(seeded_tensor({T, B, m}, 7, 2));
+        const Tensor<float> enc = convert<float>(seeded_tensor({S, B, m}, 7, 3));
+        const Tensor<float> weights = convert<float>(seeded_tensor({2, m, m}, 7, 4, 0.1));
+        const Tensor<float> dout = convert<float>(seeded_tensor({T, B, m}, 7, 5));
+        const std::vector<int64_t> lengths(B, S);
+        Tensor<float> out;
+        AttentionTape tape;
+        attention->forward(cell, gate_o, enc, lengths, weights, out, tape);
+        const double before = heap_in_use();
+        AttentionGradsF grads;
+        attention->backward(cell, gate_o, enc, lengths, weights, tape, dout, grads);
+        // Gradients 3 T B m + 2 m m (S = T); scratch: dk/dc 2 T B m, dmixed T B m, the transposed weights 2 m m,
+        // dscore T S B: 6 T B m + 4 m m + T S B floats in all.
+        const double floats = 6.0 * T * B * m + 4.0 * m * m + T * S * B;
+        EXPECT_LE(heap_in_use() - before, 1.5 * 4 * floats) << target.to_string();
     }
 }
 
