@@ -23,7 +23,7 @@ struct AttentionGemms::State {
     // The passes that are not GEMMs: oneDNN's primitives, their operands and outputs.
     std::vector<OnednnSoftmax> softmax;  // per pass reference
     std::vector<OnednnProduct> product;
-    std::vector<float> scores, dalpha, ref_alpha, ref_out, ref_dmixed, ref_dgate_o, ref_dscore;
+    std::vector<float> ref_alpha, ref_out, ref_dmixed, ref_dgate_o, ref_dscore;
 };
 
 AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const Halide::Target &target)
@@ -80,8 +80,6 @@ AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const
 
     for (bool calling_thread : {false, true})
         s.softmax.emplace_back(B * T, S, calling_thread), s.product.emplace_back(N * m, calling_thread);
-    s.scores = per_b(T, S), s.dalpha = per_b(T, S);
-    fill_range(s.scores, 13, 9, 4.0f), fill_range(s.dalpha, 13, 10, 1.0f);
     s.ref_alpha = s.ref_dscore = per_b(T, S);
     s.ref_out = s.ref_dmixed = s.ref_dgate_o = std::vector<float>(N * m);
 }
@@ -127,21 +125,22 @@ void AttentionGemms::run_reference_pass(size_t i, int p) {
     OnednnProduct &product = s.product.at(i);
     const float *o = s.gate_o.data.data(), *mixed = s.tape.mixed.data.data(), *dout = s.dout.data.data();
     switch (p) {
-        case 0: softmax.forward(s.scores.data(), s.ref_alpha.data()); break;
+        case 0: softmax.forward(s.C[0].data(), s.ref_alpha.data()); break;
         case 1: product.run(o, mixed, s.ref_out.data()); break;
         case 2: product.run(dout, o, s.ref_dmixed.data()), product.run(dout, mixed, s.ref_dgate_o.data()); break;
-        default: softmax.backward(s.ref_alpha.data(), s.dalpha.data(), s.ref_dscore.data()); break;
+        default: softmax.backward(s.ref_alpha.data(), s.C[5].data(), s.ref_dscore.data()); break;
     }
 }
 
 double AttentionGemms::passes_abs_diff(size_t i) {
     State &s = *s_;
+    run_reference(0, 0), run_reference(0, 5);  // the scores and dalpha the passes read
     for (int p = 0; p < kPasses; p++) run_reference_pass(i, p);
     double worst = 0;
     auto check = [&](double want, float got) { worst = std::max(worst, std::abs(want - got)); };
     const int64_t S = s.S;
     for (int64_t r = 0; r < s.B * s.T; r++) {
-        const float *x = &s.scores[r * S], *y = &s.ref_alpha[r * S], *dy = &s.dalpha[r * S];
+        const float *x = &s.C[0][r * S], *y = &s.ref_alpha[r * S], *dy = &s.C[5][r * S];
         double mx = -INFINITY, sum = 0, dot = 0;
         for (int64_t e = 0; e < S; e++) mx = std::max(mx, static_cast<double>(x[e]));
         for (int64_t e = 0; e < S; e++) sum += std::exp(x[e] - mx);
@@ -153,6 +152,19 @@ double AttentionGemms::passes_abs_diff(size_t i) {
         check(o * mixed, s.ref_out[i]), check(dout * o, s.ref_dmixed[i]), check(dout * mixed, s.ref_dgate_o[i]);
     }
     return worst;
+}
+
+void AttentionGemms::run_reference_chain(bool forward, const std::vector<size_t> &gemm_refs,
+                                         const std::vector<size_t> &pass_refs) {
+    // Steps in order: GEMM g >= 0, pass p as -1 - p.
+    static const std::vector<int> forward_steps{0, -1, 1, 2, -2}, backward_steps{-3, 3, 4, 5, -4, 6, 7};
+    const int first_gemm = forward ? 0 : kForwardGemms, first_pass = forward ? 0 : kForwardPasses;
+    for (int step : forward ? forward_steps : backward_steps) {
+        if (step >= 0)
+            run_reference(gemm_refs.at(step - first_gemm), step);
+        else
+            run_reference_pass(pass_refs.at(-1 - step - first_pass), -1 - step);
+    }
 }
 
 double AttentionGemms::gemm_flops(int g) const {

@@ -9,12 +9,13 @@
 //            5 dalpha   per b: C[T][S] = dk_b[T][m] e_b^T[m][S]
 //            6 dc += dscore e per b: C[T][m] = dscore_b[T][S] e_b[S][m]
 //            7 de       per b: C[S][m] = [alpha^T dscore^T]_b[S][2T] [dk; c]_b[2T][m]
-// and oneDNN's primitives (tools/onednn_row_ops.h) on the passes that are not GEMMs, so that the references
-// together do the same work as ours:
-//   forward  0 softmax over s of the scores (every source position valid: lengths = S)
+// and oneDNN's primitives (tools/onednn_row_ops.h) on the passes that are not GEMMs:
+//   forward  0 softmax over s of GEMM 0's scores (every source position valid: lengths = S)
 //            1 out = o * mixed
 //   backward 2 dmixed = dout * o and dgate_o = dout * mixed
-//            3 dscore = alpha * (dalpha - sum_s alpha dalpha)
+//            3 dscore = alpha * (dalpha - sum_s alpha dalpha), dalpha from GEMM 5
+// A chain runs chosen references on every step of one direction in the order of the computation (forward
+// 0 P0 1 2 P1, backward P2 3 4 5 P3 6 7): the same work as ours, done as a user would with the libraries.
 #pragma once
 #include <Halide.h>
 
@@ -40,6 +41,9 @@ public:
     // |pass reference i's result - a double-precision loop's| (max over the entries of every pass), for the
     // operands of the timed calls: the passes compute what ours do.
     double passes_abs_diff(size_t i);
+    // The chain of one direction: sgemm reference gemm_refs[k] on that direction's k-th GEMM, pass reference
+    // pass_refs[k] on its k-th pass.
+    void run_reference_chain(bool forward, const std::vector<size_t> &gemm_refs, const std::vector<size_t> &pass_refs);
     // |our alpha - softmax of reference i's scores| (max over entries): both compute the same scores.
     double alpha_abs_diff(size_t i);
     std::string shape() const;  // "T=.. S=.. B=.. m=.."
