@@ -79,9 +79,9 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
     AttentionFuncs A = define_attention(in);
     const Var h = A.h, b = A.b, t = A.t, s = A.s;
     if (!target.has_gpu_feature()) {
-        // The scores, context and mix GEMMs register-blocked, the softmax per sequence b. Achieved (2 cores, AMD EPYC
-        // 26/2, 2026-11-27, seventeen runs of --repeats 21, warm calls, after d1f46fb): 1.18-1.32 / 0.89-1.22 of the
-        // best sgemm at m=320 / 203, the m=203 row moving with the VM's minute-long states (docs/schedules.md).
+        // The scores, context and mix GEMMs register-blocked, the softmax per sequence b. Achieved (`qrnn bench --what
+        // attention --repeats 21`, 2 cores, AMD EPYC 26/2, 2026-11-27, 12 runs over both of the VM's states): 1.25-1.52
+        // / 1.01-1.33 of its steps in the best libraries at m=320 / 203, 1.08-1.45 / 0.88-1.16 of its GEMMs alone.
         cpu_block_transpose(A.enc_t, in.enc, s, h, A.S, A.m, b);
         TileLoops sv, kv, mv;
         kv.task_size = per_sequence_tasks(A.B, A.T, gemm_tile_for(target).t);
@@ -121,9 +121,10 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     AttentionBackwardFuncs D = define_attention_backward(in);
     const Var h = D.h, c = D.c, b = D.b, t = D.t, s = D.s, i = D.i;
     if (!target.has_gpu_feature()) {
-        // Seven parallel regions (dgate_o fused with dmixed, dk and dc one GEMM, dalpha in the softmax backward's tasks;
-        // enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.18-1.27 / 0.85-1.16 at
-        // m=320 / 203 (0.907-1.163 in a fast stretch of the VM, 0.851-0.879 in a slow one).
+        // Seven parallel regions (dgate_o fused with dmixed, dk and dc one GEMM, dalpha in the softmax backward's
+        // tasks; enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.24-1.45 / 0.98-1.26
+        // of its steps in the best libraries at m=320 / 203, 1.05-1.38 / 0.85-1.09 of its GEMMs alone; one thread
+        // 0.96-0.98 / 0.83-0.87.
         const int vec = target.natural_vector_size<float>();
         cpu_block_transpose(D.weights_t, in.fwd.weights, c, h, D.m, D.m, i);
         Var ro = by_rows(D.dmixed, h, D.r, target);
@@ -139,7 +140,7 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
         ev.task_size = per_sequence_tasks(D.B, D.S, tile.t, 2);
         // dk and dc: one GEMM over the T B rows, parallel over i (a core's transposed weights) and within it over
         // tiles. Not i fused into one parallel loop with the tiles: then i, inferred from the fused loop, took 55
-        // values at T=37 B=5 m=203 (17 MB allocated for weights_t and dkc, 0.6 MB used) and 446 at T=64 B=16 m=320.
+        // values at T=37 B=5 m=203 (17 MB allocated for weights_t and dkc, 0.6 MB used), 279 at T=64 B=16 m=320.
         kv.b_block = 16;
         cpu_gemm(D.dkc.in(), D.dkc, c, D.r, D.m, D.T * D.B, kv, {kv.bo, kv.ao, kv.bb, i}, 0, {D.hidden_r}, target,
                  [&](Stage st) { st.fuse(kv.ao, kv.bb, kv.par).parallel(kv.par).parallel(i); }, tile);
