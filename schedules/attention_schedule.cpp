@@ -80,7 +80,7 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
     const Var h = A.h, b = A.b, t = A.t, s = A.s;
     if (!target.has_gpu_feature()) {
         // The scores, context and mix GEMMs register-blocked, the softmax per sequence b. Achieved (`qrnn bench --what
-        // attention --repeats 21`, 2 cores, AMD EPYC 26/2, 2026-11-27, 12 runs over both of the VM's states): 1.25-1.52
+        // attention --repeats 21`, 2 cores, AMD EPYC 26/2, 2026-11-27, 20 runs over both of the VM's states): 1.25-1.52
         // / 1.01-1.33 of its steps in the best libraries at m=320 / 203, 1.08-1.45 / 0.88-1.16 of its GEMMs alone.
         cpu_block_transpose(A.enc_t, in.enc, s, h, A.S, A.m, b);
         TileLoops sv, kv, mv;
@@ -122,7 +122,7 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     const Var h = D.h, c = D.c, b = D.b, t = D.t, s = D.s, i = D.i;
     if (!target.has_gpu_feature()) {
         // Seven parallel regions (dgate_o fused with dmixed, dk and dc one GEMM, dalpha in the softmax backward's
-        // tasks; enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.24-1.45 / 0.98-1.26
+        // tasks; enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.24-1.45 / 0.97-1.26
         // of its steps in the best libraries at m=320 / 203, 1.05-1.38 / 0.85-1.09 of its GEMMs alone; one thread
         // 0.96-0.98 / 0.83-0.87.
         const int vec = target.natural_vector_size<float>();
