@@ -147,9 +147,9 @@ double AttentionGemms::passes_abs_diff(size_t i) {
         for (int64_t e = 0; e < S; e++) check(std::exp(x[e] - mx) / sum, y[e]), dot += double(y[e]) * dy[e];
         for (int64_t e = 0; e < S; e++) check(y[e] * (dy[e] - dot), s.ref_dscore[r * S + e]);
     }
-    for (size_t i = 0; i < s.ref_out.size(); i++) {
-        const double o = s.gate_o.data[i], mixed = s.tape.mixed.data[i], dout = s.dout.data[i];
-        check(o * mixed, s.ref_out[i]), check(dout * o, s.ref_dmixed[i]), check(dout * mixed, s.ref_dgate_o[i]);
+    for (size_t k = 0; k < s.ref_out.size(); k++) {
+        const double o = s.gate_o.data[k], mixed = s.tape.mixed.data[k], dout = s.dout.data[k];
+        check(o * mixed, s.ref_out[k]), check(dout * o, s.ref_dmixed[k]), check(dout * mixed, s.ref_dgate_o[k]);
     }
     return worst;
 }
