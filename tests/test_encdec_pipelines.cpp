@@ -5,7 +5,6 @@
 // not multiples of a tile), one-vector tiles (m = 20 under AVX-512), scalars (m < a vector), T = 1 (a decoding
 // step), B = 1, masked sources.
 #include <gtest/gtest.h>
-#include <malloc.h>
 
 #include "reference/encoder_decoder.h"
 #include "runtime/compare.h"
@@ -13,6 +12,7 @@
 #include "runtime/compiled_condition.h"
 #include "schedules/cpu_target.h"
 #include "tests/support/finite_differences.h"
+#include "tests/support/heap.h"
 
 namespace qrnn::test {
 namespace {
@@ -74,10 +74,6 @@ TEST(Attention, MatchesReferenceOnEveryCpuTarget) {
 // Halide inferred 279 values of i at this shape and the call allocated 480 MB for 3.4 MB of scratch.
 TEST(Attention, BackwardScratchIsTheSizeOfItsBuffers) {
     const int64_t T = 64, S = 64, B = 16, m = 320;
-    auto heap_in_use = [] {
-        const struct mallinfo2 info = mallinfo2();  // every arena, and the mmapped blocks
-        return static_cast<double>(info.uordblks + info.hblkhd);
-    };
     for (const Halide::Target &target : runnable_cpu_targets()) {
         std::shared_ptr<CompiledAttention> attention = compiled_attention(target.to_string());
         const Tensor<float> cell = convert<float>(seeded_tensor({T, B, m}, 7, 1));

@@ -3,19 +3,16 @@
 // plain stack's estimate the guard used before (which would have let such configs through); oversized
 // configs are refused before anything is allocated.
 #include <gtest/gtest.h>
-#include <malloc.h>
 
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 #include "tests/support/cli.h"
+#include "tests/support/heap.h"
 
 namespace qrnn {
 namespace {
 
-double heap_in_use() {
-    const struct mallinfo2 info = mallinfo2();  // every arena, and the mmapped blocks
-    return static_cast<double>(info.uordblks + info.hblkhd);
-}
+using test::heap_in_use;
 
 ModelConfig config(const std::string &model, const std::string &pass, int64_t T, int64_t B, int64_t n, int64_t m,
                    int64_t L) {
