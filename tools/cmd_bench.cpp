@@ -388,6 +388,7 @@ int bench_command(const std::vector<std::string> &args) {
         // m=203 forward took 0.20-0.30 ms against 0.15-0.19 back to back: docs/schedules.md).
         using bench::AttentionGemms;
         const std::vector<std::string> &pass_refs = AttentionGemms::pass_references();
+        const std::vector<std::string> gemm_refs = sgemm_names(refs);
         for (auto [T, S, B, m] : bench_attention_shapes(quick)) {
             AttentionGemms a(T, S, B, m, target);
             std::vector<std::function<void()>> runs{[&] { a.run_forward(); }, [&] { a.run_backward(); }};
@@ -407,7 +408,7 @@ int bench_command(const std::vector<std::string> &args) {
             const int pf = AttentionGemms::kForwardPasses, pb = AttentionGemms::kPasses - pf;
             BestSum gemms[2], passes[2];  // [forward, backward]
             for (int d = 0; d < 2; d++) {
-                gemms[d] = best_sum(t, 2, AttentionGemms::kGemms, d ? nf : 0, d ? nb : nf, sgemm_names(refs));
+                gemms[d] = best_sum(t, 2, AttentionGemms::kGemms, d ? nf : 0, d ? nb : nf, gemm_refs);
                 passes[d] = best_sum(t, first_pass, AttentionGemms::kPasses, d ? pf : 0, d ? pb : pf, pass_refs);
             }
             // Chain candidates per direction: every GEMM in one library (one per sgemm reference), or each in the one
