@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/streams.h"
 #include "nn/layer.h"
 #include "runtime/seeded_fill.h"
 #include "runtime/timing.h"
@@ -67,8 +68,8 @@ int run(int argc, char **argv) {
         b.tape = b.layer->make_tape();
         b.x = Tensor<float>({T, B, b.layer->input_size()});
         b.dy = Tensor<float>({T, B, b.layer->output_size()});
-        seeded_fill(b.x, cfg.seed, 0x50000, 1.0);
-        seeded_fill(b.dy, cfg.seed, 0x50001, 1.0);
+        seeded_fill(b.x, cfg.seed, streams::kBenchTrainingX, 1.0);
+        seeded_fill(b.dy, cfg.seed, streams::kBenchTrainingDy, 1.0);
         b.d_final = b.d_initial = b.state = b.layer->initial_state(B);
         benches.push_back(std::move(b));
     }

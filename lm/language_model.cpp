@@ -3,20 +3,16 @@
 #include <chrono>
 
 #include "core/error.h"
-#include "core/hash_rng.h"
+#include "core/streams.h"
 #include "nn/dropout.h"
+#include "runtime/seeded_fill.h"
 
 namespace qrnn::lm {
 namespace {
 
-// Streams of the model's own hash draws, apart from the layers' (2l, 2l+1).
-constexpr uint32_t kInitStream = 0x10000;
-
 Tensor<float> uniform_init(std::vector<int64_t> shape, uint32_t seed, uint32_t stream, double bound) {
     Tensor<float> t(std::move(shape));
-    const uint32_t key = stream_key(seed, kInitStream + stream);
-    for (size_t i = 0; i < t.size(); i++)
-        t.data[i] = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, static_cast<uint32_t>(i)), -bound, bound));
+    seeded_fill(t, seed, stream, bound);
     return t;
 }
 
@@ -32,8 +28,8 @@ LanguageModel::LanguageModel(const LmShape &shape)
     if (V < 2) fail("language model: vocabulary of ", V, " words (need at least 2)");
     if (!(shape.io_dropout >= 0 && shape.io_dropout < 1)) fail("io_dropout must be in [0, 1), got ", shape.io_dropout);
     if (shape.tie_weights && n != m) fail("tie_weights needs emb == hidden, got emb ", n, ", hidden ", m);
-    embedding_ = uniform_init({V, n}, shape.stack.seed, 0, 0.1);
-    if (!shape.tie_weights) decoder_weights_ = uniform_init({V, m}, shape.stack.seed, 1, 0.1);
+    embedding_ = uniform_init({V, n}, shape.stack.seed, streams::kLmEmbedding, 0.1);
+    if (!shape.tie_weights) decoder_weights_ = uniform_init({V, m}, shape.stack.seed, streams::kLmDecoder, 0.1);
     decoder_bias_ = Tensor<float>({V});
     d_embedding_ = Tensor<float>({V, n});
     decoder_grads_ = {Tensor<float>({V, m}), Tensor<float>({V})};

@@ -4,12 +4,12 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/streams.h"
 #include "nn/seq_layer.h"
 #include "runtime/seeded_fill.h"
 
 namespace qrnn::lm {
 namespace {
-constexpr uint32_t kEmbeddingStream = 0x43000, kOutputStream = 0x43001;  // apart from the layers' and the LM's
 }
 
 SequenceClassifier::SequenceClassifier(const ClassifierShape &shape)
@@ -19,9 +19,9 @@ SequenceClassifier::SequenceClassifier(const ClassifierShape &shape)
     if (shape.vocab < 1 || shape.classes < 2) fail("classifier: vocab ", shape.vocab, ", classes ", shape.classes);
     const int64_t n = shape.stack.input;
     embedding_ = Tensor<float>({shape.vocab, n}), d_embedding_ = Tensor<float>(embedding_.shape);
-    seeded_fill(embedding_, shape.stack.seed, kEmbeddingStream, 0.1);
+    seeded_fill(embedding_, shape.stack.seed, streams::kClassifierEmbedding, 0.1);
     weights_ = Tensor<float>({shape.classes, width_}), bias_ = Tensor<float>({shape.classes});
-    seeded_fill(weights_, shape.stack.seed, kOutputStream, 1.0 / std::sqrt(static_cast<double>(width_)));
+    seeded_fill(weights_, shape.stack.seed, streams::kClassifierOutput, 1.0 / std::sqrt(static_cast<double>(width_)));
     grads_ = {Tensor<float>(weights_.shape), Tensor<float>(bias_.shape)};
     tapes_ = stack_.make_tapes();
 }

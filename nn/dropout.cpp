@@ -1,10 +1,10 @@
 #include "nn/dropout.h"
 
 #include "core/hash_rng.h"
+#include "core/streams.h"
 
 namespace qrnn::nn {
 namespace {
-constexpr uint32_t kDropoutStream = 0x20000;  // apart from the layers' own streams (2l, 2l+1)
 
 // The inverted-dropout row: dst[c] = src[c] * scale where hash_at(key, t, b, c) >= threshold, else 0 (the row's
 // part of the hash computed once). Compiled for AVX-512 and AVX2 besides the baseline, the CPU picks at load
@@ -27,7 +27,7 @@ void dropout_into(const Tensor<float> &x, Tensor<float> &out, double p, uint32_t
         return;
     }
     const int64_t T = x.dim(0), B = x.dim(1), C = x.dim(2);
-    const uint32_t key = drawn_key(stream_key(seed, kDropoutStream + stream), draw), threshold = drop_threshold(p);
+    const uint32_t key = drawn_key(stream_key(seed, streams::nn_dropout(stream)), draw), threshold = drop_threshold(p);
     const float scale = static_cast<float>(1.0 / (1.0 - p));
     for (int64_t t = 0; t < T; t++)
         for (int64_t b = 0; b < B; b++) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/streams.h"
 #include "runtime/seeded_fill.h"
 
 namespace qrnn::nn {
@@ -14,7 +15,7 @@ Seq2Seq::Seq2Seq(const EncDecConfig &cfg, int64_t symbols) : net_(cfg), symbols_
     const int64_t m = cfg.hidden();
     w_ = Tensor<float>({m, symbols}), b_ = Tensor<float>({symbols});
     dw_ = Tensor<float>(w_.shape), db_ = Tensor<float>(b_.shape);
-    seeded_fill(w_, cfg.encoder.seed, 0x41000u, 1.0 / std::sqrt(static_cast<double>(m)));
+    seeded_fill(w_, cfg.encoder.seed, streams::kSeq2SeqOutput, 1.0 / std::sqrt(static_cast<double>(m)));
 }
 
 Tensor<float> Seq2Seq::logits(const Tensor<float> &out) const {

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/hash_rng.h"
+#include "core/streams.h"
 #include "nn/qrnn_layer.h"
 #include "runtime/seeded_fill.h"
 
@@ -30,7 +31,6 @@ void for_history_rows(int64_t rows, const std::vector<int32_t> &lengths, int64_t
         }
 }
 
-constexpr uint32_t kLengthStream = 0x1FF10;  // seeded lengths (QRNN streams: core/layout.h)
 }  // namespace
 
 SeqOptions seq_model_options(const std::string &model) {
@@ -47,7 +47,7 @@ bool is_seq_model(const std::string &model) {
 std::vector<int32_t> seq_lengths(const ModelConfig &cfg) {
     std::vector<int32_t> lengths(cfg.batch, static_cast<int32_t>(cfg.seq));
     if (cfg.model.size() < 7 || cfg.model.compare(cfg.model.size() - 7, 7, "-varlen") != 0) return lengths;
-    const uint32_t key = stream_key(cfg.seed, kLengthStream);
+    const uint32_t key = stream_key(cfg.seed, streams::kSeqLengths);
     for (int64_t b = 1; b < cfg.batch; b++)
         lengths[b] = 1 + static_cast<int32_t>(hash_at<uint32_t>(key, 0, 0, static_cast<uint32_t>(b)) % cfg.seq);
     return lengths;
@@ -66,8 +66,8 @@ SeqQrnnLayer::SeqQrnnLayer(const ModelConfig &cfg, int64_t index, const SeqOptio
     const int64_t rows = options.directions * find_pooling(cfg.pooling).gate_count();
     params_ = {Tensor<float>({rows, cfg.window, n_, cfg.hidden}), Tensor<float>({rows, cfg.hidden})};
     const double bound = 1.0 / std::sqrt(static_cast<double>(n_ * cfg.window));  // as init_params
-    seeded_fill(params_.weights, cfg.seed, 0x10000u + 2 * static_cast<uint32_t>(index), bound);
-    seeded_fill(params_.bias, cfg.seed, 0x10001u + 2 * static_cast<uint32_t>(index), bound);
+    seeded_fill(params_.weights, cfg.seed, streams::qrnn_weights(static_cast<uint32_t>(index)), bound);
+    seeded_fill(params_.bias, cfg.seed, streams::qrnn_bias(static_cast<uint32_t>(index)), bound);
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
     lengths_ = seq_lengths(cfg);
     compiled_ = compiled_seq_layer(cfg.pooling, options, cfg.schedule, cfg.hidden, cfg.target);

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/hash_rng.h"
+#include "core/streams.h"
 
 namespace qrnn::nn {
 namespace {
@@ -28,7 +29,7 @@ void TransductionTask::validate() const {
 
 Seq2SeqBatch transduction_batch(const TransductionTask &task, int64_t batch, uint32_t seed, uint32_t split, uint64_t index) {
     task.validate();
-    const Draws draw{stream_key(seed, 0x40000u + split), static_cast<uint32_t>(index)};
+    const Draws draw{stream_key(seed, streams::transduction_data(split)), static_cast<uint32_t>(index)};
     Seq2SeqBatch out;
     int64_t S = 0;
     for (int64_t b = 0; b < batch; b++) {
@@ -61,7 +62,7 @@ void CountTask::validate() const {
 
 ClassifyBatch count_batch(const CountTask &task, int64_t batch, uint32_t seed, uint32_t split, uint64_t index) {
     task.validate();
-    const Draws draw{stream_key(seed, 0x42000u + split), static_cast<uint32_t>(index)};
+    const Draws draw{stream_key(seed, streams::counting_data(split)), static_cast<uint32_t>(index)};
     ClassifyBatch out;
     for (int64_t b = 0; b < batch; b++) {
         const int64_t len = draw.length(b, task.min_len, task.max_len);

@@ -9,6 +9,7 @@
 #include "core/activations.h"
 #include "core/error.h"
 #include "core/masked_conv.h"
+#include "core/streams.h"
 #include "plugins/cnn.h"
 #include "plugins/halide_gemms.h"
 #include "plugins/model.h"
@@ -146,8 +147,8 @@ LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t l) {
     const int64_t n = opt.layer_input(l);
     LayerParams<float> p{Tensor<float>({1, opt.window, n, opt.hidden}), Tensor<float>({1, opt.hidden})};
     const double bound = 1.0 / std::sqrt(static_cast<double>(n * opt.window));
-    seeded_fill(p.weights, opt.seed, 0x20010u + 2 * static_cast<uint32_t>(l), bound);
-    seeded_fill(p.bias, opt.seed, 0x20011u + 2 * static_cast<uint32_t>(l), bound);
+    seeded_fill(p.weights, opt.seed, streams::cnn_weights(static_cast<uint32_t>(l)), bound);
+    seeded_fill(p.bias, opt.seed, streams::cnn_bias(static_cast<uint32_t>(l)), bound);
     return p;
 }
 

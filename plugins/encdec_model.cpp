@@ -6,6 +6,7 @@
 // loss = sum(dout * out) with a seeded dout; --verify compares the output (and every gradient) with
 // reference/encoder_decoder.h.
 #include "core/error.h"
+#include "core/streams.h"
 #include "nn/encoder_decoder.h"
 #include "plugins/model.h"
 #include "runtime/seeded_fill.h"
@@ -14,7 +15,7 @@
 
 namespace qrnn {
 namespace {
-constexpr uint32_t kStream = 0x32000;  // inputs and dout (streams: runtime/encdec_config.cpp)
+constexpr uint32_t kStream = streams::kEncDecBenchInputs;  // source, target, dout, lengths
 
 class EncDecModel : public Model {
 public:

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/streams.h"
 #include "runtime/seeded_fill.h"
 #include "reference/baselines.h"
 #include "runtime/params.h"
@@ -13,15 +14,15 @@ LstmParams<double> to_double(const LstmParams<float> &p) {
 }
 }  // namespace
 
-// Layer l uses streams 0x20000 + 8l + {0, 1, 2}; the initial states 0x20003, 0x20004.
+// Streams: core/streams.h.
 LstmParams<float> init_lstm_params(const LstmOptions &opt, int64_t l) {
     const int64_t m = opt.hidden, G = kLstmGates;
     LstmParams<float> p{Tensor<float>({opt.layer_input(l), G, m}), Tensor<float>({m, G, m}), Tensor<float>({G, m})};
     const double bound = 1.0 / std::sqrt(static_cast<double>(m));
-    const uint32_t stream = 0x20000u + 8 * static_cast<uint32_t>(l);
-    seeded_fill(p.w_input, opt.seed, stream, bound);
-    seeded_fill(p.w_recurrent, opt.seed, stream + 1, bound);
-    seeded_fill(p.bias, opt.seed, stream + 2, bound);
+    const uint32_t layer = static_cast<uint32_t>(l);
+    seeded_fill(p.w_input, opt.seed, streams::lstm_w_input(layer), bound);
+    seeded_fill(p.w_recurrent, opt.seed, streams::lstm_w_recurrent(layer), bound);
+    seeded_fill(p.bias, opt.seed, streams::lstm_bias(layer), bound);
     return p;
 }
 
@@ -31,8 +32,8 @@ LstmData init_lstm_data(const ModelConfig &cfg) {
     const int64_t m = cfg.hidden, B = cfg.batch, L = cfg.layers;
     LstmData d{init_input(cfg), {}, Tensor<float>({L, B, m}), Tensor<float>({L, B, m})};
     for (int64_t l = 0; l < L; l++) d.layers.push_back(init_lstm_params(cfg, l));
-    seeded_fill(d.h0, cfg.seed, 0x20003u, 0.5);
-    seeded_fill(d.c0, cfg.seed, 0x20004u, 0.5);
+    seeded_fill(d.h0, cfg.seed, streams::kLstmBenchH0, 0.5);
+    seeded_fill(d.c0, cfg.seed, streams::kLstmBenchC0, 0.5);
     return d;
 }
 

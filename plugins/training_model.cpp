@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/streams.h"
 #include "nn/qrnn_layer.h"
 #include "runtime/seeded_fill.h"
 #include "runtime/hdf5_dump.h"
@@ -14,7 +15,6 @@ std::map<std::string, TrainingVerifier> &verifiers() {
     return all;
 }
 
-constexpr uint32_t kOutputGradStream = 0x1FF00;  // seeded dh (QRNN streams: 0..0x1FFFF, core/layout.h)
 
 // Layers whose parameters and state are QRNN-shaped (weights, bias; history, c): what a dump file holds.
 bool qrnn_shaped(nn::LayerStack &stack, const std::vector<nn::State> &states) {
@@ -34,7 +34,7 @@ public:
         x_ = init_input(cfg);
         if (!opts.load_path.empty()) load(opts.load_path);
         dy_ = Tensor<float>({cfg.seq, cfg.batch, stack_.layer(stack_.size() - 1).output_size()});
-        seeded_fill(dy_, cfg.seed, kOutputGradStream, 1.0);
+        seeded_fill(dy_, cfg.seed, streams::kBenchOutputGrad, 1.0);
         tapes_ = stack_.make_tapes();
     }
     void forward() override {  // the timed training step

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/streams.h"
 
 namespace qrnn {
 
@@ -18,6 +19,7 @@ void ModelConfig::validate() const {
     require_positive("input", input);
     require_positive("hidden", hidden);
     require_positive("layers", layers);
+    if (layers > streams::kMaxStreamLayers) fail("--layers must be <= ", streams::kMaxStreamLayers, " (got ", layers, ")");
     if (!(zoneout >= 0.0 && zoneout < 1.0)) fail("--zoneout must be in [0, 1) (got ", zoneout, ")");
     if (!(dropout >= 0.0 && dropout < 1.0)) fail("--dropout must be in [0, 1) (got ", dropout, ")");
     if (pass != "inference" && pass != "training") fail("--pass must be inference or training (got '", pass, "')");

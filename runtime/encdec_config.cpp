@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/pooling.h"
+#include "core/streams.h"
 #include "runtime/seeded_fill.h"
 
 namespace qrnn {
@@ -44,18 +45,18 @@ EncDecConfig make_encdec_config(const ModelConfig &base, int64_t source_len, int
     return cfg;
 }
 
-// Streams 0x30000+ (the QRNN stacks use 0x10000+, baselines 0x20000+).
+// Streams: core/streams.h.
 EncDecParams<float> init_encdec_params(const EncDecConfig &cfg) {
     EncDecParams<float> p{init_params(cfg.encoder), init_params(cfg.decoder), {}, {}};
     const int64_t G = find_pooling(cfg.decoder.pooling).gate_count(), m = cfg.hidden();
     const double bound = 1.0 / std::sqrt(static_cast<double>(m));
     for (int64_t l = 0; l < cfg.layers(); l++) {
         p.condition.emplace_back(std::vector<int64_t>{G, m, m});
-        seeded_fill(p.condition.back(), cfg.encoder.seed, 0x30000u + static_cast<uint32_t>(l), bound);
+        seeded_fill(p.condition.back(), cfg.encoder.seed, streams::condition(static_cast<uint32_t>(l)), bound);
     }
     if (cfg.attention) {
         p.attention = Tensor<float>({2, m, m});
-        seeded_fill(p.attention, cfg.encoder.seed, 0x31000u, bound);
+        seeded_fill(p.attention, cfg.encoder.seed, streams::kAttention, bound);
     }
     return p;
 }

@@ -4,6 +4,7 @@
 
 #include "core/hash_rng.h"
 #include "core/pooling.h"
+#include "core/streams.h"
 
 namespace qrnn {
 
@@ -14,13 +15,13 @@ static void fill_uniform(Tensor<float> &t, uint32_t seed, uint32_t stream, doubl
         t.data[i] = static_cast<float>(hash_uniform(hash_at<uint32_t>(key, 0, 0, static_cast<uint32_t>(i)), -bound, bound));
 }
 
-// Streams 0x10000+ are for initialisation, away from the mask streams 2l, 2l+1.
+// Streams: core/streams.h.
 LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t l, int64_t n) {
     const int64_t G = find_pooling(opt.pooling).gate_count();
     LayerParams<float> p{Tensor<float>({G, opt.window, n, opt.hidden}), Tensor<float>({G, opt.hidden})};
     double bound = 1.0 / std::sqrt(static_cast<double>(n * opt.window));
-    fill_uniform(p.weights, opt.seed, 0x10000u + 2 * static_cast<uint32_t>(l), bound);
-    fill_uniform(p.bias, opt.seed, 0x10001u + 2 * static_cast<uint32_t>(l), bound);
+    fill_uniform(p.weights, opt.seed, streams::qrnn_weights(static_cast<uint32_t>(l)), bound);
+    fill_uniform(p.bias, opt.seed, streams::qrnn_bias(static_cast<uint32_t>(l)), bound);
     return p;
 }
 
@@ -43,7 +44,7 @@ std::vector<LayerParams<float>> init_params(const ModelConfig &cfg, const std::v
 
 Tensor<float> init_input(const ModelConfig &cfg) {
     Tensor<float> x({cfg.seq, cfg.batch, cfg.input});
-    fill_uniform(x, cfg.seed, 0xFFFFu, 1.0);
+    fill_uniform(x, cfg.seed, streams::kBenchInput, 1.0);
     return x;
 }
 
@@ -74,12 +75,12 @@ LayerMasks layer_masks(const QrnnOptions &opt, int64_t layer) {
     if (!opt.stochastic) return m;
     uint32_t l = static_cast<uint32_t>(layer);
     if (layer > 0 && opt.dropout > 0) {
-        m.dropout_key = mask_key(opt, 2 * l);
+        m.dropout_key = mask_key(opt, streams::qrnn_dropout(l));
         m.dropout_threshold = drop_threshold(opt.dropout);
         m.dropout_scale = 1.0 / (1.0 - opt.dropout);
     }
     if (opt.zoneout > 0) {
-        m.zoneout_key = mask_key(opt, 2 * l + 1);
+        m.zoneout_key = mask_key(opt, streams::qrnn_zoneout(l));
         m.zoneout_threshold = drop_threshold(opt.zoneout);
     }
     return m;

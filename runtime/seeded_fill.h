@@ -4,8 +4,7 @@
 #include "runtime/tensor.h"
 
 namespace qrnn {
-// Element i gets hash_uniform(hash(stream_key(seed, stream), i)) in [-bound, bound). Baselines use streams
-// 0x20000+ (the QRNN uses 0..0x1FFFF).
+// Element i gets hash_uniform(hash(stream_key(seed, stream), i)) in [-bound, bound); streams: core/streams.h.
 inline void seeded_fill(Tensor<float> &t, uint32_t seed, uint32_t stream, double bound) {
     uint32_t key = stream_key(seed, stream);
     for (size_t i = 0; i < t.size(); i++)
