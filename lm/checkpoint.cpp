@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "lm/convention.h"
 #include "lm/h5io.h"
 #include "runtime/atomic_file.h"
 
@@ -10,7 +11,6 @@ namespace qrnn::lm {
 namespace {
 
 constexpr const char *kCheckpointFormat = "qrnn-lm-checkpoint";
-constexpr int64_t kFormatVersion = 1;
 constexpr const char *kCheckpointWhat = "training checkpoint";
 
 std::string state_group(size_t l) { return "/state/" + std::to_string(l); }
@@ -27,7 +27,7 @@ const std::vector<std::pair<const char *, double TrainProgress::*>> &progress_su
 void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model) {
     write_hdf5_atomically(path, kCheckpointWhat, [&](H5::H5File &file) {
         h5::write_attr(file, "format", std::string(kCheckpointFormat));
-        h5::write_attr(file, "format_version", kFormatVersion);
+        write_convention(file);
         h5::write_attr(file, "identity", info.identity);
         h5::write_attr(file, "config", info.config);
         h5::write_attr(file, "rng", std::string("counter-based hash of (seed, stream, step, batch, channel): its state is the "
@@ -67,11 +67,11 @@ void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model
     });
 }
 
-CheckpointInfo read_checkpoint_info(const std::string &path) {
+CheckpointInfo read_checkpoint_info(const std::string &path, bool to_resume) {
     H5::H5File file = open_hdf5_for_reading(path, kCheckpointWhat);
     CheckpointInfo info;
     try {
-        h5::require_format_version(file, path, kCheckpointFormat, kFormatVersion, kCheckpointWhat);
+        require_convention(file, path, kCheckpointFormat, kCheckpointWhat, to_resume);
         info.identity = h5::read_string(file, path, "identity");
         info.config = h5::read_string(file, path, "config");
         std::istringstream words(h5::read_bytes(file, path, "/vocab"));

@@ -1,7 +1,8 @@
 // Training checkpoints (HDF5, written atomically: a kill at any moment leaves the previous or the new file):
 // everything a run needs to go on bit-identically: the configuration, vocabulary, parameters, carried
 // recurrent state, optimizer state, the masks' RNG state and the data position. Layout:
-//   attributes on /: format = "qrnn-lm-checkpoint", format_version, identity (keys that must match to resume),
+//   attributes on /: format = "qrnn-lm-checkpoint", format_version and convention (lm/convention.h), identity
+//                    (keys that must match to resume),
 //                    config (every key as "key: value" lines), rng (how masks are drawn)
 //   /vocab                   uint8   the vocabulary, one word per line
 //   /params/<name>           float32 every parameter (nn::Param names, "/" kept: e.g. /params/layer_0/weights)
@@ -42,8 +43,9 @@ struct CheckpointInfo {
 };
 
 void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model);
-// Everything but the model's tensors (best_params stays empty: read_best_params).
-CheckpointInfo read_checkpoint_info(const std::string &path);
+// Everything but the model's tensors (best_params stays empty: read_best_params). to_resume false (evaluation)
+// also reads checkpoints of the old training convention (lm/convention.h).
+CheckpointInfo read_checkpoint_info(const std::string &path, bool to_resume = true);
 // Parameters and carried state into model (shapes must match; errors name the file and dataset).
 void load_checkpoint_model(const std::string &path, Model &model);
 // The /best parameters in model.params() order (shapes checked against model's); empty when there are none.

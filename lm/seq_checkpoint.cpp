@@ -1,6 +1,7 @@
 #include "lm/seq_checkpoint.h"
 
 #include "core/error.h"
+#include "lm/convention.h"
 #include "lm/h5io.h"
 #include "lm/run_files.h"
 #include "runtime/atomic_file.h"
@@ -9,7 +10,6 @@ namespace qrnn::lm {
 namespace {
 
 constexpr const char *kSeqCheckpointFormat = "qrnn-seq-checkpoint";
-constexpr int64_t kFormatVersion = 1;
 constexpr const char *kSeqCheckpointWhat = "sequence-task checkpoint";
 
 const std::vector<std::pair<const char *, double SeqCheckpoint::*>> &progress_values() {
@@ -36,7 +36,7 @@ Tensor<float> moment_tensor(const std::vector<float> &moment, const nn::Param &p
 void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, const std::vector<nn::Param> &params) {
     write_hdf5_atomically(path, kSeqCheckpointWhat, [&](H5::H5File &file) {
         h5::write_attr(file, "format", std::string(kSeqCheckpointFormat));
-        h5::write_attr(file, "format_version", kFormatVersion);
+        write_convention(file);
         h5::write_attr(file, "identity", cp.identity);
         h5::write_attr(file, "config", cp.config);
         for (auto &p : params) h5::write_tensor(file, "/params/" + p.name, *p.value);
@@ -57,7 +57,7 @@ SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &id
     H5::H5File file = open_hdf5_for_reading(path, kSeqCheckpointWhat);
     SeqCheckpoint cp;
     try {
-        h5::require_format_version(file, path, kSeqCheckpointFormat, kFormatVersion, kSeqCheckpointWhat);
+        require_convention(file, path, kSeqCheckpointFormat, kSeqCheckpointWhat);
         cp.identity = h5::read_string(file, path, "identity");
         require_same_identity(path, cp.identity, identity);
         cp.config = h5::read_string(file, path, "config");

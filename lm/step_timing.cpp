@@ -156,7 +156,7 @@ StepTimings time_training_steps(const StepTimingConfig &cfg, std::ostream &log) 
             m.model->zero_grads();
             const StepResult r = m.model->step(batch, true);
             const auto optim_start = Clock::now();
-            m.sgd->step(m.params);
+            m.sgd->step(m.params, 1.0 / static_cast<double>(r.targets));
             const auto end = Clock::now();
             const double optim = ms_between(optim_start, end), total = ms_between(start, end);
             char part[160];

@@ -30,6 +30,8 @@ struct TrainConfig {
     nn::SgdOptions sgd;
     nn::PlateauDecay plateau;
     std::string checkpoint, results;  // HDF5 files ("" : none)
+    std::string save_initial;         // checkpoint of the parameters before the first update ("" : none)
+    std::string step_log;             // CSV, a line per training step: loss, gradient norm, lr ("" : none)
     int64_t checkpoint_every = 100;   // also a checkpoint every this many batches (0: only at epoch ends)
     double log_seconds = 2;           // progress line at most this often
     SeqTaskKeys seq;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iomanip>
 
 #include "core/error.h"
 #include "lm/run_files.h"
@@ -28,8 +30,29 @@ std::string clock_str(double seconds) {
     return buf;
 }
 
+// The --step_log file: truncated on a fresh run, appended to on a resumed one (steps redone after the checkpoint
+// appear twice; the later line is the one that counts).
+std::unique_ptr<std::ofstream> open_step_log(const std::string &path, bool resumed) {
+    if (path.empty()) return nullptr;
+    auto out = std::make_unique<std::ofstream>(path, resumed ? std::ios::app : std::ios::trunc);
+    if (!*out) fail(path, ": cannot write the step log (key 'step_log')");
+    if (!resumed) *out << "step,epoch,batch,loss,grad_norm,lr\n";
+    *out << std::setprecision(17);
+    return out;
+}
+
 int64_t batches_per_epoch(const BatchStream &train, int64_t max_batches) {
     return max_batches > 0 ? std::min(max_batches, train.batches()) : train.batches();
+}
+
+// The parameters before the first update, as a step-0 checkpoint (qrnn eval reads it; as --checkpoint it starts a
+// run from them).
+void save_initial_model(const std::string &path, CheckpointInfo info, Model &model, const TrainConfig &cfg) {
+    const auto dir = std::filesystem::path(path).parent_path();
+    if (!dir.empty()) std::filesystem::create_directories(dir);
+    if (info.lr <= 0) info.lr = cfg.sgd.lr;
+    model.reset_state(cfg.batch, 0);
+    write_checkpoint(path, info, model);
 }
 
 }  // namespace
@@ -62,6 +85,7 @@ void fit(Model &model, const BatchStream &train, const BatchStream &valid, const
     TrainProgress &p = state.progress;
     const int64_t nb = batches_per_epoch(train, opts.max_batches), B = train.batch(0).B;
     const std::vector<nn::Param> params = model.params();
+    const auto step_log = open_step_log(opts.step_log, p.step > 0);
     auto save = [&] {
         if (opts.checkpoint.empty()) return;
         state.lr = sgd.lr();
@@ -81,8 +105,12 @@ void fit(Model &model, const BatchStream &train, const BatchStream &valid, const
             model.zero_grads();
             StepResult r = model.step(train.batch(p.batch), true);
             const auto opt_start = Clock::now();
-            sgd.step(params);
+            // The model's gradients are of the summed loss: the optimizer steps on the mean per target token.
+            const double lr = sgd.lr(), grad_norm = sgd.step(params, 1.0 / static_cast<double>(r.targets)).grad_norm;
             p.optim_ms += seconds_since(opt_start) * 1e3;
+            if (step_log)
+                *step_log << p.step + 1 << "," << p.epoch + 1 << "," << p.batch + 1 << "," << r.loss / r.targets << ","
+                          << grad_norm << "," << lr << "\n" << std::flush;
             p.loss += r.loss, p.targets += r.targets, p.rnn_ms += r.rnn_ms, p.softmax_ms += r.softmax_ms;
             p.seconds += seconds_since(start);
             p.batch++, p.step++, run_batches++;
@@ -157,8 +185,9 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     for (auto &p : model->params()) n_params += static_cast<int64_t>(p.value->size());
     FitOptions opts;
     opts.epochs = cfg.epochs, opts.max_batches = cfg.max_batches, opts.checkpoint_every = cfg.checkpoint_every;
-    opts.sgd = cfg.sgd, opts.checkpoint = cfg.checkpoint, opts.log_seconds = cfg.log_seconds;
-    if (start.progress.step > 0) {
+    opts.sgd = cfg.sgd, opts.checkpoint = cfg.checkpoint, opts.log_seconds = cfg.log_seconds, opts.step_log = cfg.step_log;
+    const bool resumed = !cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint);
+    if (resumed) {  // a step-0 checkpoint (--save_initial's) starts from its parameters
         model->reset_state(cfg.batch, 0);
         load_checkpoint_model(cfg.checkpoint, *model);
         start.best_params = read_best_params(cfg.checkpoint, *model);
@@ -190,6 +219,7 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
         write_train_results(cfg.results, results);
     };
     opts.on_epoch = write_results;
+    if (!cfg.save_initial.empty() && start.progress.step == 0) save_initial_model(cfg.save_initial, start, *model, cfg);
     fit(*model, train, valid, opts, start, log);
     out.history = start.progress.history;
     out.best_val_ppl = INFINITY;

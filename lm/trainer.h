@@ -33,6 +33,7 @@ struct FitOptions {
     int64_t epochs = 1, max_batches = 0, checkpoint_every = 0;
     nn::SgdOptions sgd;
     std::string checkpoint;                 // "" : none
+    std::string step_log;                   // CSV of every step ("" : none); appended to when resuming
     double log_seconds = 2;
     std::function<void(const std::vector<EpochRecord> &)> on_epoch;  // e.g. write the results file
 };

@@ -1,5 +1,6 @@
 #include "nn/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -14,35 +15,30 @@ void SgdOptions::validate() const {
 
 Sgd::Sgd(SgdOptions opts) : opts_(opts) { opts_.validate(); }
 
-double decay_and_norm(const std::vector<Param> &params, double weight_decay) {
-    const float decay = static_cast<float>(weight_decay);
+double gradient_norm(const std::vector<Param> &params, double grad_scale) {
     double sq = 0;
     for (const auto &p : params) {
         if (p.value->size() != p.grad->size()) fail("parameter '", p.name, "': value and gradient sizes differ");
-        auto &g = p.grad->data;
-        const auto &v = p.value->data;
-        for (size_t i = 0; i < g.size(); i++) {
-            if (decay != 0.0f) g[i] += decay * v[i];
-            sq += static_cast<double>(g[i]) * g[i];
-        }
+        for (const float g : p.grad->data) sq += static_cast<double>(g) * g;
     }
-    const double norm = std::sqrt(sq);
+    const double norm = std::sqrt(sq) * std::abs(grad_scale);
     if (!std::isfinite(norm)) fail("gradient norm is not finite (", norm, "): training diverged");
     return norm;
 }
 
-double clip_scale(double norm, double clip_norm) { return clip_norm > 0 && norm > clip_norm ? clip_norm / norm : 1.0; }
+double clip_scale(double norm, double clip_norm) { return clip_norm > 0 ? std::min(1.0, clip_norm / (norm + 1e-6)) : 1.0; }
 
-SgdStepStats Sgd::step(const std::vector<Param> &params) {
+SgdStepStats Sgd::step(const std::vector<Param> &params, double grad_scale) {
     SgdStepStats stats;
-    stats.grad_norm = decay_and_norm(params, opts_.weight_decay);
-    const double scale = clip_scale(stats.grad_norm, opts_.clip_norm);
-    stats.clipped = scale != 1.0;
-    const float step = static_cast<float>(opts_.lr * scale);
+    stats.grad_norm = gradient_norm(params, grad_scale);
+    const double clip = clip_scale(stats.grad_norm, opts_.clip_norm);
+    stats.clipped = clip < 1.0;
+    const float lr = static_cast<float>(opts_.lr), scale = static_cast<float>(clip * grad_scale),
+                decay = static_cast<float>(opts_.weight_decay);
     for (const auto &p : params) {
         auto &v = p.value->data;
         const auto &g = p.grad->data;
-        for (size_t i = 0; i < v.size(); i++) v[i] -= step * g[i];
+        for (size_t i = 0; i < v.size(); i++) v[i] -= lr * (scale * g[i] + decay * v[i]);
     }
     return stats;
 }
@@ -57,26 +53,28 @@ void AdamOptions::validate() const {
 
 Adam::Adam(AdamOptions opts) : opts_(opts) { opts_.validate(); }
 
-double Adam::step(const std::vector<Param> &params) {
+double Adam::step(const std::vector<Param> &params, double grad_scale) {
     auto &m_ = state_.m, &v_ = state_.v;
     if (m_.empty())
         for (const auto &p : params) m_.emplace_back(p.value->size()), v_.emplace_back(p.value->size());
     if (m_.size() != params.size()) fail("Adam: ", params.size(), " parameters, but its state has ", m_.size());
-    const double norm = decay_and_norm(params, opts_.weight_decay), scale = clip_scale(norm, opts_.clip_norm);
+    const double norm = gradient_norm(params, grad_scale);
+    const float scale = static_cast<float>(clip_scale(norm, opts_.clip_norm) * grad_scale);
     const double t = static_cast<double>(++state_.t);
-    const double c1 = 1 - std::pow(opts_.beta1, t), c2 = 1 - std::pow(opts_.beta2, t);
     const float b1 = static_cast<float>(opts_.beta1), b2 = static_cast<float>(opts_.beta2);
-    const float step = static_cast<float>(opts_.lr * std::sqrt(c2) / c1), eps = static_cast<float>(opts_.eps);
+    const float step = static_cast<float>(opts_.lr / (1 - std::pow(opts_.beta1, t)));
+    const float inv_c2 = static_cast<float>(1 / std::sqrt(1 - std::pow(opts_.beta2, t))), eps = static_cast<float>(opts_.eps);
+    const float keep = static_cast<float>(1 - opts_.lr * opts_.weight_decay);
     for (size_t i = 0; i < params.size(); i++) {
         auto &v = params[i].value->data;
         const auto &g = params[i].grad->data;
         auto &m1 = m_[i], &m2 = v_[i];
         if (m1.size() != v.size()) fail("Adam: parameter '", params[i].name, "' changed size");
         for (size_t e = 0; e < v.size(); e++) {
-            const float gs = static_cast<float>(g[e] * scale);
+            const float gs = scale * g[e];
             m1[e] = b1 * m1[e] + (1 - b1) * gs;
             m2[e] = b2 * m2[e] + (1 - b2) * gs * gs;
-            v[e] -= step * m1[e] / (std::sqrt(m2[e]) + eps);
+            v[e] = keep * v[e] - step * m1[e] / (std::sqrt(m2[e]) * inv_c2 + eps);
         }
     }
     return norm;

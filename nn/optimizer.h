@@ -1,6 +1,10 @@
-// Optimizers for trainable parameters (nn::Param): plain SGD (L2 weight decay, clipping of the global gradient
-// norm, a learning rate that decays when the validation loss stops improving; the language model of `qrnn
-// train`) and Adam (the same decay and clipping; the synthetic sequence tasks, lm/seq_trainer.h).
+// Optimizers for trainable parameters (nn::Param), with PyTorch's conventions (docs/training.md, "One optimizer
+// step"): SGD as torch.optim.SGD with weight_decay after torch.nn.utils.clip_grad_norm_ (the language model of
+// `qrnn train`, with a learning rate that decays when the validation loss stops improving), and AdamW as
+// torch.optim.AdamW after the same clipping (the synthetic sequence tasks, lm/seq_trainer.h).
+//
+// Every step takes a grad_scale: the gradient the optimizer uses is grad_scale * Param::grad. The language
+// model accumulates the gradient of its summed loss and passes 1 / (target tokens): the gradient of the mean.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -9,29 +13,29 @@
 
 namespace qrnn::nn {
 
-// Adds weight_decay * value to every gradient (when weight_decay != 0), then returns the global L2 norm of the
-// gradients; throws qrnn::Error when it is not finite (training diverged).
-double decay_and_norm(const std::vector<Param> &params, double weight_decay);
-// The factor that brings a gradient of global norm `norm` down to clip_norm (1: not exceeded, or clip_norm 0).
+// The global L2 norm of grad_scale * every gradient; throws qrnn::Error when it is not finite (training diverged).
+double gradient_norm(const std::vector<Param> &params, double grad_scale = 1.0);
+// clip_grad_norm_'s factor: min(1, clip_norm / (norm + 1e-6)); 1 when clip_norm is 0 (off).
 double clip_scale(double norm, double clip_norm);
 
 struct SgdOptions {
     double lr = 1.0;
     double clip_norm = 0.25;    // rescale the gradient when its global L2 norm exceeds this; 0 turns it off
-    double weight_decay = 0.0;  // L2: adds weight_decay * value to each gradient before clipping
+    double weight_decay = 0.0;  // L2 as torch.optim.SGD: weight_decay * value added to the clipped gradient
     void validate() const;      // throws qrnn::Error naming the bad option and value
 };
 
 struct SgdStepStats {
-    double grad_norm = 0;  // global L2 norm after weight decay, before clipping
+    double grad_norm = 0;  // global L2 norm of the scaled gradient, before clipping (clip_grad_norm_'s result)
     bool clipped = false;
 };
 
 class Sgd {
 public:
     explicit Sgd(SgdOptions opts);
-    // value -= lr * clip(grad + weight_decay * value), in float, parameter by parameter (deterministic).
-    SgdStepStats step(const std::vector<Param> &params);
+    // g = grad_scale * grad; value -= lr * (clip_scale(|g|, clip) * g + weight_decay * value), in float, parameter
+    // by parameter (deterministic).
+    SgdStepStats step(const std::vector<Param> &params, double grad_scale = 1.0);
     double lr() const { return opts_.lr; }
     void set_lr(double lr) { opts_.lr = lr; }
     const SgdOptions &options() const { return opts_; }
@@ -43,7 +47,7 @@ private:
 struct AdamOptions {
     double lr = 3e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
     double clip_norm = 5.0;     // 0: off
-    double weight_decay = 0.0;  // L2, as SgdOptions
+    double weight_decay = 0.0;  // decoupled, as torch.optim.AdamW: value *= 1 - lr * weight_decay before the update
     void validate() const;      // throws qrnn::Error naming the bad option and value
 };
 
@@ -53,12 +57,15 @@ struct AdamState {
     std::vector<std::vector<float>> m, v;  // one per parameter, in the order given to step(); empty before it
 };
 
-// Adam (Kingma & Ba 2015): its state (moments, step) holds one slot per parameter in the order given.
+// AdamW (Loshchilov & Hutter 2019), exactly torch.optim.AdamW: with g the clipped, scaled gradient and t the step,
+// value *= 1 - lr*wd; m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
+// value -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps).
+// Its state (moments, step) holds one slot per parameter in the order given.
 class Adam {
 public:
     explicit Adam(AdamOptions opts);
-    // Returns the global gradient norm (after weight decay, before clipping).
-    double step(const std::vector<Param> &params);
+    // Returns the global norm of the scaled gradient, before clipping.
+    double step(const std::vector<Param> &params, double grad_scale = 1.0);
     void set_lr(double lr) { opts_.lr = lr; }
     double lr() const { return opts_.lr; }
     const AdamState &state() const { return state_; }

@@ -7,7 +7,7 @@ PACKAGES=(
   libyaml-cpp-dev libhdf5-dev hdf5-tools libboost-program-options-dev libgtest-dev
   libdnnl-dev libopenblas-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers
-  python3-h5py python3-matplotlib python3-numpy jupyter-nbconvert python3-ipykernel
+  python3-h5py python3-matplotlib python3-numpy jupyter-nbconvert python3-ipykernel python3-torch
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -27,7 +27,7 @@ int eval_command(const std::vector<std::string> &args) {
     if (!vm.count("data")) fail("--data FILE: no token file to evaluate on");
     const std::string path = vm["checkpoint"].as<std::string>(), data = vm["data"].as<std::string>();
 
-    lm::CheckpointInfo info = lm::read_checkpoint_info(path);
+    lm::CheckpointInfo info = lm::read_checkpoint_info(path, /*to_resume=*/false);
     lm::TrainConfig cfg = lm::config_from_text(info.config, path);
     const lm::Vocabulary vocab = lm::Vocabulary::from_words(info.vocab);
     std::unique_ptr<lm::Model> model = lm::make_language_model(cfg, vocab.size());
