@@ -24,9 +24,12 @@ std::string joined(const std::vector<double> &values) {
 
 void record_language_model(const lm::TrainConfig &cfg, std::map<std::string, Value> &row, std::ostream &log) {
     const lm::TrainOutcome out = lm::train_language_model(cfg, log);
-    std::vector<double> train_curve, val_curve;
+    std::vector<double> train_curve, val_curve, seconds_curve;
     double seconds = 0;
-    for (auto &e : out.history) train_curve.push_back(e.train_ppl), val_curve.push_back(e.val_ppl), seconds += e.seconds;
+    for (auto &e : out.history) {
+        train_curve.push_back(e.train_ppl), val_curve.push_back(e.val_ppl), seconds += e.seconds;
+        seconds_curve.push_back(seconds);
+    }
     const lm::EpochRecord last = out.history.empty() ? lm::EpochRecord{} : out.history.back();
     row["best_val_ppl"] = out.best_val_ppl;
     row["unigram_val_ppl"] = out.unigram_val_ppl;
@@ -40,6 +43,7 @@ void record_language_model(const lm::TrainConfig &cfg, std::map<std::string, Val
     row["median_ms"] = last.rnn_ms + last.softmax_ms + last.optim_ms;
     row["train_ppl_curve"] = joined(train_curve);
     row["val_ppl_curve"] = joined(val_curve);
+    row["seconds_curve"] = joined(seconds_curve);
     row["train_seconds"] = seconds;
 }
 

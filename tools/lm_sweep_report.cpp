@@ -17,22 +17,49 @@ size_t best_epoch(const std::vector<double> &valid) {
     return static_cast<size_t>(std::min_element(valid.begin(), valid.end()) - valid.begin()) + 1;
 }
 
-void print_lm_settings(const sweep::ResultTable &r, const std::vector<Setting> &settings, std::ostream &os) {
-    Table t({"setting", "model", "runs", "seeds", "mean_best_val_ppl", "sd", "min", "max", "vs_unigram", "mean_seconds"});
+// The best validation perplexity a run reached by `budget` seconds of training (its epochs that ended by then);
+// NaN when no epoch had, or the row predates the seconds curve.
+double best_within(const sweep::ResultTable &r, size_t i, double budget) {
+    if (!r.find("seconds_curve") || r.str(i, "seconds_curve").empty()) return NAN;
+    const std::vector<double> valid = parse_curve(r.str(i, "val_ppl_curve")), seconds = parse_curve(r.str(i, "seconds_curve"));
+    double best = NAN;
+    for (size_t e = 0; e < std::min(valid.size(), seconds.size()); e++)
+        if (seconds[e] <= budget && !(valid[e] >= best)) best = valid[e];
+    return best;
+}
+
+// Equal wall-clock: the shortest mean training time over the settings, within which every setting is compared.
+double equal_time_budget(const sweep::ResultTable &r, const std::vector<Setting> &settings) {
+    double budget = INFINITY;
     for (auto &s : settings) {
-        std::vector<double> best, seconds;
+        std::vector<double> seconds;
+        for (size_t i : s.rows) seconds.push_back(r.num(i, "train_seconds"));
+        budget = std::min(budget, mean(seconds));
+    }
+    return budget;
+}
+
+void print_lm_settings(const sweep::ResultTable &r, const std::vector<Setting> &settings, std::ostream &os) {
+    const double budget = equal_time_budget(r, settings);
+    Table t({"setting", "model", "runs", "seeds", "mean_best_val_ppl", "sd", "min", "max", "vs_unigram", "mean_seconds",
+             "ppl_at_equal_time"});
+    for (auto &s : settings) {
+        std::vector<double> best, seconds, within;
         double unigram = 0;
         for (size_t i : s.rows) {
             best.push_back(r.num(i, "best_val_ppl")), seconds.push_back(r.num(i, "train_seconds"));
+            within.push_back(best_within(r, i, budget));
             unigram = r.num(i, "unigram_val_ppl");
         }
         const double m = mean(best);
         t.add({setting_label(s, settings), s.keys.at("model"), std::to_string(s.rows.size()), seeds_of(s, r), fixed(m, 2),
                num(sample_sd(best), 2), fixed(*std::min_element(best.begin(), best.end()), 2), fixed(*std::max_element(best.begin(), best.end()), 2),
-               ratio(unigram / m), num(mean(seconds), 0)});
+               ratio(unigram / m), num(mean(seconds), 0), num(mean(within), 2)});
     }
     os << "\nper setting (runs that differ only in seed): best validation perplexity, mean and sample sd over the seeds; "
-          "vs_unigram: unigram / mean:\n";
+          "vs_unigram: unigram / mean; ppl_at_equal_time: the mean over the seeds of the best validation perplexity "
+          "reached within "
+       << num(budget, 0) << " s of training (the shortest setting's mean_seconds: equal wall-clock):\n";
     t.print(os);
 }
 
