@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lm/h5io.h"
 #include "lm/trainer.h"
 #include "runtime/writer_lock.h"
 #include "sweep/results_file.h"
@@ -86,6 +87,46 @@ TEST(TrainCli, KilledMidEpochThenResumedIsBitIdentical) {
     std::string other = train_args(killed);
     other.replace(other.find("--hidden 96"), 11, "--hidden 97");
     expect_cli(other, 2, "checkpoint of another configuration (key 'hidden' is '96' there, '97' here)");
+}
+
+// --save_initial writes the parameters before the first update as a step-0 checkpoint; naming it as --checkpoint
+// starts the same run from them (bit-identical to the run that wrote it); --step_log has a line per step; a
+// checkpoint of the old training convention (format_version 1) is refused for resuming and still evaluated.
+TEST(TrainCli, InitialModelStepLogAndOldConvention) {
+    const std::string first = scratch_path("first.h5"), initial = scratch_path("initial.h5"), again = scratch_path("again.h5");
+    const std::string log = scratch_path("steps.csv");
+    auto args = [](const std::string &checkpoint) {
+        std::string a = train_args(checkpoint, "lstm-onednn");
+        a.replace(a.find("--epochs 2"), 10, "--epochs 1");
+        a.replace(a.find("--max_batches 40"), 16, "--max_batches 6");
+        return a;
+    };
+    CliResult a = run_cli(args(first) + " --save_initial " + initial + " --step_log " + log);
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    EXPECT_EQ(lm::read_checkpoint_info(initial).progress.step, 0);
+    EXPECT_NE(checkpoint_params(initial), checkpoint_params(first));
+
+    std::ifstream csv(log);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(csv, line);) lines.push_back(line);
+    ASSERT_EQ(lines.size(), 7u);
+    EXPECT_EQ(lines[0], "step,epoch,batch,loss,grad_norm,lr");
+    EXPECT_EQ(lines[6].substr(0, 6), "6,1,6,");
+
+    std::filesystem::copy_file(initial, again);
+    CliResult b = run_cli(args(again));
+    ASSERT_EQ(b.exit_code, 0) << b.output;
+    EXPECT_NE(b.output.find("resuming from " + again + ": epoch 1, batch 0, step 0"), std::string::npos) << b.output;
+    expect_same_params(first, again);
+
+    {
+        H5::H5File file(again, H5F_ACC_RDWR);
+        file.removeAttr("format_version");
+        lm::h5::write_attr(file, "format_version", int64_t(1));
+    }
+    expect_cli(args(again), 2, again + ": training checkpoint of format_version 1, trained under the old convention");
+    std::string valid = args(again).substr(args(again).find("--valid ") + 8);
+    expect_cli("eval " + again + " --data " + valid.substr(0, valid.find(' ')), 0, "perplexity");
 }
 
 // Resuming a finished run trains nothing; eval reads a checkpoint; report prints the results file (an LSTM
