@@ -1,6 +1,7 @@
 #include "sweep/speedup_grid.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -108,6 +109,61 @@ std::vector<Grid> speedup_grids(const ResultTable &table) {
             }
         }
     return grids;
+}
+
+namespace {
+
+// (variant, "L=.. mode") -> width -> column -> median ms, over ok runs with input == hidden.
+using ByWidth = std::map<std::pair<std::string, std::string>, std::map<int64_t, std::map<std::string, double>>>;
+
+ByWidth collect_by_width(const ResultTable &t) {
+    std::map<std::pair<std::string, std::string>, std::map<int64_t, std::map<std::string, std::vector<double>>>> raw;
+    for (size_t i = 0; i < t.rows(); i++) {
+        if (t.str(i, "status") != "ok" || t.str(i, "input") != t.str(i, "hidden")) continue;
+        const std::string pass = t.str(i, "pass") == "training" ? "training" : "inference";
+        char column[96];
+        std::snprintf(column, sizeof column, "%s B=%lld T=%lld", pass.c_str(), (long long)t.num(i, "batch"),
+                      (long long)t.num(i, "seq"));
+        raw[{variant_of(t, i), "L=" + t.str(i, "layers") + " " + t.str(i, "mode")}][static_cast<int64_t>(t.num(i, "hidden"))]
+           [column]
+               .push_back(t.num(i, "median_ms"));
+    }
+    ByWidth out;
+    for (auto &[key, widths] : raw)
+        for (auto &[w, columns] : widths)
+            for (auto &[column, ms] : columns) out[key][w][column] = median(ms);
+    return out;
+}
+
+}  // namespace
+
+std::vector<WidthTable> width_tables(const ResultTable &table) {
+    const ByWidth by = collect_by_width(table);
+    std::vector<WidthTable> tables;
+    for (auto &[qkey, q] : by) {
+        if (qkey.first.rfind("qrnn ", 0) != 0) continue;
+        for (auto &[bkey, b] : by) {
+            if (bkey.first.rfind("qrnn ", 0) == 0 || bkey.second != qkey.second) continue;
+            WidthTable t;
+            t.title = "speed-up of " + qkey.first + " over " + bkey.first + " (" + bkey.first + " ms / qrnn ms) by width, " +
+                      qkey.second;
+            std::set<std::string> columns;
+            for (auto &[w, q_cols] : q) {
+                auto bw = b.find(w);
+                if (bw == b.end()) continue;
+                for (auto &[column, q_ms] : q_cols) {
+                    auto bc = bw->second.find(column);
+                    if (bc == bw->second.end() || q_ms <= 0) continue;
+                    t.cells[{w, column}] = bc->second / q_ms;
+                    columns.insert(column);
+                    if (t.widths.empty() || t.widths.back() != w) t.widths.push_back(w);
+                }
+            }
+            t.columns.assign(columns.begin(), columns.end());
+            if (t.widths.size() > 1) tables.push_back(std::move(t));
+        }
+    }
+    return tables;
 }
 
 Grid read_paper_grid(const std::string &csv_path) {

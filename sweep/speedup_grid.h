@@ -27,6 +27,16 @@ struct Grid {
 std::vector<Grid> time_grids(const ResultTable &table);     // per model variant, for batch x seq sweeps only
 std::vector<Grid> speedup_grids(const ResultTable &table);  // per (QRNN variant, baseline) pair
 
+// Speed-ups by layer width (runs with input == hidden): rows width, columns "B=.. T=.. pass", one table per
+// (QRNN variant, baseline, layers, mode) measured at two widths or more (experiments/lm_widths.yaml).
+struct WidthTable {
+    std::string title;
+    std::vector<int64_t> widths;         // sorted
+    std::vector<std::string> columns;    // sorted by pass, batch, seq
+    std::map<std::pair<int64_t, std::string>, double> cells;  // (width, column) -> speed-up
+};
+std::vector<WidthTable> width_tables(const ResultTable &table);
+
 // The paper's Figure 4 (right) grid from its CSV (experiments/paper/fig4_right_speedup.csv).
 Grid read_paper_grid(const std::string &csv_path);
 std::string default_paper_csv();  // the copy in this source tree

@@ -376,4 +376,32 @@ TEST(SweepReport, TrainingGridBesideTheInferenceGridAndThePaper) {
     EXPECT_NE(r.output.find("        8  1.50  1.50  |          5.5  8.8"), std::string::npos) << r.output;
 }
 
+// Runs at several widths (input == hidden) get a table by width, each cell under 1.3x marked NO.
+TEST(SweepReport, SpeedupsByWidthWithTheTarget) {
+    ResultTable t;
+    t.attrs["format"] = std::string(kResultsFormat);
+    int64_t index = 0;
+    for (const std::string pass : {"inference", "training"})
+        for (int64_t width : {640, 1550})
+            for (std::string model : {"qrnn", "lstm-fake"}) {
+                const double lstm = width == 640 ? 2.8 : (pass == "training" ? 2.4 : 3.0);
+                t.append({{"run_id", std::to_string(index)}, {"index", index++}, {"model", model}, {"pooling", std::string("fo")},
+                          {"window", int64_t(2)}, {"schedule", std::string("tuned")}, {"batch", int64_t(20)},
+                          {"seq", int64_t(105)}, {"input", width}, {"hidden", width}, {"layers", int64_t(1)},
+                          {"mode", std::string("eval")}, {"pass", pass}, {"status", std::string("ok")},
+                          {"median_ms", model == "qrnn" ? 2.0 : lstm}});
+            }
+    const std::string out = test::scratch_path("widths.h5");
+    write_results(out, t);
+    auto r = test::run_cli("report " + out + " --grids-only");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const size_t at = r.output.find("speed-up of qrnn fo k=2 schedule=tuned over lstm-fake (lstm-fake ms / qrnn ms) by width, L=1 eval");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    const std::string table = r.output.substr(at);
+    EXPECT_NE(table.find("width  inference B=20 T=105  training B=20 T=105"), std::string::npos) << table;
+    EXPECT_NE(table.find("  640                  1.40                 1.40"), std::string::npos) << table;
+    EXPECT_NE(table.find(" 1550                  1.50              1.20 NO"), std::string::npos) << table;
+    EXPECT_NE(table.find("target >= 1.3x: met in 3 of 4 cells"), std::string::npos) << table;
+}
+
 }  // namespace

@@ -60,25 +60,29 @@ std::string shape_text(const LayerShape &s) {
            std::to_string(s.n) + " m=" + std::to_string(s.m);
 }
 
-// The paper grid's 320-unit k=2 shapes (a subset of B x T), k = 1..4, and the wider layers of the language
-// model (640: the paper's 2 x 640 PTB model at B=20 T=105) and 1024; --quick: two.
+// The widths language models are trained at, one layer of each at the LM's B=20 T=105 (k=2).
+constexpr int64_t kLmWidths[] = {320, 640, 1024, 1550, 2500};
+
+// The paper grid's 320-unit k=2 corners, the LM widths, and k = 1..4 at 640; --quick: two.
 std::vector<LayerShape> bench_gemm_shapes(bool quick) {
     if (quick) return {{128, 16, 320, 320, 2}, {105, 20, 640, 640, 2}};
     std::vector<LayerShape> shapes;
-    for (int64_t B : {8, 32, 256})
+    for (int64_t B : {8, 256})
         for (int64_t T : {32, 512}) shapes.push_back({T, B, 320, 320, 2});
-    for (int64_t k : {1, 2, 3, 4}) shapes.push_back({128, 32, 320, 320, k});
-    for (int64_t w : {640, 1024}) shapes.push_back({105, 20, w, w, 2});
-    shapes.push_back({128, 32, 1024, 1024, 1});
+    for (int64_t w : kLmWidths) shapes.push_back({105, 20, w, w, 2});
+    for (int64_t k : {1, 3, 4}) shapes.push_back({105, 20, 640, 640, k});
     return shapes;
 }
 
-// Training-step shapes for the backward's GEMMs and scan: corners and middle of the paper grid (320 units,
-// k=2) and the 640-unit language-model layer; --quick: two.
+// Training-step shapes for the backward's GEMMs and scan: the paper grid's corners and middle (320 units, k=2)
+// and the LM widths; --quick: two.
 std::vector<LayerShape> bench_backward_shapes(bool quick) {
     if (quick) return {{128, 16, 320, 320, 2}, {256, 64, 320, 320, 2}};
-    return {{64, 8, 320, 320, 2},   {512, 8, 320, 320, 2},   {256, 64, 320, 320, 2},
-            {32, 256, 320, 320, 2}, {128, 256, 320, 320, 2}, {105, 20, 640, 640, 2}};
+    std::vector<LayerShape> shapes{{64, 8, 320, 320, 2}, {512, 8, 320, 320, 2}, {256, 64, 320, 320, 2},
+                                   {32, 256, 320, 320, 2}, {512, 256, 320, 320, 2}};
+    for (int64_t w : kLmWidths)
+        if (w != 320) shapes.push_back({105, 20, w, w, 2});
+    return shapes;
 }
 
 // Index of the fastest of timings [1, end) (the references), by median.
@@ -349,9 +353,11 @@ int bench_command(const std::vector<std::string> &args) {
         // Whole decoder calls (GEMMs + fused softmax) against the sum of the best sgemm of each of its GEMMs,
         // all timed in the same rounds; ratio: the median of the per-round ratios, with quartiles (medians of each
         // side taken apart read 0.845-0.917 at N=2100 evaluation in three runs of one build). Shapes: rows N = B*T,
-        // hidden m, vocabulary V (Fig. 4 left: 20*105, 640, 10000).
+        // hidden m, vocabulary V (Fig. 4 left: 20*105, 640, 10000; the LM widths at the same N and V).
         std::vector<std::array<int64_t, 3>> shapes{{512, 320, 4000}};
-        if (!quick) shapes.insert(shapes.begin(), {2100, 640, 10000});
+        if (!quick)
+            for (int64_t w : kLmWidths)
+                if (w != 320) shapes.insert(shapes.end() - 1, {2100, w, 10000});
         for (auto [N, m, V] : shapes) {
             bench::DecoderGemms d(N, m, V, target);
             std::vector<std::function<void()>> runs{[&] { d.run_training(); }, [&] { d.run_evaluation(); }};

@@ -106,6 +106,32 @@ void print_runs(const ResultTable &t) {
     }
 }
 
+// Speed-ups by width, each cell marked NO under the 1.3x that the FLOP ratio (4/3 of the QRNN's GEMM work in the
+// LSTM's) allows when both sides run at the machine's GEMM rate.
+void print_width_table(const sweep::WidthTable &w) {
+    constexpr double kTarget = 1.3;
+    std::cout << "\n" << w.title << "\n";
+    std::vector<std::string> header{"width"};
+    header.insert(header.end(), w.columns.begin(), w.columns.end());
+    Table table(header);
+    int met = 0, cells = 0;
+    for (auto width : w.widths) {
+        std::vector<std::string> row{std::to_string(width)};
+        for (auto &column : w.columns) {
+            auto it = w.cells.find({width, column});
+            if (it == w.cells.end()) {
+                row.push_back("-");
+                continue;
+            }
+            cells++, met += it->second >= kTarget;
+            row.push_back(fixed(it->second, 2) + (it->second >= kTarget ? "" : " NO"));
+        }
+        table.add(row);
+    }
+    table.print(std::cout);
+    std::cout << "target >= " << fixed(kTarget, 1) << "x: met in " << met << " of " << cells << " cells\n";
+}
+
 // A grid and, to its right, other grids of the same layout (label, grid), each in the columns of the first.
 using Beside = std::vector<std::pair<std::string, const sweep::Grid *>>;
 void print_grid(const sweep::Grid &g, const Beside &beside, int decimals) {
@@ -199,6 +225,7 @@ int report_command(const std::vector<std::string> &args) {
         print_grid(g, beside, 2);
     }
     if (speedups.empty()) std::cout << "\n(no speed-up grid: the file has no QRNN run paired with a baseline model of the same sizes)\n";
+    for (auto &w : sweep::width_tables(t)) print_width_table(w);
     return kExitOk;
 }
 
