@@ -181,7 +181,9 @@ int report_command(const std::vector<std::string> &args) {
     if (!vm.count("file")) fail("give a results file: qrnn report results.h5");
     const std::vector<std::string> paths = vm["file"].as<std::vector<std::string>>();
     if (std::all_of(paths.begin(), paths.end(), lm::is_step_timings)) {
-        for (auto &p : paths) print_step_timings(lm::read_step_timings(p), p, vm["paper-fig4-left"].as<std::string>(), std::cout);
+        std::vector<std::pair<std::string, lm::StepTimings>> files;
+        for (auto &p : paths) files.emplace_back(p, lm::read_step_timings(p));
+        print_step_timings(files, vm["paper-fig4-left"].as<std::string>(), std::cout);
         return kExitOk;
     }
     if (std::all_of(paths.begin(), paths.end(), lm::is_train_results)) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lm/step_timing.h"
@@ -30,5 +31,11 @@ bool print_training_sweep(const sweep::ResultTable &t, std::ostream &os);
 // (medians), stacked text bars beside the paper's Fig. 4 left (read from paper_csv; "" or a missing file: no
 // paper columns), the ratios to the QRNN, ours and the paper's, and the speed targets.
 void print_step_timings(const lm::StepTimings &t, const std::string &path, const std::string &paper_csv, std::ostream &os);
+// Several files (e.g. `qrnn train-speed`'s and experiments/anchors/pytorch_lm.py's) in one table: the first file's
+// header, a line per further file (a separate run; its configuration checked against the first's), every model (a
+// name already taken gets "#<file number>"), ratios to the QRNN of the same file when it has one (paired, same
+// rounds), else to the first QRNN (medians of separate runs, said so), and the targets against the torch LMs.
+void print_step_timings(const std::vector<std::pair<std::string, lm::StepTimings>> &files, const std::string &paper_csv,
+                        std::ostream &os);
 
 }  // namespace qrnn::cli

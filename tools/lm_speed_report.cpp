@@ -52,6 +52,12 @@ double paired_ratio(const std::vector<double> &a, const std::vector<double> &b) 
 }  // namespace
 
 void print_step_timings(const lm::StepTimings &t, const std::string &path, const std::string &paper_csv, std::ostream &os) {
+    print_step_timings(std::vector<std::pair<std::string, lm::StepTimings>>{{path, t}}, paper_csv, os);
+}
+
+void print_step_timings(const std::vector<std::pair<std::string, lm::StepTimings>> &files, const std::string &paper_csv,
+                        std::ostream &os) {
+    if (files.empty()) return;
     std::vector<lm::PaperBar> paper;
     if (!paper_csv.empty() && std::filesystem::exists(paper_csv)) paper = lm::read_paper_fig4_left(paper_csv);
     auto paper_bar = [&](const std::string &model) -> const lm::PaperBar * {
@@ -61,9 +67,10 @@ void print_step_timings(const lm::StepTimings &t, const std::string &path, const
         return nullptr;
     };
 
+    const lm::StepTimings &t = files.front().second;
     const std::string config = attr_text(t.attrs, "config");
-    os << path << ": training steps timed side by side, " << attr_text(t.attrs, "cpu_model") << " (" << attr_text(t.attrs, "cores")
-       << " cores), target " << attr_text(t.attrs, "target") << "\n"
+    os << files.front().first << ": training steps timed side by side, " << attr_text(t.attrs, "cpu_model") << " ("
+       << attr_text(t.attrs, "cores") << " cores), target " << attr_text(t.attrs, "target") << "\n"
        << "model: " << config_value(config, "layers") << " x " << config_value(config, "hidden") << ", embedding "
        << config_value(config, "emb") << ", batch " << config_value(config, "batch") << " x bptt " << config_value(config, "bptt")
        << ", vocabulary " << attr_text(t.attrs, "vocab") << " (" << attr_text(t.attrs, "vocab_file") << " words from "
@@ -76,13 +83,50 @@ void print_step_timings(const lm::StepTimings &t, const std::string &path, const
     if (attr_text(t.attrs, "environment") != "-" && !attr_text(t.attrs, "environment").empty())
         os << "environment: " << attr_text(t.attrs, "environment") << "\n";
 
+    // Every model of every file in one list; a name already taken by an earlier file gets "#<file number>".
+    struct Row {
+        const lm::ModelStepTimes *times;
+        size_t file;
+        std::string label;
+    };
+    std::vector<Row> rows;
+    for (size_t f = 0; f < files.size(); f++)
+        for (auto &m : files[f].second.models) {
+            std::string label = m.model;
+            for (auto &r : rows)
+                if (r.label == label) label = m.model + "#" + std::to_string(f + 1);
+            rows.push_back({&m, f, label});
+        }
+    for (size_t f = 1; f < files.size(); f++) {
+        const lm::StepTimings &o = files[f].second;
+        const std::string oc = attr_text(o.attrs, "config");
+        std::string labels;
+        for (auto &r : rows)
+            if (r.file == f) labels += (labels.empty() ? "" : ", ") + r.label;
+        os << "with " << files[f].first << " (a separate run): " << labels << "; " << attr_text(o.attrs, "cpu_model") << " ("
+           << attr_text(o.attrs, "cores") << " cores), medians of " << attr_text(o.attrs, "batches") << " timed batches after "
+           << attr_text(o.attrs, "warmup") << " warm-up\n";
+        if (attr_text(o.attrs, "environment") != "-" && !attr_text(o.attrs, "environment").empty())
+            os << "  environment: " << attr_text(o.attrs, "environment") << "\n";
+        std::string differ;
+        for (const char *key : {"layers", "hidden", "emb", "batch", "bptt", "window", "zoneout", "dropout", "io_dropout"})
+            if (config_value(oc, key) != config_value(config, key))
+                differ += std::string(differ.empty() ? "" : ", ") + key + " " + config_value(oc, key);
+        if (attr_text(o.attrs, "vocab") != attr_text(t.attrs, "vocab"))
+            differ += (differ.empty() ? "" : ", ") + std::string("vocab ") + attr_text(o.attrs, "vocab");
+        if (attr_text(o.attrs, "cpu_model") != attr_text(t.attrs, "cpu_model"))
+            differ += (differ.empty() ? "" : ", ") + std::string("another CPU");
+        if (!differ.empty()) os << "  WARNING: another configuration than the first file's: " << differ << "\n";
+    }
+
     std::vector<Bar> ours;
     Table table({"model", "parameters", "rnn", "softmax", "optim", "other", "total", "optim %", "|", "paper (GPU)", "rnn",
                  "softmax", "optim", "total", "optim %"});
-    for (auto &m : t.models) {
-        Bar b{m.model, {median(m.rnn_ms), median(m.softmax_ms), median(m.optim_ms), median(m.other_ms)}, median(m.total_ms)};
+    for (auto &r : rows) {
+        const lm::ModelStepTimes &m = *r.times;
+        Bar b{r.label, {median(m.rnn_ms), median(m.softmax_ms), median(m.optim_ms), median(m.other_ms)}, median(m.total_ms)};
         ours.push_back(b);
-        std::vector<std::string> row{m.model,
+        std::vector<std::string> row{r.label,
                                      std::to_string(m.parameters),
                                      fixed(b.parts[0], 1),
                                      fixed(b.parts[1], 1),
@@ -110,51 +154,95 @@ void print_step_timings(const lm::StepTimings &t, const std::string &path, const
     print_bars("ours (CPU, ms):", ours, 60, label_width, os);
     if (!theirs.empty()) print_bars("paper (Bradbury et al. 2016, Fig. 4 left; GPU, ms):", theirs, 60, label_width, os);
 
-    // Ratios to the QRNN, the paper's and ours: absolute times differ (CPU vs GPU), ratios compare.
-    const Bar *q = nullptr;
-    for (auto &b : ours)
-        if (b.label == "qrnn") q = &b;
-    const lm::PaperBar *pq = paper_bar("qrnn");
+    // Ratios to the QRNN, the paper's and ours: absolute times differ (CPU vs GPU), ratios compare. Each row's QRNN is
+    // the one timed in the same run (file) when there is one - its steps ran in the same rounds, so the ratios are
+    // paired; otherwise the first file's QRNN, and the ratio is one of medians of separate runs.
+    auto qrnn_of = [&](size_t file) -> const Row * {
+        for (auto &r : rows)
+            if (r.file == file && r.times->model == "qrnn") return &r;
+        return nullptr;
+    };
+    const Row *q = nullptr;
+    for (size_t f = 0; f < files.size() && !q; f++) q = qrnn_of(f);
     if (!q) {
         os << "\n(no qrnn model timed: no ratios to the QRNN)\n";
         return;
     }
-    const lm::ModelStepTimes &qt = t.models[static_cast<size_t>(q - ours.data())];
-    Table ratios({"model / qrnn", "rnn", "paper", "softmax", "paper", "optim", "paper", "step", "paper", "|", "rnn paired",
-                  "step paired"});
-    for (auto &b : ours) {
-        if (&b == q) continue;
-        const lm::ModelStepTimes &bt = t.models[static_cast<size_t>(&b - ours.data())];
-        const lm::PaperBar *p = paper_bar(b.label);
+    auto bar_of = [&](const Row *r) -> const Bar & { return ours[static_cast<size_t>(r - rows.data())]; };
+    const lm::PaperBar *pq = paper_bar("qrnn");
+    const bool several = files.size() > 1;
+    std::vector<std::string> header{"model / qrnn", "rnn", "paper", "softmax", "paper", "optim", "paper", "step", "paper", "|",
+                                    "rnn paired", "step paired"};
+    if (several) header.push_back("qrnn of");
+    Table ratios(header);
+    bool separate = false;
+    for (auto &r : rows) {
+        if (&r == q) continue;
+        const Row *own = qrnn_of(r.file);
+        const bool same_run = own && own != &r;
+        const Row *ref = same_run ? own : q;
+        separate = separate || !same_run;
+        const Bar &b = bar_of(&r), &qb = bar_of(ref);
+        const lm::PaperBar *p = paper_bar(r.times->model);
         auto ratio_pair = [&](double mine, double qrnn, double their, double their_qrnn) {
             return std::vector<std::string>{times(mine / qrnn), p && pq ? times(their / their_qrnn) : "-"};
         };
-        std::vector<std::string> row{b.label};
-        for (auto &cells : {ratio_pair(b.parts[0], q->parts[0], p ? p->rnn_ms : NAN, pq ? pq->rnn_ms : NAN),
-                            ratio_pair(b.parts[1], q->parts[1], p ? p->softmax_ms : NAN, pq ? pq->softmax_ms : NAN),
-                            ratio_pair(b.parts[2], q->parts[2], p ? p->optim_ms : NAN, pq ? pq->optim_ms : NAN),
-                            ratio_pair(b.total, q->total, p ? p->total_ms : NAN, pq ? pq->total_ms : NAN)})
+        std::vector<std::string> row{r.label};
+        for (auto &cells : {ratio_pair(b.parts[0], qb.parts[0], p ? p->rnn_ms : NAN, pq ? pq->rnn_ms : NAN),
+                            ratio_pair(b.parts[1], qb.parts[1], p ? p->softmax_ms : NAN, pq ? pq->softmax_ms : NAN),
+                            ratio_pair(b.parts[2], qb.parts[2], p ? p->optim_ms : NAN, pq ? pq->optim_ms : NAN),
+                            ratio_pair(b.total, qb.total, p ? p->total_ms : NAN, pq ? pq->total_ms : NAN)})
             row.insert(row.end(), cells.begin(), cells.end());
-        row.insert(row.end(), {"|", times(paired_ratio(bt.rnn_ms, qt.rnn_ms)), times(paired_ratio(bt.total_ms, qt.total_ms))});
+        if (same_run)
+            row.insert(row.end(), {"|", times(paired_ratio(r.times->rnn_ms, ref->times->rnn_ms)),
+                                   times(paired_ratio(r.times->total_ms, ref->times->total_ms))});
+        else row.insert(row.end(), {"|", "-", "-"});
+        if (several) row.push_back(same_run ? "same run" : ref->label + ", separate run");
         ratios.add(row);
     }
     os << "\nratios to the QRNN (its time = 1): ours (of the medians) beside the paper's; paired = median over the rounds "
-          "of\nthe per-round ratio (both steps ran seconds apart, under the same load):\n";
+          "of\nthe per-round ratio (both steps ran seconds apart, under the same load)";
+    if (several) os << "; each row's QRNN is the one of its own run (file) when it has one";
+    os << ":\n";
     ratios.print(os);
+    if (separate)
+        os << "(rows marked '-' under paired: their ratios come from separate runs - medians taken at other times, under "
+              "possibly\nother machine load; for a paired ratio time both in one run, e.g. experiments/anchors/pytorch_lm.py "
+              "runs our QRNN\nin its rounds)\n";
 
     // The issue's targets (timing is reported, never a pass/fail of a test).
     const Bar *lstm = nullptr;
     for (auto &b : ours)
         if (b.label == "lstm-onednn") lstm = &b;
+    const Bar &qbar = bar_of(q);
     os << "\ntargets:";
     if (lstm) {
-        const double rnn = lstm->parts[0] / q->parts[0], step = lstm->total / q->total;
+        const double rnn = lstm->parts[0] / qbar.parts[0], step = lstm->total / qbar.total;
         os << " qrnn rnn " << times(rnn) << " faster than lstm-onednn (target >= 2x: " << (rnn >= 2 ? "met" : "missed")
            << "); whole step " << times(step) << " (target >= 1.3x: " << (step >= 1.3 ? "met" : "missed") << ");";
     }
+    // Against PyTorch (experiments/anchors/pytorch_lm.py; issue 46): our QRNN LM step vs the torch LMs'.
+    // A torch row timed in the same run as a QRNN (paired) is preferred to one of a separate run.
+    bool torch_targets = false;
+    for (auto &[anchor, target] : {std::pair<const char *, double>{"torch-qrnn", 1.5}, {"torch-lstm", 4.0}}) {
+        const Row *pick = nullptr;
+        for (auto &r : rows)
+            if (r.times->model == anchor && (!pick || (!qrnn_of(pick->file) && qrnn_of(r.file)))) pick = &r;
+        if (!pick) continue;
+        const Row *own = qrnn_of(pick->file);
+        if (!torch_targets) os << "\n  against PyTorch (experiments/anchors/pytorch_lm.py):";
+        torch_targets = true;
+        const double step = own ? paired_ratio(pick->times->total_ms, own->times->total_ms) : bar_of(pick).total / qbar.total;
+        os << " " << (own ? own->label : q->label) << " LM step " << times(step) << " faster than " << pick->label
+           << " (target >= " << fixed(target, 1) << "x: " << (step >= target ? "met" : "missed")
+           << (own ? "; paired, same rounds" : "; medians of separate runs")
+           << ");";
+    }
+    if (torch_targets) os << "\n ";
     double worst = 0;
-    for (auto &b : ours) worst = std::max(worst, b.parts[2] / b.total);
-    os << " optimizer at most " << fixed(100 * worst, 1) << "% of a step (target <= 10%: " << (worst <= 0.10 ? "met" : "missed")
+    for (auto &r : rows)
+        if (r.times->model.rfind("torch-", 0) != 0) worst = std::max(worst, bar_of(&r).parts[2] / bar_of(&r).total);
+    os << " optimizer at most " << fixed(100 * worst, 1) << "% of a step of ours (target <= 10%: " << (worst <= 0.10 ? "met" : "missed")
        << ")\n";
 }
 
