@@ -23,6 +23,12 @@ void write_attr(H5::H5Object &obj, const std::string &name, const std::string &v
 Tensor<float> read_tensor(H5::H5File &h5, const std::string &file, const std::string &path);
 // read_tensor into `into`, whose shape the dataset must have ("<file>: dataset <path> has shape ..., the model's is ...").
 void read_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into);
+// Tensors with a checksum: write_tensor plus attribute `fnv1a64` (FNV-1a 64 of the float bytes, 16 hex digits);
+// read_tensor_into, then "<file>: dataset <path>: checksum mismatch (...): the file is corrupt" when the data do not
+// match it (or it is missing), and "<file>: dataset <path> holds a non-finite value (inf at element 3)".
+void write_checked_tensor(H5::H5File &file, const std::string &path, const Tensor<float> &t);
+void read_checked_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into);
+std::string fnv1a64_hex(const Tensor<float> &t);
 std::vector<double> read_series(H5::H5File &h5, const std::string &file, const std::string &path);
 std::string read_bytes(H5::H5File &h5, const std::string &file, const std::string &path);
 double read_double(H5::H5Object &obj, const std::string &file, const std::string &name);

@@ -241,6 +241,7 @@ SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
     auto out_of_time = [&] { return cfg.seq.time_limit > 0 && seconds() >= cfg.seq.time_limit; };
     auto save = [&] {
         if (cfg.checkpoint.empty()) return;
+        require_finite_params(params, at.step, cfg.checkpoint);
         at.seconds = seconds(), at.adam = adam.state();
         write_seq_checkpoint(cfg.checkpoint, at, params);
     };
@@ -251,7 +252,9 @@ SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
         while (at.epoch_steps < cfg.max_batches && !out_of_time()) {
             at.step++, at.epoch_steps++;
             adam.set_lr(cfg.sgd.lr * std::max(0.05, 1.0 - static_cast<double>(at.step - 1) / static_cast<double>(total)));
-            at.epoch_loss += run->train_step(static_cast<uint64_t>(at.step));
+            const double loss = run->train_step(static_cast<uint64_t>(at.step));
+            require_finite("training loss", loss, at.step, cfg.checkpoint);
+            at.epoch_loss += loss;
             adam.step(params);
             if (cfg.checkpoint_every > 0 && at.step % cfg.checkpoint_every == 0 && at.epoch_steps < cfg.max_batches) save();
             if (seconds() - last_log >= cfg.log_seconds) {
