@@ -113,6 +113,8 @@ TEST(HardeningTraining, OutputsAreOnlyRegularFiles) {
     EXPECT_TRUE(fs::is_fifo(fifo));
     expect_cli(tiny_lm("--checkpoint /dev/null"), 2, "/dev/null: is a character device, cannot write a training checkpoint");
     expect_cli(tiny_lm("--results " + scratch_dir("adir")), 2, "is a directory");
+    const std::string sweep = write_scratch("s.yaml", "name: s\nbase: {batch: 2, seq: 4, input: 8, hidden: 8}\n");
+    expect_cli("sweep " + sweep + " -o " + fifo, 2, fifo + ": is a FIFO, cannot write results there");  // before any run
     expect_cli(tiny_lm("--results " + scratch_dir("long") + "/" + std::string(300, 'r')), 2, "file name too long");
 }
 
