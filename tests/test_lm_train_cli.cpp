@@ -138,7 +138,7 @@ TEST(TrainCli, BadInputNamesFileKeyAndValue) {
     const std::string empty = write_scratch("empty.txt", "");
     expect_cli("train --train " + empty + " --valid " + good, 2, empty + ": token file holds no words");
     expect_cli("train --train " + good, 2, "key 'valid': no validation file");
-    expect_cli("train --train " + good + " --valid /nonexistent.txt --epochs 1", 2, "/nonexistent.txt: cannot read token file");
+    expect_cli("train --train " + good + " --valid /nonexistent.txt --epochs 1", 2, "key 'valid': /nonexistent.txt: no such token file");
     expect_cli("train --train " + good + " --valid " + good + " --model lstm-cudnn", 2, "lstm-cudnn");
     expect_cli("train --data /nonexistent", 2, "--data /nonexistent: not a directory");
     expect_cli("eval /nonexistent.h5 --data " + good, 2, "/nonexistent.h5");
