@@ -14,6 +14,7 @@
 #include "nn/optimizer.h"
 #include "nn/seq2seq.h"
 #include "runtime/machine_info.h"
+#include "runtime/memory_guard.h"
 
 namespace qrnn::lm {
 namespace {
@@ -128,6 +129,21 @@ private:
     SequenceClassifier model_;
 };
 
+// The memory guard (runtime/memory_guard.h) on the task's model before anything is allocated: the stack over
+// max_len + 1 steps (encoder and decoder for reverse and sort, whose input is a one-hot of the task's symbols).
+void check_seq_task_memory(const TrainConfig &cfg) {
+    ModelConfig c = cfg.lm.stack;
+    c.batch = cfg.batch, c.seq = cfg.seq.max_len + 1, c.pass = "training";
+    MemoryShape shape;
+    shape.weight_copies = 3;  // nn::Layer models keep the gradient too
+    if (is_transduction(cfg.seq.task)) {
+        nn::TransductionTask task;
+        task.vocab = cfg.seq.vocab;
+        shape.stacks = 2, c.input = task.symbols();
+    }
+    check_run_memory(c, false, 0, shape);
+}
+
 // The run's summary from its last epoch (none yet: no attributes).
 void set_final_attrs(SeqResults &results, double best) {
     if (results.epochs.empty()) return;
@@ -169,6 +185,7 @@ void validate_seq_task(const TrainConfig &cfg) {
         fail("key 'target_accuracy': must be in (0, 1], got ", cfg.seq.target_accuracy);
     if (!(cfg.log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", cfg.log_seconds);
     nn::AdamOptions{cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay}.validate();
+    check_seq_task_memory(cfg);
     const TrainConfig defaults = task_defaults(task);
     refuse_unused_keys(cfg, defaults, {"bptt", "io_dropout", "tie_weights", "lr_decay", "lr_patience"}, "task lm only");
     if (task != "classify") refuse_unused_keys(cfg, defaults, {"pool"}, "task classify only");

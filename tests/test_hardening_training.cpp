@@ -21,15 +21,6 @@ namespace qrnn::test {
 namespace {
 namespace fs = std::filesystem;
 
-// Lines [first, first + lines) of PTB's validation split: a small real corpus.
-std::string ptb_slice(const std::string &name, int first, int lines) {
-    std::ifstream in(std::string(QRNN_SOURCE_DIR) + "/data/ptb/ptb.valid.txt");
-    std::string line, text;
-    for (int i = 0; std::getline(in, line) && i < first + lines; i++)
-        if (i >= first) text += line + "\n";
-    return write_scratch(name, text);
-}
-
 const std::string &train_file() {
     static const std::string path = ptb_slice("train.txt", 0, 60);
     return path;
@@ -101,6 +92,7 @@ TEST(HardeningTraining, CountsAreRangeChecked) {
     expect_cli("train --task sort --epochs 9223372036854775807 --max_batches 2", 2, "key 'epochs': value '9223372036854775807': must be <= 1000000000");
     expect_cli(tiny_lm("--window 1000000"), 2, "key 'window': value '1000000': must be <= 4096");
     expect_cli("train --train " + train_file() + " --valid " + valid_file() + " --emb 100000 --hidden 100000", 2, "above the memory limit");
+    expect_cli("train --task reverse --hidden 1000000", 2, "above the memory limit");  // was std::bad_alloc
     expect_cli("train-speed --train " + train_file() + " --models qrnn --vocab 1000000000", 2, "key 'vocab': value '1000000000': must be <= 16777216");
     expect_cli("run --batch 2000000000 --seq 2000000000 --input 8 --hidden 8", 2, "shape too large: seq*batch*width = 3.2e+19 elements");
 }

@@ -17,15 +17,6 @@ using namespace qrnn::test;
 
 namespace {
 
-// The first `lines` lines of PTB's validation split from line `first`: a small real corpus.
-std::string ptb_slice(const std::string &name, int first, int lines) {
-    std::ifstream in(std::string(QRNN_SOURCE_DIR) + "/data/ptb/ptb.valid.txt");
-    std::string line, text;
-    for (int i = 0; std::getline(in, line) && i < first + lines; i++)
-        if (i >= first) text += line + "\n";
-    return write_scratch(name, text);
-}
-
 // A run of 2 x 40 steps long enough (~10 ms a step) to be killed in the middle.
 std::string train_args(const std::string &checkpoint, const std::string &model = "qrnn") {
     static const std::string train = ptb_slice("train.txt", 0, 400), valid = ptb_slice("valid.txt", 400, 60);
