@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "lm/trainer.h"
+#include "runtime/atomic_file.h"
 #include "runtime/machine_info.h"
 
 namespace qrnn::lm {
@@ -60,6 +61,7 @@ void StepTimingConfig::validate() const {
     refuse_unused_keys(train, TrainConfig(), {"valid", "test", "checkpoint", "checkpoint_every", "epochs", "max_batches",
                                               "lr_decay", "lr_patience", "log_seconds"},
                        "train-speed times steps on the training file: no epochs, validation or checkpoints");
+    if (!train.results.empty()) check_output_file(train.results, "a step-timing results file (key 'results')");
     for (auto &m : models) {
         TrainConfig c = train;
         c.lm.stack.model = m;

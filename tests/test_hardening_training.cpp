@@ -103,6 +103,7 @@ TEST(HardeningTraining, OutputsAreOnlyRegularFiles) {
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     expect_cli(tiny_lm("--results " + fifo), 2, fifo + ": is a FIFO, cannot write a results file (key 'results') there");
     EXPECT_TRUE(fs::is_fifo(fifo));
+    expect_cli("train-speed --train " + train_file() + " --models qrnn --results " + fifo, 2, fifo + ": is a FIFO");
     expect_cli(tiny_lm("--checkpoint /dev/null"), 2, "/dev/null: is a character device, cannot write a training checkpoint");
     expect_cli(tiny_lm("--results " + scratch_dir("adir")), 2, "is a directory");
     const std::string sweep = write_scratch("s.yaml", "name: s\nbase: {batch: 2, seq: 4, input: 8, hidden: 8}\n");
