@@ -149,6 +149,7 @@ void load_checkpoint_model(const std::string &path, Model &model) {
             if (!file.nameExists(state_group(l))) fail(path, ": group ", state_group(l), " is missing");
             H5::Group g = file.openGroup(state_group(l));
             states[l].time = h5::read_int(g, path, "time");
+            if (states[l].time < 0) fail(path, ": ", state_group(l), " attribute time ", states[l].time, ": must be >= 0");
             for (size_t i = 0; i < states[l].names.size(); i++)
                 load(state_group(l) + "/" + states[l].names[i], states[l].tensors[i]);
         }

@@ -77,7 +77,7 @@ double unigram_perplexity(const std::vector<int32_t> &train, const std::vector<i
 }
 
 BatchStream::BatchStream(const std::vector<int32_t> &tokens, int64_t batch, int64_t bptt, const std::string &name)
-    : batch_(batch), bptt_(bptt), stream_len_(batch < 1 ? 0 : static_cast<int64_t>(tokens.size()) / batch) {
+    : name_(name), batch_(batch), bptt_(bptt), stream_len_(batch < 1 ? 0 : static_cast<int64_t>(tokens.size()) / batch) {
     if (batch < 1 || bptt < 1) fail(name, ": batch and bptt must be >= 1 (got ", batch, ", ", bptt, ")");
     if (stream_len_ < 2)
         fail(name, ": ", tokens.size(), " tokens are too few for ", batch, " streams (need at least 2 per stream)");
@@ -89,7 +89,7 @@ int64_t BatchStream::tokens_per_batch(int64_t i) const {
 }
 
 Batch BatchStream::batch(int64_t i) const {
-    if (i < 0 || i >= batches()) fail("batch ", i, " outside [0, ", batches(), ")");
+    if (i < 0 || i >= batches()) fail(name_, ": batch ", i, " outside [0, ", batches(), ")");
     Batch b;
     b.B = batch_;
     b.T = tokens_per_batch(i) / batch_;

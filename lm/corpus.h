@@ -50,6 +50,7 @@ public:
 
 private:
     std::vector<int32_t> streams_;  // [B][stream_len]
+    std::string name_;              // the token file, for errors
     int64_t batch_, bptt_, stream_len_;
 };
 

@@ -210,6 +210,7 @@ void validate_seq_task(const TrainConfig &cfg) {
 
 SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
     validate_seq_task(cfg);
+    check_output_files(cfg);  // before the model is built
     const std::string &task = cfg.seq.task;
     const bool transduction = is_transduction(task);
     std::unique_ptr<TaskRun> run;
