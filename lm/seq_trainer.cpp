@@ -42,7 +42,8 @@ public:
     // Loss of training batch `index` with the masks of draw `index` (every batch starts at time 0: without a
     // draw of its own each step would repeat the first step's masks); every gradient of it set.
     virtual double train_step(uint64_t index) = 0;
-    virtual double accuracy() = 0;                  // held-out
+    // Held-out, in batches; ends early when stop() says so after a batch (*evaluated: the sequences evaluated).
+    virtual double accuracy(const std::function<bool()> &stop, int64_t *evaluated) = 0;
     virtual std::optional<SeqHeatmap> heatmap() { return std::nullopt; }
 };
 
@@ -64,7 +65,9 @@ public:
         model_->net().set_mask_draw(index);
         return model_->loss_and_grads(nn::transduction_batch(task_, batch_, seed_, 0, index));
     }
-    double accuracy() override { return nn::transduction_accuracy(task_, *model_, seed_, eval_size_); }
+    double accuracy(const std::function<bool()> &stop, int64_t *evaluated) override {
+        return nn::transduction_accuracy(task_, *model_, seed_, eval_size_, stop, evaluated);
+    }
     std::optional<SeqHeatmap> heatmap() override {  // held-out sequence 0 of batch 0
         if (!attention_) return std::nullopt;
         nn::Seq2SeqBatch b = nn::transduction_batch(task_, 1, seed_, 1, 0);
@@ -102,17 +105,18 @@ public:
         model_.set_mask_draw(index);
         return model_.loss(nn::count_batch(task_, batch_, seed_, 0, index), true);
     }
-    double accuracy() override {
+    double accuracy(const std::function<bool()> &stop, int64_t *evaluated) override {
         constexpr int64_t kEvalBatch = 64;
-        int64_t hits = 0;
-        for (int64_t done = 0, index = 0; done < eval_size_; index++) {
+        int64_t hits = 0, done = 0;
+        for (int64_t index = 0; done < eval_size_ && !(done > 0 && stop()); index++) {
             const int64_t n = std::min(kEvalBatch, eval_size_ - done);
             nn::ClassifyBatch b = nn::count_batch(task_, n, seed_, 1, static_cast<uint64_t>(index));
             const std::vector<int32_t> predicted = model_.predict(b);
             for (int64_t i = 0; i < n; i++) hits += predicted[i] == b.labels[i];
             done += n;
         }
-        return static_cast<double>(hits) / static_cast<double>(eval_size_);
+        *evaluated = done;
+        return static_cast<double>(hits) / static_cast<double>(done);
     }
 
 private:
@@ -290,7 +294,11 @@ SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
         SeqEpoch rec;
         rec.step = static_cast<double>(at.step), rec.lr = adam.lr();
         rec.train_loss = at.epoch_loss / static_cast<double>(at.epoch_steps);
-        rec.accuracy = run->accuracy();
+        int64_t evaluated = 0;
+        rec.accuracy = run->accuracy(out_of_time, &evaluated);
+        if (evaluated < cfg.seq.eval_size)
+            log << "held-out evaluation cut at the time limit (" << cfg.seq.time_limit << " s) after " << evaluated << " of "
+                << cfg.seq.eval_size << " sequences\n";
         rec.seconds = seconds();
         at.best = std::max(at.best, rec.accuracy);
         results.epochs.push_back(rec);

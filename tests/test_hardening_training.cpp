@@ -97,6 +97,12 @@ TEST(HardeningTraining, CountsAreRangeChecked) {
     expect_cli("run --batch 2000000000 --seq 2000000000 --input 8 --hidden 8", 2, "shape too large: seq*batch*width = 3.2e+19 elements");
 }
 
+TEST(HardeningTraining, TimeLimitBoundsTheHeldOutEvaluation) {
+    CliResult r = run_cli("train --task reverse --hidden 16 --layers 1 --epochs 1 --max_batches 2 --eval_size 1048576 --time_limit 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("held-out evaluation cut at the time limit (2 s) after "), std::string::npos) << r.output;
+}
+
 // 3. Destructive writes: never onto anything but a regular file; through symlinks to the real file, locked there.
 TEST(HardeningTraining, OutputsAreOnlyRegularFiles) {
     const std::string fifo = scratch_path("fifo.h5");
