@@ -31,6 +31,7 @@ void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model
         h5::write_attr(file, "format_version", kFormatVersion);
         h5::write_attr(file, "identity", info.identity);
         h5::write_attr(file, "config", info.config);
+        h5::mark_checksummed(file);
         h5::write_attr(file, "rng", std::string("counter-based hash of (seed, stream, step, batch, channel): its state is the "
                                                 "seed and the time attribute of each /state/<l>"));
         std::string vocab;
@@ -131,7 +132,7 @@ std::vector<Tensor<float>> read_best_params(const std::string &path, Model &mode
         if (!file.nameExists("/best")) return best;
         for (auto &p : model.params()) {
             best.emplace_back(p.value->shape);
-            h5::read_checked_tensor_into(file, path, "/best/" + p.name, best.back());
+            h5::read_checked_tensor_into(file, path, "/best/" + p.name, best.back(), h5::is_checksummed(file));
         }
     } catch (const H5::Exception &e) {
         fail(path, ": malformed ", kCheckpointWhat, " (", e.getDetailMsg(), ")");
@@ -141,7 +142,10 @@ std::vector<Tensor<float>> read_best_params(const std::string &path, Model &mode
 
 void load_checkpoint_model(const std::string &path, Model &model) {
     H5::H5File file = open_hdf5_for_reading(path, kCheckpointWhat);
-    auto load = [&](const std::string &name, Tensor<float> &into) { h5::read_checked_tensor_into(file, path, name, into); };
+    const bool checksummed = h5::is_checksummed(file);
+    auto load = [&](const std::string &name, Tensor<float> &into) {
+        h5::read_checked_tensor_into(file, path, name, into, checksummed);
+    };
     try {
         for (auto &p : model.params()) load("/params/" + p.name, *p.value);
         auto &states = model.carried_state();

@@ -5,8 +5,8 @@
 //                    config (every key as "key: value" lines), rng (how masks are drawn)
 //   /vocab                   uint8   the vocabulary, one word per line
 //   /params/<name>           float32 every parameter (nn::Param names, "/" kept: e.g. /params/layer_0/weights);
-//                            every dataset under /params, /state and /best has attribute fnv1a64 (h5io.h), verified
-//                            on load with the values' finiteness
+//                            every dataset under /params, /state and /best has attribute fnv1a64 (h5io.h; root
+//                            attribute checksums), verified on load with the values' finiteness
 //   /state/<l>/<name>        float32 carried state of layer l; attribute time on /state/<l> (the masks' clock)
 //   /optimizer               attributes lr, plateau_best, plateau_bad, plateau_started
 //   /progress                attributes epoch (completed), batch (next in the epoch), step, and the epoch's

@@ -101,12 +101,21 @@ void write_checked_tensor(H5::H5File &file, const std::string &path, const Tenso
     write_attr(ds, kChecksumAttr, fnv1a64_hex(t));
 }
 
-void read_checked_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into) {
+void mark_checksummed(H5::H5File &file) {
+    write_attr(file, "checksums", std::string(kChecksumAttr) + " of every float tensor's bytes, on its dataset");
+}
+
+bool is_checksummed(H5::H5File &file) { return file.attrExists("checksums"); }
+
+void read_checked_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into,
+                              bool require_checksum) {
     read_tensor_into(h5, file, path, into);
     H5::DataSet ds = h5.openDataSet(path);
-    if (!ds.attrExists(kChecksumAttr)) fail(file, ": dataset ", path, " has no checksum (attribute ", kChecksumAttr, ")");
-    const std::string stored = read_string(ds, file, kChecksumAttr), actual = fnv1a64_hex(into);
-    if (stored != actual)
+    if (require_checksum && !ds.attrExists(kChecksumAttr))
+        fail(file, ": dataset ", path, " has no checksum (attribute ", kChecksumAttr, ")");
+    const std::string stored = ds.attrExists(kChecksumAttr) ? read_string(ds, file, kChecksumAttr) : "",
+                      actual = fnv1a64_hex(into);
+    if (!stored.empty() && stored != actual)
         fail(file, ": dataset ", path, ": checksum mismatch (", kChecksumAttr, " ", stored, " stored, ", actual,
              " of the data): the file is corrupt");
     for (size_t i = 0; i < into.data.size(); i++)

@@ -25,9 +25,14 @@ Tensor<float> read_tensor(H5::H5File &h5, const std::string &file, const std::st
 void read_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into);
 // Tensors with a checksum: write_tensor plus attribute `fnv1a64` (FNV-1a 64 of the float bytes, 16 hex digits);
 // read_tensor_into, then "<file>: dataset <path>: checksum mismatch (...): the file is corrupt" when the data do not
-// match it (or it is missing), and "<file>: dataset <path> holds a non-finite value (inf at element 3)".
+// match it (or, with require_checksum, it is missing), and "<file>: dataset <path> holds a non-finite value (inf at
+// element 3)". A file whose tensors all have one says so with mark_checksummed (root attribute `checksums`);
+// is_checksummed tells a reader to require them (files from before checksums load with the finiteness check alone).
 void write_checked_tensor(H5::H5File &file, const std::string &path, const Tensor<float> &t);
-void read_checked_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into);
+void read_checked_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into,
+                              bool require_checksum);
+void mark_checksummed(H5::H5File &file);
+bool is_checksummed(H5::H5File &file);
 std::string fnv1a64_hex(const Tensor<float> &t);
 std::vector<double> read_series(H5::H5File &h5, const std::string &file, const std::string &path);
 std::string read_bytes(H5::H5File &h5, const std::string &file, const std::string &path);

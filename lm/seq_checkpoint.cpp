@@ -11,7 +11,7 @@ namespace qrnn::lm {
 namespace {
 
 constexpr const char *kSeqCheckpointFormat = "qrnn-seq-checkpoint";
-constexpr int64_t kFormatVersion = 2;  // 2: a checksum on every tensor
+constexpr int64_t kFormatVersion = 1;
 constexpr const char *kSeqCheckpointWhat = "sequence-task checkpoint";
 
 const std::vector<std::pair<const char *, double SeqCheckpoint::*>> &progress_values() {
@@ -51,6 +51,7 @@ void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, cons
         h5::write_attr(file, "format_version", kFormatVersion);
         h5::write_attr(file, "identity", cp.identity);
         h5::write_attr(file, "config", cp.config);
+        h5::mark_checksummed(file);
         for (auto &p : params) h5::write_checked_tensor(file, "/params/" + p.name, *p.value);
         H5::Group adam = file.createGroup("/adam");
         h5::write_attr(adam, "t", cp.adam.t);
@@ -73,14 +74,15 @@ SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &id
         cp.identity = h5::read_string(file, path, "identity");
         require_same_identity(path, cp.identity, identity);
         cp.config = h5::read_string(file, path, "config");
-        for (auto &p : params) h5::read_checked_tensor_into(file, path, "/params/" + p.name, *p.value);
+        const bool checksummed = h5::is_checksummed(file);
+        for (auto &p : params) h5::read_checked_tensor_into(file, path, "/params/" + p.name, *p.value, checksummed);
         H5::Group adam = file.openGroup("/adam");
         cp.adam.t = h5::read_int(adam, path, "t");
         if (cp.adam.t > 0)
             for (auto &p : params) {
                 Tensor<float> m(p.value->shape), v(p.value->shape);
-                h5::read_checked_tensor_into(file, path, "/adam/m/" + p.name, m);
-                h5::read_checked_tensor_into(file, path, "/adam/v/" + p.name, v);
+                h5::read_checked_tensor_into(file, path, "/adam/m/" + p.name, m, checksummed);
+                h5::read_checked_tensor_into(file, path, "/adam/v/" + p.name, v, checksummed);
                 cp.adam.m.emplace_back(m.data.begin(), m.data.end()), cp.adam.v.emplace_back(v.data.begin(), v.data.end());
             }
         H5::Group prog = file.openGroup("/progress");

@@ -4,7 +4,8 @@
 //   attributes on /: format = "qrnn-seq-checkpoint", format_version, identity (keys that must match to resume),
 //                    config (every key as "key: value" lines)
 //   /params/<name>           float32 every parameter (nn::Param names); every tensor here and under /adam has
-//                            attribute fnv1a64 (lm/h5io.h), verified on load with the values' finiteness
+//                            attribute fnv1a64 (lm/h5io.h; root attribute checksums), verified on load with the
+//                            values' finiteness
 //   /adam                    attribute t (steps taken); /adam/m/<name>, /adam/v/<name> float32 its moments
 //   /progress                attributes epoch (completed), step, seconds (of training so far), best (held-out
 //                            metric), and of the epoch under way: epoch_steps, epoch_loss (summed)

@@ -247,7 +247,7 @@ TEST(Fuzz, TrainingCheckpoints) {
                                             "/best/embedding", "/best/decoder/weights", "/state/0/c", "/vocab",
                                             "/history/val_ppl", "/history/train_ppl", "/params", "/best", "/state/0"};
     const std::vector<std::string> attributes{
-        "/@format", "/@format_version", "/@identity", "/@config", "/progress@epoch", "/progress@batch", "/progress@step",
+        "/@format", "/@format_version", "/@identity", "/@config", "/@checksums", "/progress@epoch", "/progress@batch", "/progress@step",
         "/progress@targets", "/progress@loss", "/optimizer@lr", "/optimizer@plateau_bad", "/best@epoch", "/state/0@time",
         "/params/embedding@fnv1a64", "/best/decoder/bias@fnv1a64"};
     auto make = [&](FuzzRng &rng, int64_t i) { return edited_copy(rng, i, seed, path, datasets, attributes); };

@@ -153,6 +153,19 @@ TEST(HardeningTraining, ChangedTensorFailsItsChecksum) {
     const std::string cp = checkpoint_copy("flip.h5");
     set_first_value(cp, "/params/decoder/bias", 0.125f, false);
     expect_cli(tiny_lm("--checkpoint " + cp, 2), 2, cp + ": dataset /params/decoder/bias: checksum mismatch");
+    const std::string no_sum = checkpoint_copy("no_sum.h5");  // its tensors say they have checksums: each must
+    {
+        H5::H5File f(no_sum, H5F_ACC_RDWR);
+        f.openDataSet("/best/embedding").removeAttr("fnv1a64");
+    }
+    expect_cli("eval " + no_sum + " --data " + valid_file(), 2, no_sum + ": dataset /best/embedding has no checksum");
+    const std::string old = checkpoint_copy("old.h5");  // from before checksums: loads
+    {
+        H5::H5File f(old, H5F_ACC_RDWR);
+        f.removeAttr("checksums");
+        f.openDataSet("/best/embedding").removeAttr("fnv1a64");
+    }
+    expect_cli("eval " + old + " --data " + valid_file(), 0, "perplexity");
 }
 
 TEST(HardeningTraining, InconsistentProgressIsRefused) {
