@@ -1,5 +1,6 @@
 #include "lm/checkpoint.h"
 
+#include <cmath>
 #include <sstream>
 
 #include "core/error.h"
@@ -30,18 +31,19 @@ void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model
         write_convention(file);
         h5::write_attr(file, "identity", info.identity);
         h5::write_attr(file, "config", info.config);
+        h5::mark_checksummed(file);
         h5::write_attr(file, "rng", std::string("counter-based hash of (seed, stream, step, batch, channel): its state is the "
                                                 "seed and the time attribute of each /state/<l>"));
         std::string vocab;
         for (auto &w : info.vocab) vocab += w + "\n";
         h5::write_bytes(file, "/vocab", vocab);
         const std::vector<nn::Param> params = model.params();
-        for (auto &p : params) h5::write_tensor(file, "/params/" + p.name, *p.value);
+        for (auto &p : params) h5::write_checked_tensor(file, "/params/" + p.name, *p.value);
         if (!info.best_params.empty()) {
             if (info.best_params.size() != params.size()) fail(path, ": ", info.best_params.size(), " best parameters for a model of ", params.size());
             H5::Group best = file.createGroup("/best");
             h5::write_attr(best, "epoch", info.best_epoch);
-            for (size_t i = 0; i < params.size(); i++) h5::write_tensor(file, "/best/" + params[i].name, info.best_params[i]);
+            for (size_t i = 0; i < params.size(); i++) h5::write_checked_tensor(file, "/best/" + params[i].name, info.best_params[i]);
         }
         const auto &states = model.carried_state();
         file.createGroup("/state");
@@ -49,7 +51,7 @@ void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model
             H5::Group g = file.createGroup(state_group(l));
             h5::write_attr(g, "time", states[l].time);
             for (size_t i = 0; i < states[l].names.size(); i++)
-                h5::write_tensor(file, state_group(l) + "/" + states[l].names[i], states[l].tensors[i]);
+                h5::write_checked_tensor(file, state_group(l) + "/" + states[l].names[i], states[l].tensors[i]);
         }
         H5::Group opt = file.createGroup("/optimizer");
         h5::write_attr(opt, "lr", info.lr);
@@ -99,6 +101,23 @@ CheckpointInfo read_checkpoint_info(const std::string &path, bool to_resume) {
     return info;
 }
 
+void validate_progress(const std::string &path, const CheckpointInfo &info, int64_t batches_per_epoch, int64_t epochs) {
+    const TrainProgress &p = info.progress;
+    auto bad = [&](const char *field, auto value, const auto &...why) { fail(path, ": /progress ", field, " ", value, ": ", why...); };
+    if (p.epoch < 0 || p.epoch > epochs) bad("epoch", p.epoch, "outside [0, ", epochs, "] (epochs)");
+    if (p.batch < 0 || p.batch >= batches_per_epoch) bad("batch", p.batch, "outside [0, ", batches_per_epoch, ") (batches per epoch)");
+    if (p.epoch == epochs && p.batch != 0) bad("batch", p.batch, "after the last epoch (", epochs, ")");
+    if (p.step != p.epoch * batches_per_epoch + p.batch)
+        bad("step", p.step, "is not epoch x batches per epoch + batch = ", p.epoch, " x ", batches_per_epoch, " + ", p.batch);
+    if (p.targets < 0) bad("targets", p.targets, "is negative");
+    for (auto &[name, member] : progress_sums())
+        if (!std::isfinite(p.*member) || p.*member < 0) bad(name, p.*member, "must be finite and >= 0");
+    if (static_cast<int64_t>(p.history.size()) != p.epoch)
+        fail(path, ": /history holds ", p.history.size(), " epochs, /progress epoch is ", p.epoch);
+    if (info.best_epoch < (p.epoch > 0 ? 1 : 0) || info.best_epoch > p.epoch)
+        fail(path, ": /best epoch ", info.best_epoch, " outside [1, ", p.epoch, "] (the finished epochs)");
+    if (!(info.lr > 0) || !std::isfinite(info.lr)) fail(path, ": /optimizer lr ", info.lr, ": must be finite and > 0");
+}
 
 void set_params(Model &model, const std::vector<Tensor<float>> &values) {
     const std::vector<nn::Param> params = model.params();
@@ -113,7 +132,7 @@ std::vector<Tensor<float>> read_best_params(const std::string &path, Model &mode
         if (!file.nameExists("/best")) return best;
         for (auto &p : model.params()) {
             best.emplace_back(p.value->shape);
-            h5::read_tensor_into(file, path, "/best/" + p.name, best.back());
+            h5::read_checked_tensor_into(file, path, "/best/" + p.name, best.back(), h5::is_checksummed(file));
         }
     } catch (const H5::Exception &e) {
         fail(path, ": malformed ", kCheckpointWhat, " (", e.getDetailMsg(), ")");
@@ -123,7 +142,10 @@ std::vector<Tensor<float>> read_best_params(const std::string &path, Model &mode
 
 void load_checkpoint_model(const std::string &path, Model &model) {
     H5::H5File file = open_hdf5_for_reading(path, kCheckpointWhat);
-    auto load = [&](const std::string &name, Tensor<float> &into) { h5::read_tensor_into(file, path, name, into); };
+    const bool checksummed = h5::is_checksummed(file);
+    auto load = [&](const std::string &name, Tensor<float> &into) {
+        h5::read_checked_tensor_into(file, path, name, into, checksummed);
+    };
     try {
         for (auto &p : model.params()) load("/params/" + p.name, *p.value);
         auto &states = model.carried_state();
@@ -131,6 +153,7 @@ void load_checkpoint_model(const std::string &path, Model &model) {
             if (!file.nameExists(state_group(l))) fail(path, ": group ", state_group(l), " is missing");
             H5::Group g = file.openGroup(state_group(l));
             states[l].time = h5::read_int(g, path, "time");
+            if (states[l].time < 0) fail(path, ": ", state_group(l), " attribute time ", states[l].time, ": must be >= 0");
             for (size_t i = 0; i < states[l].names.size(); i++)
                 load(state_group(l) + "/" + states[l].names[i], states[l].tensors[i]);
         }

@@ -5,7 +5,9 @@
 //                    (keys that must match to resume),
 //                    config (every key as "key: value" lines), rng (how masks are drawn)
 //   /vocab                   uint8   the vocabulary, one word per line
-//   /params/<name>           float32 every parameter (nn::Param names, "/" kept: e.g. /params/layer_0/weights)
+//   /params/<name>           float32 every parameter (nn::Param names, "/" kept: e.g. /params/layer_0/weights);
+//                            every dataset under /params, /state and /best has attribute fnv1a64 (h5io.h; root
+//                            attribute checksums), verified on load with the values' finiteness
 //   /state/<l>/<name>        float32 carried state of layer l; attribute time on /state/<l> (the masks' clock)
 //   /optimizer               attributes lr, plateau_best, plateau_bad, plateau_started
 //   /progress                attributes epoch (completed), batch (next in the epoch), step, and the epoch's
@@ -41,6 +43,13 @@ struct CheckpointInfo {
     std::vector<Tensor<float>> best_params;
     int64_t best_epoch = 0;
 };
+
+// Throws qrnn::Error naming path and the /progress, /history, /best or /optimizer field unless info's progress is
+// consistent with a run of `epochs` epochs of batches_per_epoch batches: epoch in [0, epochs], batch in [0,
+// batches_per_epoch), step = epoch x batches_per_epoch + batch, one /history record per finished epoch, the
+// /best epoch among them, finite non-negative sums, lr finite and > 0. Step 0 is valid (a checkpoint written
+// before training: its parameters are loaded as any other's).
+void validate_progress(const std::string &path, const CheckpointInfo &info, int64_t batches_per_epoch, int64_t epochs);
 
 void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model);
 // Everything but the model's tensors (best_params stays empty: read_best_params). to_resume false (evaluation)

@@ -37,9 +37,12 @@ int32_t Vocabulary::add(const std::string &word) {
     return it->second;
 }
 
-Vocabulary Vocabulary::from_file(const std::string &path) {
+Vocabulary Vocabulary::from_file(const std::string &path, std::vector<int32_t> *tokens) {
     Vocabulary v;
-    for_each_token(path, [&](const std::string &w) { v.add(w); });
+    for_each_token(path, [&](const std::string &w) {
+        const int32_t id = v.add(w);  // the id read_tokens gives: words are numbered in order of first appearance
+        if (tokens) tokens->push_back(id);
+    });
     v.add(kEos);
     v.add(kUnk);
     return v;
@@ -74,8 +77,8 @@ double unigram_perplexity(const std::vector<int32_t> &train, const std::vector<i
 }
 
 BatchStream::BatchStream(const std::vector<int32_t> &tokens, int64_t batch, int64_t bptt, const std::string &name)
-    : batch_(batch), bptt_(bptt), stream_len_(static_cast<int64_t>(tokens.size()) / batch) {
-    if (batch < 1 || bptt < 1) fail("batch and bptt must be >= 1 (got ", batch, ", ", bptt, ")");
+    : name_(name), batch_(batch), bptt_(bptt), stream_len_(batch < 1 ? 0 : static_cast<int64_t>(tokens.size()) / batch) {
+    if (batch < 1 || bptt < 1) fail(name, ": batch and bptt must be >= 1 (got ", batch, ", ", bptt, ")");
     if (stream_len_ < 2)
         fail(name, ": ", tokens.size(), " tokens are too few for ", batch, " streams (need at least 2 per stream)");
     streams_.assign(tokens.begin(), tokens.begin() + batch * stream_len_);
@@ -86,7 +89,7 @@ int64_t BatchStream::tokens_per_batch(int64_t i) const {
 }
 
 Batch BatchStream::batch(int64_t i) const {
-    if (i < 0 || i >= batches()) fail("batch ", i, " outside [0, ", batches(), ")");
+    if (i < 0 || i >= batches()) fail(name_, ": batch ", i, " outside [0, ", batches(), ")");
     Batch b;
     b.B = batch_;
     b.T = tokens_per_batch(i) / batch_;

@@ -15,7 +15,9 @@ constexpr const char *kEos = "<eos>", *kUnk = "<unk>";
 class Vocabulary {
 public:
     // Every word of the file, plus <eos> and <unk>. Throws qrnn::Error naming the file (unreadable, empty).
-    static Vocabulary from_file(const std::string &path);
+    // With tokens: also the file's tokens as ids (as read_tokens), from the same single read of the file (which
+    // may be a pipe, e.g. <(cat train.txt)).
+    static Vocabulary from_file(const std::string &path, std::vector<int32_t> *tokens = nullptr);
     static Vocabulary from_words(std::vector<std::string> words);  // as saved (e.g. in a checkpoint)
     int32_t id(const std::string &word) const;                     // <unk> for an unknown word
     const std::vector<std::string> &words() const { return words_; }
@@ -48,6 +50,7 @@ public:
 
 private:
     std::vector<int32_t> streams_;  // [B][stream_len]
+    std::string name_;              // the token file, for errors
     int64_t batch_, bptt_, stream_len_;
 };
 

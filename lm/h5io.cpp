@@ -1,9 +1,14 @@
 #include "lm/h5io.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include "core/error.h"
 
 namespace qrnn::lm::h5 {
 namespace {
+
+constexpr const char *kChecksumAttr = "fnv1a64";
 
 H5::DataSet open(H5::H5File &h5, const std::string &file, const std::string &path) {
     if (!h5.nameExists(path)) fail(file, ": dataset ", path, " is missing");
@@ -79,6 +84,51 @@ void read_tensor_into(H5::H5File &h5, const std::string &file, const std::string
     Tensor<float> t = read_tensor(h5, file, path);
     if (t.shape != into.shape) fail(file, ": dataset ", path, " has shape ", t.shape_str(), ", the model's is ", into.shape_str());
     into = std::move(t);
+}
+
+std::string fnv1a64_hex(const Tensor<float> &t) {
+    uint64_t hash = 14695981039346656037ull;
+    const auto *bytes = reinterpret_cast<const unsigned char *>(t.data.data());
+    for (size_t i = 0; i < t.data.size() * sizeof(float); i++) hash = (hash ^ bytes[i]) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    return hex;
+}
+
+void write_checked_tensor(H5::H5File &file, const std::string &path, const Tensor<float> &t) {
+    write_tensor(file, path, t);
+    H5::DataSet ds = file.openDataSet(path);
+    write_attr(ds, kChecksumAttr, fnv1a64_hex(t));
+}
+
+void mark_checksummed(H5::H5File &file) {
+    write_attr(file, "checksums", std::string(kChecksumAttr) + " of every float tensor's bytes, on its dataset");
+}
+
+bool is_checksummed(H5::H5File &file) {
+    // Every checkpoint of format_version 2 (PyTorch's conventions, lm/convention.h) is written with checksums: a
+    // deleted `checksums` attribute must not turn their check off.
+    if (file.attrExists("checksums")) return true;
+    if (!file.attrExists("format_version")) return false;
+    int64_t version = 0;
+    file.openAttribute("format_version").read(H5::PredType::NATIVE_INT64, &version);
+    return version >= 2;
+}
+
+void read_checked_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into,
+                              bool require_checksum) {
+    read_tensor_into(h5, file, path, into);
+    H5::DataSet ds = h5.openDataSet(path);
+    if (require_checksum && !ds.attrExists(kChecksumAttr))
+        fail(file, ": dataset ", path, " has no checksum (attribute ", kChecksumAttr, ")");
+    const std::string stored = ds.attrExists(kChecksumAttr) ? read_string(ds, file, kChecksumAttr) : "",
+                      actual = fnv1a64_hex(into);
+    if (!stored.empty() && stored != actual)
+        fail(file, ": dataset ", path, ": checksum mismatch (", kChecksumAttr, " ", stored, " stored, ", actual,
+             " of the data): the file is corrupt");
+    for (size_t i = 0; i < into.data.size(); i++)
+        if (!std::isfinite(into.data[i]))
+            fail(file, ": dataset ", path, " holds a non-finite value (", into.data[i], " at element ", i, ")");
 }
 
 std::vector<double> read_series(H5::H5File &h5, const std::string &file, const std::string &path) {

@@ -23,6 +23,18 @@ void write_attr(H5::H5Object &obj, const std::string &name, const std::string &v
 Tensor<float> read_tensor(H5::H5File &h5, const std::string &file, const std::string &path);
 // read_tensor into `into`, whose shape the dataset must have ("<file>: dataset <path> has shape ..., the model's is ...").
 void read_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into);
+// Tensors with a checksum: write_tensor plus attribute `fnv1a64` (FNV-1a 64 of the float bytes, 16 hex digits);
+// read_tensor_into, then "<file>: dataset <path>: checksum mismatch (...): the file is corrupt" when the data do not
+// match it (or, with require_checksum, it is missing), and "<file>: dataset <path> holds a non-finite value (inf at
+// element 3)". A file whose tensors all have one says so with mark_checksummed (root attribute `checksums`);
+// is_checksummed tells a reader to require them: the file says so, or is of format_version 2 or later (files from
+// before checksums, version 1, load with the finiteness check alone).
+void write_checked_tensor(H5::H5File &file, const std::string &path, const Tensor<float> &t);
+void read_checked_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into,
+                              bool require_checksum);
+void mark_checksummed(H5::H5File &file);
+bool is_checksummed(H5::H5File &file);
+std::string fnv1a64_hex(const Tensor<float> &t);
 std::vector<double> read_series(H5::H5File &h5, const std::string &file, const std::string &path);
 std::string read_bytes(H5::H5File &h5, const std::string &file, const std::string &path);
 double read_double(H5::H5Object &obj, const std::string &file, const std::string &name);

@@ -1,5 +1,6 @@
 #include "lm/run_files.h"
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -29,6 +30,7 @@ std::string first_difference(const std::string &theirs, const std::string &ours)
 }  // namespace
 
 std::unique_ptr<WriterLock> prepare_run_files(const TrainConfig &cfg) {
+    check_output_files(cfg);
     for (const std::string *path : {&cfg.checkpoint, &cfg.results}) {
         const auto dir = std::filesystem::path(*path).parent_path();
         if (!path->empty() && !dir.empty()) std::filesystem::create_directories(dir);
@@ -37,6 +39,37 @@ std::unique_ptr<WriterLock> prepare_run_files(const TrainConfig &cfg) {
     auto lock = std::make_unique<WriterLock>(cfg.checkpoint, "wait for it, or name another --checkpoint");
     remove_stale_temp_files(cfg.checkpoint);
     return lock;
+}
+
+void require_finite(const std::string &what, double value, int64_t step, const std::string &checkpoint) {
+    if (std::isfinite(value)) return;
+    fail("step ", step, ": ", what, " is ", value, ": training diverged (lower lr, or clip); stopped",
+         checkpoint.empty() ? std::string(" (no checkpoint)") : ", " + checkpoint + " keeps the last finite state written");
+}
+
+void require_finite_params(const std::vector<nn::Param> &params, int64_t step, const std::string &checkpoint) {
+    for (const nn::Param &p : params)
+        for (float v : p.value->data)
+            if (!std::isfinite(v)) require_finite("parameter " + p.name, v, step, checkpoint);
+}
+
+void check_token_files(const TrainConfig &cfg) {
+    for (auto &[key, path] : {std::pair{"train", cfg.train}, {"valid", cfg.valid}, {"test", cfg.test}}) {
+        if (path.empty()) continue;
+        std::error_code ec;
+        const auto st = std::filesystem::status(path, ec);
+        if (!std::filesystem::exists(st)) fail("key '", key, "': ", path, ": no such token file");
+        if (std::filesystem::is_directory(st)) fail("key '", key, "': ", path, ": is a directory, not a token file");
+        if (std::filesystem::is_regular_file(st) && std::filesystem::file_size(path, ec) == 0)
+            fail("key '", key, "': ", path, ": token file holds no words (empty)");
+    }
+}
+
+void check_output_files(const TrainConfig &cfg) {
+    if (!cfg.checkpoint.empty()) check_output_file(cfg.checkpoint, "a training checkpoint (key 'checkpoint')");
+    if (!cfg.results.empty()) check_output_file(cfg.results, "a results file (key 'results')");
+    if (!cfg.checkpoint.empty() && !cfg.results.empty() && resolve_output_path(cfg.checkpoint) == resolve_output_path(cfg.results))
+        fail("keys 'checkpoint' and 'results' name the same file ", cfg.results);
 }
 
 void require_same_identity(const std::string &checkpoint, const std::string &saved, const std::string &now) {

@@ -1,5 +1,7 @@
 #include "lm/seq_checkpoint.h"
 
+#include <cmath>
+
 #include "core/error.h"
 #include "lm/convention.h"
 #include "lm/h5io.h"
@@ -31,6 +33,16 @@ Tensor<float> moment_tensor(const std::vector<float> &moment, const nn::Param &p
     return t;
 }
 
+void check_seq_progress(const std::string &path, const SeqCheckpoint &cp) {
+    for (auto &[name, member] : progress_counts())
+        if (cp.*member < 0) fail(path, ": /progress ", name, " ", cp.*member, ": must be >= 0");
+    if (cp.epoch_steps > cp.step) fail(path, ": /progress epoch_steps ", cp.epoch_steps, " is above step ", cp.step);
+    if (static_cast<int64_t>(cp.history.size()) != cp.epoch)
+        fail(path, ": /history holds ", cp.history.size(), " epochs, /progress epoch is ", cp.epoch);
+    for (auto &[name, member] : progress_values())
+        if (!std::isfinite(cp.*member)) fail(path, ": /progress ", name, " ", cp.*member, ": not finite");
+}
+
 }  // namespace
 
 void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, const std::vector<nn::Param> &params) {
@@ -39,12 +51,13 @@ void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, cons
         write_convention(file);
         h5::write_attr(file, "identity", cp.identity);
         h5::write_attr(file, "config", cp.config);
-        for (auto &p : params) h5::write_tensor(file, "/params/" + p.name, *p.value);
+        h5::mark_checksummed(file);
+        for (auto &p : params) h5::write_checked_tensor(file, "/params/" + p.name, *p.value);
         H5::Group adam = file.createGroup("/adam");
         h5::write_attr(adam, "t", cp.adam.t);
         for (size_t i = 0; i < cp.adam.m.size(); i++) {
-            h5::write_tensor(file, "/adam/m/" + params.at(i).name, moment_tensor(cp.adam.m[i], params[i]));
-            h5::write_tensor(file, "/adam/v/" + params.at(i).name, moment_tensor(cp.adam.v[i], params[i]));
+            h5::write_checked_tensor(file, "/adam/m/" + params.at(i).name, moment_tensor(cp.adam.m[i], params[i]));
+            h5::write_checked_tensor(file, "/adam/v/" + params.at(i).name, moment_tensor(cp.adam.v[i], params[i]));
         }
         H5::Group prog = file.createGroup("/progress");
         for (auto &[name, member] : progress_counts()) h5::write_attr(prog, name, cp.*member);
@@ -61,20 +74,22 @@ SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &id
         cp.identity = h5::read_string(file, path, "identity");
         require_same_identity(path, cp.identity, identity);
         cp.config = h5::read_string(file, path, "config");
-        for (auto &p : params) h5::read_tensor_into(file, path, "/params/" + p.name, *p.value);
+        const bool checksummed = h5::is_checksummed(file);
+        for (auto &p : params) h5::read_checked_tensor_into(file, path, "/params/" + p.name, *p.value, checksummed);
         H5::Group adam = file.openGroup("/adam");
         cp.adam.t = h5::read_int(adam, path, "t");
         if (cp.adam.t > 0)
             for (auto &p : params) {
                 Tensor<float> m(p.value->shape), v(p.value->shape);
-                h5::read_tensor_into(file, path, "/adam/m/" + p.name, m);
-                h5::read_tensor_into(file, path, "/adam/v/" + p.name, v);
+                h5::read_checked_tensor_into(file, path, "/adam/m/" + p.name, m, checksummed);
+                h5::read_checked_tensor_into(file, path, "/adam/v/" + p.name, v, checksummed);
                 cp.adam.m.emplace_back(m.data.begin(), m.data.end()), cp.adam.v.emplace_back(v.data.begin(), v.data.end());
             }
         H5::Group prog = file.openGroup("/progress");
         for (auto &[name, member] : progress_counts()) cp.*member = h5::read_int(prog, path, name);
         for (auto &[name, member] : progress_values()) cp.*member = h5::read_double(prog, path, name);
         cp.history = read_epochs(file, path, "/history", seq_epoch_fields());
+        check_seq_progress(path, cp);
     } catch (const H5::Exception &e) {
         fail(path, ": malformed ", kSeqCheckpointWhat, " (", e.getDetailMsg(), ")");
     }

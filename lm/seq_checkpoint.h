@@ -3,7 +3,9 @@
 // masks are functions of the seed and the step, so the step is the whole data position. Layout:
 //   attributes on /: format = "qrnn-seq-checkpoint", format_version, identity (keys that must match to resume),
 //                    config (every key as "key: value" lines)
-//   /params/<name>           float32 every parameter (nn::Param names)
+//   /params/<name>           float32 every parameter (nn::Param names); every tensor here and under /adam has
+//                            attribute fnv1a64 (lm/h5io.h; root attribute checksums), verified on load with the
+//                            values' finiteness
 //   /adam                    attribute t (steps taken); /adam/m/<name>, /adam/v/<name> float32 its moments
 //   /progress                attributes epoch (completed), step, seconds (of training so far), best (held-out
 //                            metric), and of the epoch under way: epoch_steps, epoch_loss (summed)
@@ -27,7 +29,7 @@ struct SeqCheckpoint {
 
 void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &checkpoint, const std::vector<nn::Param> &params);
 // Everything, the parameters into `params` (each dataset must have its parameter's shape; errors name the file).
-// First a checkpoint of another configuration than `identity` is refused (lm/run_files.h: require_same_identity).
+// Progress fields must be non-negative and finite, one /history record per finished epoch. First a checkpoint of another configuration than `identity` is refused (lm/run_files.h: require_same_identity).
 SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &identity, const std::vector<nn::Param> &params);
 
 }  // namespace qrnn::lm

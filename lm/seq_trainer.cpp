@@ -14,6 +14,7 @@
 #include "nn/optimizer.h"
 #include "nn/seq2seq.h"
 #include "runtime/machine_info.h"
+#include "runtime/memory_guard.h"
 
 namespace qrnn::lm {
 namespace {
@@ -41,7 +42,8 @@ public:
     // Loss of training batch `index` with the masks of draw `index` (every batch starts at time 0: without a
     // draw of its own each step would repeat the first step's masks); every gradient of it set.
     virtual double train_step(uint64_t index) = 0;
-    virtual double accuracy() = 0;                  // held-out
+    // Held-out, in batches; ends early when stop() says so after a batch (*evaluated: the sequences evaluated).
+    virtual double accuracy(const std::function<bool()> &stop, int64_t *evaluated) = 0;
     virtual std::optional<SeqHeatmap> heatmap() { return std::nullopt; }
 };
 
@@ -63,7 +65,9 @@ public:
         model_->net().set_mask_draw(index);
         return model_->loss_and_grads(nn::transduction_batch(task_, batch_, seed_, 0, index));
     }
-    double accuracy() override { return nn::transduction_accuracy(task_, *model_, seed_, eval_size_); }
+    double accuracy(const std::function<bool()> &stop, int64_t *evaluated) override {
+        return nn::transduction_accuracy(task_, *model_, seed_, eval_size_, stop, evaluated);
+    }
     std::optional<SeqHeatmap> heatmap() override {  // held-out sequence 0 of batch 0
         if (!attention_) return std::nullopt;
         nn::Seq2SeqBatch b = nn::transduction_batch(task_, 1, seed_, 1, 0);
@@ -101,17 +105,18 @@ public:
         model_.set_mask_draw(index);
         return model_.loss(nn::count_batch(task_, batch_, seed_, 0, index), true);
     }
-    double accuracy() override {
+    double accuracy(const std::function<bool()> &stop, int64_t *evaluated) override {
         constexpr int64_t kEvalBatch = 64;
-        int64_t hits = 0;
-        for (int64_t done = 0, index = 0; done < eval_size_; index++) {
+        int64_t hits = 0, done = 0;
+        for (int64_t index = 0; done < eval_size_ && !(done > 0 && stop()); index++) {
             const int64_t n = std::min(kEvalBatch, eval_size_ - done);
             nn::ClassifyBatch b = nn::count_batch(task_, n, seed_, 1, static_cast<uint64_t>(index));
             const std::vector<int32_t> predicted = model_.predict(b);
             for (int64_t i = 0; i < n; i++) hits += predicted[i] == b.labels[i];
             done += n;
         }
-        return static_cast<double>(hits) / static_cast<double>(eval_size_);
+        *evaluated = done;
+        return static_cast<double>(hits) / static_cast<double>(done);
     }
 
 private:
@@ -127,6 +132,21 @@ private:
     uint32_t seed_;
     SequenceClassifier model_;
 };
+
+// The memory guard (runtime/memory_guard.h) on the task's model before anything is allocated: the stack over
+// max_len + 1 steps (encoder and decoder for reverse and sort, whose input is a one-hot of the task's symbols).
+void check_seq_task_memory(const TrainConfig &cfg) {
+    ModelConfig c = cfg.lm.stack;
+    c.batch = cfg.batch, c.seq = cfg.seq.max_len + 1, c.pass = "training";
+    MemoryShape shape;
+    shape.weight_copies = 3;  // nn::Layer models keep the gradient too
+    if (is_transduction(cfg.seq.task)) {
+        nn::TransductionTask task;
+        task.vocab = cfg.seq.vocab;
+        shape.stacks = 2, c.input = task.symbols();
+    }
+    check_run_memory(c, false, 0, shape);
+}
 
 // The run's summary from its last epoch (none yet: no attributes).
 void set_final_attrs(SeqResults &results, double best) {
@@ -169,6 +189,7 @@ void validate_seq_task(const TrainConfig &cfg) {
         fail("key 'target_accuracy': must be in (0, 1], got ", cfg.seq.target_accuracy);
     if (!(cfg.log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", cfg.log_seconds);
     nn::AdamOptions{cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay}.validate();
+    check_seq_task_memory(cfg);
     const TrainConfig defaults = task_defaults(task);
     refuse_unused_keys(cfg, defaults, {"bptt", "io_dropout", "tie_weights", "lr_decay", "lr_patience"}, "task lm only");
     if (task != "classify") refuse_unused_keys(cfg, defaults, {"pool"}, "task classify only");
@@ -193,6 +214,7 @@ void validate_seq_task(const TrainConfig &cfg) {
 
 SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
     validate_seq_task(cfg);
+    check_output_files(cfg);  // before the model is built
     const std::string &task = cfg.seq.task;
     const bool transduction = is_transduction(task);
     std::unique_ptr<TaskRun> run;
@@ -241,6 +263,7 @@ SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
     auto out_of_time = [&] { return cfg.seq.time_limit > 0 && seconds() >= cfg.seq.time_limit; };
     auto save = [&] {
         if (cfg.checkpoint.empty()) return;
+        require_finite_params(params, at.step, cfg.checkpoint);
         at.seconds = seconds(), at.adam = adam.state();
         write_seq_checkpoint(cfg.checkpoint, at, params);
     };
@@ -251,7 +274,9 @@ SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
         while (at.epoch_steps < cfg.max_batches && !out_of_time()) {
             at.step++, at.epoch_steps++;
             adam.set_lr(cfg.sgd.lr * std::max(0.05, 1.0 - static_cast<double>(at.step - 1) / static_cast<double>(total)));
-            at.epoch_loss += run->train_step(static_cast<uint64_t>(at.step));
+            const double loss = run->train_step(static_cast<uint64_t>(at.step));
+            require_finite("training loss", loss, at.step, cfg.checkpoint);
+            at.epoch_loss += loss;
             adam.step(params);
             if (cfg.checkpoint_every > 0 && at.step % cfg.checkpoint_every == 0 && at.epoch_steps < cfg.max_batches) save();
             if (seconds() - last_log >= cfg.log_seconds) {
@@ -269,7 +294,11 @@ SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
         SeqEpoch rec;
         rec.step = static_cast<double>(at.step), rec.lr = adam.lr();
         rec.train_loss = at.epoch_loss / static_cast<double>(at.epoch_steps);
-        rec.accuracy = run->accuracy();
+        int64_t evaluated = 0;
+        rec.accuracy = run->accuracy(out_of_time, &evaluated);
+        if (evaluated < cfg.seq.eval_size)
+            log << "held-out evaluation cut at the time limit (" << cfg.seq.time_limit << " s) after " << evaluated << " of "
+                << cfg.seq.eval_size << " sequences\n";
         rec.seconds = seconds();
         at.best = std::max(at.best, rec.accuracy);
         results.epochs.push_back(rec);

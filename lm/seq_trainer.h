@@ -3,7 +3,8 @@
 // step for step from its seed). Each epoch is max_batches steps on fresh seeded training batches, then a
 // held-out evaluation: exact match of greedy decoding (reverse, sort: the encoder-decoder, nn/seq2seq.h, with
 // or without attention) or accuracy (classify: lm/seq_classifier.h over any trainable stack). Training stops
-// after `epochs`, at target_accuracy or at time_limit. A progress line; per-epoch curves and (with attention)
+// after `epochs`, at target_accuracy or at time_limit (which also cuts a held-out evaluation short: the accuracy
+// is then over the sequences evaluated, logged). A progress line; per-epoch curves and (with attention)
 // one held-out example's attention heatmap in the results file (lm/seq_results.h).
 #pragma once
 #include <ostream>

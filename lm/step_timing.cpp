@@ -7,12 +7,14 @@
 
 #include "core/error.h"
 #include "lm/trainer.h"
+#include "runtime/atomic_file.h"
 #include "runtime/machine_info.h"
 
 namespace qrnn::lm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr int64_t kMaxVocab = int64_t(1) << 24;
 double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
 std::vector<std::string> split_models(const std::string &value) {
@@ -55,7 +57,11 @@ void StepTimingConfig::validate() const {
             fail("key 'models': model '", models[i], "' listed twice");
     if (batches < 1) fail("key 'batches': must be >= 1, got ", batches);
     if (warmup < 0) fail("key 'warmup': must be >= 0, got ", warmup);
-    if (vocab < 0) fail("key 'vocab': must be >= 0, got ", vocab);
+    if (vocab < 0 || vocab > kMaxVocab) fail("key 'vocab': must be in [0, ", kMaxVocab, "], got ", vocab);
+    refuse_unused_keys(train, TrainConfig(), {"valid", "test", "checkpoint", "checkpoint_every", "epochs", "max_batches",
+                                              "lr_decay", "lr_patience", "log_seconds"},
+                       "train-speed times steps on the training file: no epochs, validation or checkpoints");
+    if (!train.results.empty()) check_output_file(train.results, "a step-timing results file (key 'results')");
     for (auto &m : models) {
         TrainConfig c = train;
         c.lm.stack.model = m;
@@ -79,7 +85,7 @@ void set_step_timing_key(StepTimingConfig &cfg, const std::string &key, const st
         if (key == "models") cfg.models = split_models(value);
         else if (key == "warmup") cfg.warmup = parse_count(value, 0);
         else if (key == "batches") cfg.batches = parse_count(value, 1);
-        else if (key == "vocab") cfg.vocab = parse_count(value, 0);
+        else if (key == "vocab") cfg.vocab = parse_count(value, 0, kMaxVocab);
         else fail("give the models to time as 'models' (a list)");
     } catch (const Error &e) {
         fail(where, ": key '", key, "': value '", value, "': ", e.what());

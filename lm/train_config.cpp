@@ -7,20 +7,28 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/named_table.h"
 #include "runtime/parse_number.h"
+#include "runtime/yaml_documents.h"
 
 namespace qrnn::lm {
 namespace {
 
+// Upper bounds of integer keys (far above any real run; below them no product of two keys overflows int64).
+constexpr int64_t kMaxSize = int64_t(1) << 24;   // a tensor dimension: window, emb, hidden, batch, bptt, vocab...
+constexpr int64_t kMaxCount = 1000000000;        // a count of steps or epochs
+
 template <class Get>
-TrainKey int_key(const char *name, const char *help, bool resumable, Get member, int64_t min) {
+TrainKey int_key(const char *name, const char *help, bool resumable, Get member, int64_t min, int64_t max = kMaxSize) {
     return {name, help, resumable,
-            [member, min](TrainConfig &c, const std::string &v) {
-                member(c) = parse_count(v, min);
+            [member, min, max](TrainConfig &c, const std::string &v) {
+                member(c) = parse_count(v, min, max);
             },
             [member](const TrainConfig &c) { return std::to_string(member(const_cast<TrainConfig &>(c))); }};
 }
@@ -28,6 +36,18 @@ TrainKey int_key(const char *name, const char *help, bool resumable, Get member,
 template <class Get>
 TrainKey num_key(const char *name, const char *help, bool resumable, Get member) {
     return {name, help, resumable, [member](TrainConfig &c, const std::string &v) { member(c) = parse_finite(v); },
+            [member](const TrainConfig &c) { return number_str(member(const_cast<TrainConfig &>(c))); }};
+}
+
+// A rate in [0, 1) (zoneout, dropout), checked where it is read so that errors name the file and line.
+template <class Get>
+TrainKey rate_key(const char *name, const char *help, Get member) {
+    return {name, help, false,
+            [member](TrainConfig &c, const std::string &v) {
+                const double x = parse_finite(v);
+                if (!(x >= 0 && x < 1)) fail("must be in [0, 1)");
+                member(c) = x;
+            },
             [member](const TrainConfig &c) { return number_str(member(const_cast<TrainConfig &>(c))); }};
 }
 
@@ -67,13 +87,13 @@ std::vector<TrainKey> make_keys() {
     return {
         str_key("model", "trainable model of the stack: qrnn, lstm-onednn, lstm-halide, cnn", false, FIELD(c.lm.stack.model)),
         str_key("pooling", "QRNN pooling: f, fo, ifo", false, FIELD(c.lm.stack.pooling)),
-        int_key("window", "QRNN convolution window k", false, FIELD(c.lm.stack.window), 1),
+        int_key("window", "QRNN convolution window k", false, FIELD(c.lm.stack.window), 1, 4096),
         int_key("emb", "embedding size (the stack's input)", false, FIELD(c.lm.stack.input), 1),
         int_key("hidden", "hidden units per layer", false, FIELD(c.lm.stack.hidden), 1),
-        int_key("layers", "stacked layers", false, FIELD(c.lm.stack.layers), 1),
-        num_key("zoneout", "zoneout rate (QRNN layers only)", false, FIELD(c.lm.stack.zoneout)),
-        num_key("dropout", "dropout rate between layers", false, FIELD(c.lm.stack.dropout)),
-        num_key("io_dropout", "dropout rate on the embedding output and the decoder input", false, FIELD(c.lm.io_dropout)),
+        int_key("layers", "stacked layers", false, FIELD(c.lm.stack.layers), 1, 4096),
+        rate_key("zoneout", "zoneout rate (QRNN layers only)", FIELD(c.lm.stack.zoneout)),
+        rate_key("dropout", "dropout rate between layers", FIELD(c.lm.stack.dropout)),
+        rate_key("io_dropout", "dropout rate on the embedding output and the decoder input", FIELD(c.lm.io_dropout)),
         bool_key("tie_weights", "decoder weights = embedding table (needs emb == hidden)", false, FIELD(c.lm.tie_weights)),
         str_key("schedule", "layer schedule (qrnn schedules)", false, FIELD(c.lm.stack.schedule)),
         str_key("target", "Halide target (default: host JIT)", false, FIELD(c.lm.stack.target)),
@@ -86,14 +106,14 @@ std::vector<TrainKey> make_keys() {
          [](const TrainConfig &c) { return std::to_string(c.lm.stack.seed); }},
         int_key("batch", "streams per batch B", false, FIELD(c.batch), 1),
         int_key("bptt", "truncated BPTT length T (steps per batch)", false, FIELD(c.bptt), 1),
-        int_key("epochs", "epochs to train", true, FIELD(c.epochs), 1),
-        int_key("max_batches", "batches per epoch (0: the whole training split)", false, FIELD(c.max_batches), 0),
+        int_key("epochs", "epochs to train", true, FIELD(c.epochs), 1, kMaxCount),
+        int_key("max_batches", "batches per epoch (0: the whole training split)", false, FIELD(c.max_batches), 0, kMaxCount),
         num_key("lr", "SGD learning rate", false, FIELD(c.sgd.lr)),
         num_key("clip", "clip the global gradient norm to this (0: off)", false, FIELD(c.sgd.clip_norm)),
         num_key("weight_decay", "weight decay (added to the clipped gradient, as torch.optim.SGD)", false,
                 FIELD(c.sgd.weight_decay)),
         num_key("lr_decay", "divide lr by this when validation stops improving (1: off)", false, FIELD(c.plateau.factor)),
-        int_key("lr_patience", "epochs without improvement before decaying", false, FIELD(c.plateau.patience), 0),
+        int_key("lr_patience", "epochs without improvement before decaying", false, FIELD(c.plateau.patience), 0, kMaxCount),
         str_key("train", "training token file (its words make the vocabulary)", false, FIELD(c.train)),
         str_key("valid", "validation token file", false, FIELD(c.valid)),
         str_key("test", "test token file, evaluated at the end (optional)", true, FIELD(c.test)),
@@ -104,7 +124,7 @@ std::vector<TrainKey> make_keys() {
         str_key("step_log", "CSV file: step, epoch, batch, loss (mean per token), gradient norm, lr of every step", true,
                 FIELD(c.step_log)),
         int_key("checkpoint_every", "also checkpoint every this many batches (0: epoch ends only)", true,
-                FIELD(c.checkpoint_every), 0),
+                FIELD(c.checkpoint_every), 0, kMaxCount),
         num_key("log_seconds", "progress line at most this often (seconds)", true, FIELD(c.log_seconds)),
         // The synthetic sequence tasks (lm/seq_trainer.h); resumable = outside the identity, which only task lm's
         // checkpoints use (so its checkpoints resume across this addition).
@@ -114,9 +134,9 @@ std::vector<TrainKey> make_keys() {
         choice_key("pool", "classify: pool the outputs by mean over each sequence, or take its last step", FIELD(c.seq.pool),
                    {"mean", "last"}),
         int_key("vocab", "synthetic tasks: content tokens", true, FIELD(c.seq.vocab), 1),
-        int_key("min_len", "synthetic tasks: shortest sequence", true, FIELD(c.seq.min_len), 1),
-        int_key("max_len", "synthetic tasks: longest sequence", true, FIELD(c.seq.max_len), 1),
-        int_key("eval_size", "synthetic tasks: held-out sequences per evaluation", true, FIELD(c.seq.eval_size), 1),
+        int_key("min_len", "synthetic tasks: shortest sequence", true, FIELD(c.seq.min_len), 1, 1 << 16),
+        int_key("max_len", "synthetic tasks: longest sequence", true, FIELD(c.seq.max_len), 1, 1 << 16),
+        int_key("eval_size", "synthetic tasks: held-out sequences per evaluation", true, FIELD(c.seq.eval_size), 1, 1 << 20),
         num_key("time_limit", "synthetic tasks: stop after this many seconds (0: none)", true, FIELD(c.seq.time_limit)),
         num_key("target_accuracy", "synthetic tasks: stop at this held-out accuracy", true, FIELD(c.seq.target_accuracy)),
     };
@@ -138,13 +158,15 @@ void TrainConfig::validate() const {
     if (!seq.attention.empty())
         fail("key 'attention': attention needs an encoder-decoder (task reverse or sort); model '", lm.stack.model,
              "' of task lm has no encoder");
+    if (lm.stack.model.rfind("qrnn-bidir", 0) == 0)
+        fail("key 'model': '", lm.stack.model, "' reads the whole sequence both ways: a language model predicts the next word from "
+             "the past only (qrnn, qrnn-dense, lstm-onednn, lstm-halide, cnn; '", lm.stack.model, "' suits task classify)");
     if (train.empty()) fail("key 'train': no training file (--train FILE or --data DIR)");
     if (valid.empty()) fail("key 'valid': no validation file (--valid FILE or --data DIR)");
     ModelConfig c = lm.stack;
     c.batch = batch, c.seq = bptt;
     c.validate();
     if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' is not a stack of trainable layers"
-    if (!(lm.io_dropout >= 0 && lm.io_dropout < 1)) fail("key 'io_dropout': must be in [0, 1), got ", lm.io_dropout);
     if (lm.tie_weights && lm.stack.input != lm.stack.hidden)
         fail("key 'tie_weights': needs emb == hidden, got emb ", lm.stack.input, ", hidden ", lm.stack.hidden);
     sgd.validate();
@@ -164,9 +186,10 @@ void refuse_unused_keys(const TrainConfig &cfg, const TrainConfig &defaults, con
     }
 }
 
-int64_t parse_count(const std::string &value, int64_t min) {
+int64_t parse_count(const std::string &value, int64_t min, int64_t max) {
     const int64_t x = parse_int(value);
     if (x < min) fail("must be >= ", min);
+    if (x > max) fail("must be <= ", max);
     return x;
 }
 
@@ -189,19 +212,26 @@ void set_train_key(TrainConfig &cfg, const std::string &key, const std::string &
 
 void for_each_yaml_entry(const std::string &path, const std::string &what, const YamlEntry &entry) {
     if (std::filesystem::is_directory(path)) fail(path, ": is a directory, not a ", what);
+    std::ifstream in(path);
+    if (!in) fail(path, ": cannot read ", what);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     YAML::Node root;
+    std::optional<YAML::Mark> second;
     try {
-        root = YAML::LoadFile(path);
-    } catch (const YAML::BadFile &) {
-        fail(path, ": cannot read ", what);
+        root = YAML::Load(text);
+        if (root.IsMap()) second = second_yaml_document(text);
     } catch (const YAML::Exception &e) {
         fail(path, ":", e.mark.line + 1, ":", e.mark.column + 1, ": ", e.msg);
     }
     if (root.IsNull()) fail(path, ": ", what, " is empty");
     if (!root.IsMap()) fail(path, ": ", what, " must be a mapping of key: value");
+    if (second) fail(path, ":", second->line + 1, ": a second YAML document: a ", what, " holds exactly one (remove the '---')");
+    std::set<std::string> seen;
     for (auto it = root.begin(); it != root.end(); ++it) {
-        const std::string key = it->first.as<std::string>();
+        if (!it->first.IsScalar()) fail(path, ":", it->first.Mark().line + 1, ": keys must be names");
+        const std::string key = it->first.Scalar();
         const std::string where = path + ":" + std::to_string(it->first.Mark().line + 1);
+        if (!seen.insert(key).second) fail(where, ": key '", key, "': duplicate key");
         const YAML::Node &v = it->second;
         std::string joined;
         if (v.IsSequence())

@@ -48,8 +48,9 @@ struct TrainKey {
 };
 
 const std::vector<TrainKey> &train_keys();
-// An integer key's value: throws qrnn::Error "not an integer" or "must be >= min" (set_train_key adds where).
-int64_t parse_count(const std::string &value, int64_t min);
+// An integer key's value: throws qrnn::Error "not an integer", "must be >= min" or "must be <= max" (set_train_key
+// adds where).
+int64_t parse_count(const std::string &value, int64_t min, int64_t max = INT64_MAX);
 const TrainKey *find_train_key(const std::string &name);
 // Sets a key; an unknown key or a malformed value is a qrnn::Error "<where>: key '<key>': value '<v>': why".
 void set_train_key(TrainConfig &cfg, const std::string &key, const std::string &value, const std::string &where);

@@ -12,6 +12,7 @@
 #include "lm/train_results.h"
 #include "runtime/atomic_file.h"
 #include "runtime/machine_info.h"
+#include "runtime/memory_guard.h"
 #include "runtime/writer_lock.h"
 
 
@@ -57,7 +58,18 @@ void save_initial_model(const std::string &path, CheckpointInfo info, Model &mod
 
 }  // namespace
 
+void check_language_model_memory(const TrainConfig &cfg, int64_t vocab) {
+    ModelConfig c = cfg.lm.stack;
+    c.batch = cfg.batch, c.seq = cfg.bptt, c.pass = "training";
+    MemoryShape shape;
+    const double V = static_cast<double>(vocab), rows = static_cast<double>(cfg.batch) * static_cast<double>(cfg.bptt);
+    // embedding and decoder (weights, gradients, copies) and the decoder's logits and their gradient
+    shape.extra_floats = 3 * V * static_cast<double>(c.input + c.hidden) + 2 * rows * V;
+    check_run_memory(c, false, 0, shape);
+}
+
 std::unique_ptr<Model> make_language_model(const TrainConfig &cfg, int64_t vocab) {
+    check_language_model_memory(cfg, vocab);
     LmShape shape = cfg.lm;
     shape.vocab = vocab;
     shape.stack.batch = cfg.batch;
@@ -88,6 +100,7 @@ void fit(Model &model, const BatchStream &train, const BatchStream &valid, const
     const auto step_log = open_step_log(opts.step_log, p.step > 0);
     auto save = [&] {
         if (opts.checkpoint.empty()) return;
+        require_finite_params(params, p.step, opts.checkpoint);
         state.lr = sgd.lr();
         write_checkpoint(opts.checkpoint, state, model);
     };
@@ -114,6 +127,7 @@ void fit(Model &model, const BatchStream &train, const BatchStream &valid, const
             p.loss += r.loss, p.targets += r.targets, p.rnn_ms += r.rnn_ms, p.softmax_ms += r.softmax_ms;
             p.seconds += seconds_since(start);
             p.batch++, p.step++, run_batches++;
+            require_finite("training loss", r.loss, p.step, opts.checkpoint);
             const bool last = p.batch == nb && p.epoch + 1 == opts.epochs;
             if (seconds_since(last_log) >= opts.log_seconds || last) {
                 last_log = Clock::now();
@@ -136,6 +150,7 @@ void fit(Model &model, const BatchStream &train, const BatchStream &valid, const
         rec.tokens_per_s = static_cast<double>(p.targets) / p.seconds;
         rec.rnn_ms = p.rnn_ms / nb, rec.softmax_ms = p.softmax_ms / nb, rec.optim_ms = p.optim_ms / nb;
         rec.val_ppl = perplexity(model, valid);
+        require_finite("validation perplexity", rec.val_ppl, p.step, opts.checkpoint);
         const bool decayed = state.plateau.observe(std::log(rec.val_ppl), sgd);
         if (state.best_epoch == 0 || rec.val_ppl < p.history.at(static_cast<size_t>(state.best_epoch - 1)).val_ppl) {
             state.best_params.clear();
@@ -158,8 +173,14 @@ void fit(Model &model, const BatchStream &train, const BatchStream &valid, const
 
 TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     cfg.validate();
-    const Vocabulary vocab = Vocabulary::from_file(cfg.train);
-    const std::vector<int32_t> train_tokens = read_tokens(cfg.train, vocab), valid_tokens = read_tokens(cfg.valid, vocab);
+    check_token_files(cfg);
+    check_output_files(cfg);
+    std::vector<int32_t> train_tokens;
+    const Vocabulary vocab = Vocabulary::from_file(cfg.train, &train_tokens);  // one read: the file may be a pipe
+    const std::vector<int32_t> valid_tokens = read_tokens(cfg.valid, vocab);
+    // Read before training (a bad test file is an error now, not after the last epoch).
+    const std::vector<int32_t> test_tokens = cfg.test.empty() ? std::vector<int32_t>{} : read_tokens(cfg.test, vocab);
+    if (!cfg.test.empty()) BatchStream(test_tokens, cfg.batch, cfg.bptt, cfg.test);
     const BatchStream train(train_tokens, cfg.batch, cfg.bptt, cfg.train), valid(valid_tokens, cfg.batch, cfg.bptt, cfg.valid);
     TrainOutcome out;
     out.unigram_val_ppl = unigram_perplexity(train_tokens, valid_tokens, vocab.size());
@@ -173,8 +194,10 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     start.vocab = vocab.words();
     start.plateau = cfg.plateau;
     const std::unique_ptr<WriterLock> lock = prepare_run_files(cfg);
-    if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
+    const bool resuming = !cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint);
+    if (resuming) {
         CheckpointInfo saved = read_checkpoint_info(cfg.checkpoint);
+        validate_progress(cfg.checkpoint, saved, batches_per_epoch(train, cfg.max_batches), std::max(cfg.epochs, saved.progress.epoch));
         require_same_identity(cfg.checkpoint, saved.identity, start.identity);
         if (saved.vocab != start.vocab) fail(cfg.checkpoint, ": checkpoint vocabulary differs from ", cfg.train, "'s");
         start = std::move(saved);
@@ -186,8 +209,7 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     FitOptions opts;
     opts.epochs = cfg.epochs, opts.max_batches = cfg.max_batches, opts.checkpoint_every = cfg.checkpoint_every;
     opts.sgd = cfg.sgd, opts.checkpoint = cfg.checkpoint, opts.log_seconds = cfg.log_seconds, opts.step_log = cfg.step_log;
-    const bool resumed = !cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint);
-    if (resumed) {  // a step-0 checkpoint (--save_initial's) starts from its parameters
+    if (resuming) {  // step 0 too: a checkpoint written before training (--save_initial's) holds the parameters to start from
         model->reset_state(cfg.batch, 0);
         load_checkpoint_model(cfg.checkpoint, *model);
         start.best_params = read_best_params(cfg.checkpoint, *model);
@@ -228,7 +250,6 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     if (!cfg.test.empty()) {
         // Test on the best validation epoch's parameters (none: a checkpoint from before they were kept).
         if (!start.best_params.empty()) set_params(*model, start.best_params);
-        const std::vector<int32_t> test_tokens = read_tokens(cfg.test, vocab);
         out.test_ppl = perplexity(*model, BatchStream(test_tokens, cfg.batch, cfg.bptt, cfg.test));
         results.attrs["test_ppl"] = out.test_ppl;
         out.test_params = start.best_params.empty() ? "final" : "best validation epoch";

@@ -21,6 +21,9 @@ struct TrainOutcome {
     int64_t resumed_at_step = -1;  // the checkpoint's step when resumed, else -1
 };
 
+// Throws qrnn::Error "<config>: needs about X GiB, above the memory limit" (runtime/memory_guard.h) when the model
+// with its embedding, decoder and logits would not fit; make_language_model checks it first.
+void check_language_model_memory(const TrainConfig &cfg, int64_t vocab);
 std::unique_ptr<Model> make_language_model(const TrainConfig &cfg, int64_t vocab);
 // Perplexity of the model over the whole stream (masks off, state from zeros).
 double perplexity(Model &model, const BatchStream &data);

@@ -119,17 +119,20 @@ double exact_match(const std::vector<std::vector<int64_t>> &decoded, const std::
     return static_cast<double>(hits) / static_cast<double>(decoded.size());
 }
 
-double transduction_accuracy(const TransductionTask &task, Seq2Seq &model, uint32_t seed, int64_t eval_size) {
+double transduction_accuracy(const TransductionTask &task, Seq2Seq &model, uint32_t seed, int64_t eval_size,
+                             const std::function<bool()> &stop, int64_t *evaluated) {
     constexpr int64_t kEvalBatch = 64;
     double hits = 0;
-    for (int64_t done = 0, index = 0; done < eval_size; index++) {
+    int64_t done = 0;
+    for (int64_t index = 0; done < eval_size && !(done > 0 && stop && stop()); index++) {
         const int64_t n = std::min(kEvalBatch, eval_size - done);
         Seq2SeqBatch b = transduction_batch(task, n, seed, 1, static_cast<uint64_t>(index));
         auto decoded = model.greedy_decode(b.source, b.lengths, task.bos(), task.eos(), task.max_len + 1);
         hits += exact_match(decoded, b.targets) * static_cast<double>(n);
         done += n;
     }
-    return hits / static_cast<double>(eval_size);
+    if (evaluated) *evaluated = done;
+    return hits / static_cast<double>(done);
 }
 
 }  // namespace qrnn::nn

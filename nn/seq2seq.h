@@ -36,7 +36,10 @@ private:
 // Fraction of sequences decoded exactly (same tokens, same length).
 double exact_match(const std::vector<std::vector<int64_t>> &decoded, const std::vector<std::vector<int64_t>> &expected);
 
-// Held-out exact match (greedy decoding) of `model` on eval_size sequences of split 1 of `task`.
-double transduction_accuracy(const TransductionTask &task, Seq2Seq &model, uint32_t seed, int64_t eval_size);
+// Held-out exact match (greedy decoding) of `model` on eval_size sequences of split 1 of `task`, in batches of 64.
+// With `stop`: asked after each batch; when it says true the evaluation ends there, over the sequences evaluated
+// (their count in *evaluated, when given).
+double transduction_accuracy(const TransductionTask &task, Seq2Seq &model, uint32_t seed, int64_t eval_size,
+                             const std::function<bool()> &stop = nullptr, int64_t *evaluated = nullptr);
 
 }  // namespace qrnn::nn

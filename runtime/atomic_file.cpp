@@ -63,10 +63,49 @@ void fsync_directory(const std::string &path) {
     ::fsync(fd);
     ::close(fd);
 }
+
+const char *file_kind(fs::file_type type) {
+    switch (type) {
+        case fs::file_type::directory: return "a directory";
+        case fs::file_type::character: return "a character device";
+        case fs::file_type::block: return "a block device";
+        case fs::file_type::fifo: return "a FIFO";
+        case fs::file_type::socket: return "a socket";
+        default: return "not a regular file";
+    }
+}
+
 }  // namespace
 
-void write_file_atomically(const std::string &path, const std::string &bytes, const std::string &what) {
-    if (fs::is_directory(path)) fail(path, ": is a directory, cannot write ", what, " there");
+std::string resolve_output_path(const std::string &path) {
+    fs::path p(path);
+    std::error_code ec;
+    for (int hops = 0; fs::is_symlink(fs::symlink_status(p, ec)); hops++) {
+        if (hops == 40) fail(path, ": too many levels of symbolic links");
+        const fs::path target = fs::read_symlink(p, ec);
+        if (ec) fail(path, ": cannot read symbolic link: ", ec.message());
+        p = target.is_absolute() ? target : p.parent_path() / target;
+    }
+    return p.string();
+}
+
+void check_output_file(const std::string &path, const std::string &what) {
+    const std::string real = resolve_output_path(path);
+    std::error_code ec;
+    const fs::file_status st = fs::status(real, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st))
+        fail(path, ": is ", file_kind(st.type()), ", cannot write ", what, " there (only a regular file is replaced)");
+    const std::string name = fs::path(real).filename().string();
+    if (name.empty()) fail(path, ": names no file, cannot write ", what, " there");
+    if (name.size() + 11 > NAME_MAX)  // the temporary file adds ".tmp-XXXXXX"
+        fail(path, ": file name too long (", name.size(), " bytes; at most ", NAME_MAX - 11, ") for ", what);
+    const fs::path dir = fs::path(real).parent_path();
+    if (!dir.empty() && fs::exists(dir, ec) && !fs::is_directory(dir, ec)) fail(path, ": ", dir.string(), " is not a directory");
+}
+
+void write_file_atomically(const std::string &user_path, const std::string &bytes, const std::string &what) {
+    check_output_file(user_path, what);
+    const std::string path = resolve_output_path(user_path);  // through symlinks: the link stays, its target is replaced
     std::lock_guard<std::mutex> lock(write_mutex);
     install_signal_cleanup();
     std::string dir = fs::path(path).parent_path().string();
@@ -86,7 +125,7 @@ void write_file_atomically(const std::string &path, const std::string &bytes, co
         temp_pending = 1;
     }
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-    if (fd < 0) fail(path, ": cannot write ", what, ": ", std::strerror(mkstemp_errno));
+    if (fd < 0) fail(user_path, ": cannot write ", what, ": ", std::strerror(mkstemp_errno));
     tmp = name.data();
     std::string why;
     if (!write_all(fd, bytes) || ::fsync(fd) != 0) why = std::strerror(errno);
@@ -95,7 +134,7 @@ void write_file_atomically(const std::string &path, const std::string &bytes, co
     if (why.empty() && std::rename(tmp.c_str(), path.c_str()) != 0) why = std::strerror(errno);
     if (!why.empty()) ::unlink(tmp.c_str());
     temp_pending = 0;
-    if (!why.empty()) fail(path, ": cannot write ", what, ": ", why, " (the previous file, if any, is unchanged)");
+    if (!why.empty()) fail(user_path, ": cannot write ", what, ": ", why, " (the previous file, if any, is unchanged)");
     fsync_directory(path);
 }
 
@@ -134,7 +173,8 @@ H5::H5File open_hdf5_for_reading(const std::string &path, const std::string &wha
     }
 }
 
-void remove_stale_temp_files(const std::string &path) {
+void remove_stale_temp_files(const std::string &user_path) {
+    const std::string path = resolve_output_path(user_path);
     std::string dir = fs::path(path).parent_path().string(), prefix = temp_prefix(path);
     std::error_code ec;
     for (auto &entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {

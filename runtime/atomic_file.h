@@ -10,7 +10,14 @@
 
 namespace qrnn {
 
-// Replaces path with bytes; throws qrnn::Error "<path>: cannot write <what>: <reason>".
+// The file a write to path replaces: path with its chain of symbolic links followed (a dangling link: its target).
+std::string resolve_output_path(const std::string &path);
+// Throws qrnn::Error "<path>: is a character device, cannot write <what> there" unless path (through symbolic links)
+// is absent or a regular file, its name fits NAME_MAX with the temporary suffix and its directory is not a file.
+void check_output_file(const std::string &path, const std::string &what);
+
+// Replaces path with bytes (through symbolic links: the link stays, the file it names is replaced; refused
+// unless check_output_file passes); throws qrnn::Error "<path>: cannot write <what>: <reason>".
 void write_file_atomically(const std::string &path, const std::string &bytes, const std::string &what);
 
 // Builds an HDF5 file in memory with fill (H5::Exception from fill become qrnn::Error), then replaces

@@ -65,7 +65,11 @@ private:
 void require_cuda_device();
 
 // The Halide target named by a target string (empty: the host JIT target); throws on a malformed one.
+// Also refuses (require_runnable_target) a target this machine cannot run, before anything is JIT-compiled.
 Halide::Target parse_target(const std::string &target);
+// Throws qrnn::Error naming `text` when t's architecture, bits or OS differ from the host's, or t asks for a CPU
+// feature (AVX2, AVX512, SVE...) the host lacks (JIT code for another machine crashes or dies of SIGILL).
+void require_runnable_target(const std::string &text, const Halide::Target &t);
 
 // For a model that runs on the JIT environment's target (HL_JIT_TARGET; the Halide and oneDNN baselines): throws
 // qrnn::Error naming the model when `target` is set to another one, instead of timing code of the wrong ISA.

@@ -23,8 +23,8 @@ void ModelConfig::validate() const {
     if (!(zoneout >= 0.0 && zoneout < 1.0)) fail("--zoneout must be in [0, 1) (got ", zoneout, ")");
     if (!(dropout >= 0.0 && dropout < 1.0)) fail("--dropout must be in [0, 1) (got ", dropout, ")");
     if (pass != "inference" && pass != "training") fail("--pass must be inference or training (got '", pass, "')");
-    if (static_cast<double>(seq) * batch * std::max(input, hidden) > 2e9)
-        fail("shape too large: seq*batch*width = ", seq * batch * std::max(input, hidden), " elements (limit 2e9)");
+    const double elements = static_cast<double>(seq) * static_cast<double>(batch) * static_cast<double>(std::max(input, hidden));
+    if (elements > 2e9) fail("shape too large: seq*batch*width = ", elements, " elements (limit 2e9)");
 }
 
 std::string ModelConfig::describe() const {

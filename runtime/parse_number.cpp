@@ -30,7 +30,14 @@ int64_t parse_int(const std::string &text) {
 }
 
 double parse_finite(const std::string &text) {
-    const double x = parse_whole(text, [](const std::string &s, size_t *used) { return std::stod(s, used); }, "a finite number");
+    // strtod, not stod: stod refuses subnormals (1e-320) as out of range; they are finite numbers.
+    const auto strtod_whole = [](const std::string &s, size_t *used) {
+        char *end = nullptr;
+        const double x = std::strtod(s.c_str(), &end);
+        *used = static_cast<size_t>(end - s.c_str());
+        return x;
+    };
+    const double x = parse_whole(text, strtod_whole, "a finite number");
     if (!std::isfinite(x)) fail("not a finite number");
     return x;
 }

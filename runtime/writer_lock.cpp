@@ -9,12 +9,14 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "runtime/atomic_file.h"
 
 namespace qrnn {
 
 WriterLock::WriterLock(const std::string &results_path, const std::string &what_to_do) {
     if (std::filesystem::is_directory(results_path)) fail(results_path, ": is a directory, not a results file");
-    const std::string lock_path = results_path + ".lock";
+    check_output_file(results_path, "results");  // a device, FIFO or socket is never replaced; a name that fits
+    const std::string lock_path = resolve_output_path(results_path) + ".lock";  // one lock per real file
     fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) fail(lock_path, ": cannot create lock file: ", std::strerror(errno));
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {

@@ -5,7 +5,8 @@
 namespace qrnn {
 
 // An exclusive writer lock on a results file (flock on "<path>.lock", released when the process ends, even
-// by SIGKILL). A second writer gets a qrnn::Error naming the holder's pid, then `what_to_do`.
+// by SIGKILL; on the real file's name: through symbolic links). A second writer gets a qrnn::Error naming the
+// holder's pid, then `what_to_do`. A path that is not a regular file (a directory, device, FIFO) is refused first.
 class WriterLock {
 public:
     explicit WriterLock(const std::string &results_path,

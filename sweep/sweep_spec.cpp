@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "runtime/yaml_documents.h"
 #include "plugins/model.h"
 #include "sweep/train_run.h"
 
@@ -44,28 +45,6 @@ const char *kind_name(FieldKind k) {
     }
 }
 
-// Where a second YAML document starts, if there is one. Parses events only, at most two documents
-// (YAML::LoadAll loops until memory runs out on some inputs, e.g. a leading ',', in yaml-cpp 0.7).
-std::optional<YAML::Mark> second_document(const std::string &text) {
-    struct DocumentStarts : YAML::EventHandler {
-        std::vector<YAML::Mark> marks;
-        void OnDocumentStart(const YAML::Mark &mark) override { marks.push_back(mark); }
-        void OnDocumentEnd() override {}
-        void OnNull(const YAML::Mark &, YAML::anchor_t) override {}
-        void OnAlias(const YAML::Mark &, YAML::anchor_t) override {}
-        void OnScalar(const YAML::Mark &, const std::string &, YAML::anchor_t, const std::string &) override {}
-        void OnSequenceStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-        void OnSequenceEnd() override {}
-        void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-        void OnMapEnd() override {}
-    } starts;
-    std::istringstream in(text);
-    YAML::Parser parser(in);
-    if (parser.HandleNextDocument(starts) && parser.HandleNextDocument(starts) && starts.marks.size() > 1)
-        return starts.marks[1];
-    return std::nullopt;
-}
-
 const char *node_kind(const YAML::Node &n) {
     if (n.IsSequence()) return "a list";
     if (n.IsMap()) return "a map";
@@ -84,7 +63,7 @@ public:
         std::optional<YAML::Mark> second;
         try {
             root = YAML::Load(text);
-            if (root.IsMap()) second = second_document(text);
+            if (root.IsMap()) second = second_yaml_document(text);
         } catch (const YAML::ParserException &e) {
             fail_at(e.mark, "", "YAML syntax error: " + e.msg);
         }

@@ -1,5 +1,6 @@
 #include "sweep/train_run.h"
 
+#include "lm/run_files.h"
 #include "lm/seq_trainer.h"
 #include "lm/trainer.h"
 #include "core/error.h"
@@ -71,7 +72,20 @@ void record_seq_task(const lm::TrainConfig &cfg, std::map<std::string, Value> &r
 
 bool is_training_run(const RunSpec &spec) { return !spec.train.empty(); }
 
+// A train.KEY that a run key already gives (train.model beside model): one of the two would be ignored.
+void refuse_train_keys_of_run_keys(const RunSpec &spec) {
+    static const std::vector<std::pair<const char *, const char *>> train_and_run{
+        {"model", "model"},   {"pooling", "pooling"},   {"window", "window"}, {"emb", "input"},   {"hidden", "hidden"},
+        {"layers", "layers"}, {"zoneout", "zoneout"},   {"dropout", "dropout"}, {"seed", "seed"}, {"schedule", "schedule"},
+        {"target", "target"}, {"batch", "batch"},       {"bptt", "seq"}};
+    for (auto &[train_key, run_key] : train_and_run)
+        if (spec.train.count(train_key))
+            fail("key '", train_key, "': train.", train_key, " '", spec.train.at(train_key), "' beside the run key ", run_key,
+                 ", which sets the same: give it once, as ", run_key);
+}
+
 lm::TrainConfig training_config(const RunSpec &spec) {
+    refuse_train_keys_of_run_keys(spec);
     const std::string task = task_of(spec);
     lm::TrainConfig cfg = lm::task_defaults(task);
     const ModelConfig &m = spec.config;
@@ -90,6 +104,8 @@ void validate_training_run(const RunSpec &spec) {
     const lm::TrainConfig cfg = training_config(spec);
     if (cfg.seq.task == "lm") cfg.validate();
     else lm::validate_seq_task(cfg);
+    lm::check_token_files(cfg);
+    lm::check_output_files(cfg);  // train.checkpoint, when given (the sweep's own checkpoints are named later)
 }
 
 void record_training_run(const RunSpec &spec, std::map<std::string, Value> &row, std::ostream &log,

@@ -18,15 +18,6 @@ using namespace qrnn::test;
 
 namespace {
 
-// The first `lines` lines of PTB's validation split from line `first`: a small real corpus.
-std::string ptb_slice(const std::string &name, int first, int lines) {
-    std::ifstream in(std::string(QRNN_SOURCE_DIR) + "/data/ptb/ptb.valid.txt");
-    std::string line, text;
-    for (int i = 0; std::getline(in, line) && i < first + lines; i++)
-        if (i >= first) text += line + "\n";
-    return write_scratch(name, text);
-}
-
 // A run of 2 x 40 steps long enough (~10 ms a step) to be killed in the middle.
 std::string train_args(const std::string &checkpoint, const std::string &model = "qrnn") {
     static const std::string train = ptb_slice("train.txt", 0, 400), valid = ptb_slice("valid.txt", 400, 60);
@@ -179,7 +170,7 @@ TEST(TrainCli, BadInputNamesFileKeyAndValue) {
     const std::string empty = write_scratch("empty.txt", "");
     expect_cli("train --train " + empty + " --valid " + good, 2, empty + ": token file holds no words");
     expect_cli("train --train " + good, 2, "key 'valid': no validation file");
-    expect_cli("train --train " + good + " --valid /nonexistent.txt --epochs 1", 2, "/nonexistent.txt: cannot read token file");
+    expect_cli("train --train " + good + " --valid /nonexistent.txt --epochs 1", 2, "key 'valid': /nonexistent.txt: no such token file");
     expect_cli("train --train " + good + " --valid " + good + " --model lstm-cudnn", 2, "lstm-cudnn");
     expect_cli("train --data /nonexistent", 2, "--data /nonexistent: not a directory");
     expect_cli("eval /nonexistent.h5 --data " + good, 2, "/nonexistent.h5");

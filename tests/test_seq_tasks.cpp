@@ -305,8 +305,8 @@ TEST(SeqTasks, BadInputIsAOneLineErrorWithExitCode2) {
     expect_cli("train --task classify --target_accuracy 1.5", 2, "key 'target_accuracy': must be in (0, 1], got 1.5");
     expect_cli("train --task classify --model qrnn --pooling nope", 2, "unknown pooling 'nope' (known: f, fo, ifo)");
     // The encoder-decoder's rates are checked as a stack's (they were accepted: zoneout 1.5 trained to 0 accuracy).
-    expect_cli("train --task reverse --zoneout 1.5", 2, "--zoneout must be in [0, 1) (got 1.5)");
-    expect_cli("train --task sort --dropout -0.5", 2, "--dropout must be in [0, 1) (got -0.5)");
+    expect_cli("train --task reverse --zoneout 1.5", 2, "--zoneout: key 'zoneout': value '1.5': must be in [0, 1)");
+    expect_cli("train --task sort --dropout -0.5", 2, "--dropout: key 'dropout': value '-0.5': must be in [0, 1)");
     // A key the task does not read is refused unless it keeps the task's default, never silently ignored.
     expect_cli("train --task reverse --lr_decay 0", 2, "key 'lr_decay': value '0': task reverse does not use it (task lm only)");
     expect_cli("train --task classify --io_dropout 0.2", 2, "key 'io_dropout': value '0.2': task classify does not use it (task lm only)");

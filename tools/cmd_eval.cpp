@@ -1,6 +1,7 @@
 // `qrnn eval CHECKPOINT --data FILE`: perplexity of a trained language model (a `qrnn train` checkpoint) on a
 // token file, words outside its vocabulary as <unk>; with the parameters of the best validation epoch (or
 // `--params last`: the last ones).
+#include <cmath>
 #include <iostream>
 
 #include "core/error.h"
@@ -27,19 +28,27 @@ int eval_command(const std::vector<std::string> &args) {
     if (!vm.count("data")) fail("--data FILE: no token file to evaluate on");
     const std::string path = vm["checkpoint"].as<std::string>(), data = vm["data"].as<std::string>();
 
+    const std::string which = vm["params"].as<std::string>();
+    if (which != "best" && which != "last") fail("--params: '", which, "' is not best or last");
     lm::CheckpointInfo info = lm::read_checkpoint_info(path, /*to_resume=*/false);
     lm::TrainConfig cfg = lm::config_from_text(info.config, path);
+    try {
+        cfg.validate();
+    } catch (const Error &e) {
+        fail(path, ": attribute config: ", e.what());
+    }
+    const int64_t batch = vm.count("batch") ? vm["batch"].as<int64_t>() : cfg.batch;
+    if (batch < 1) fail("--batch: must be >= 1 (got ", batch, ")");
     const lm::Vocabulary vocab = lm::Vocabulary::from_words(info.vocab);
+    const std::vector<int32_t> tokens = lm::read_tokens(data, vocab);  // before compiling the model
+    const lm::BatchStream stream(tokens, batch, cfg.bptt, data);
     std::unique_ptr<lm::Model> model = lm::make_language_model(cfg, vocab.size());
     model->reset_state(cfg.batch, 0);
     lm::load_checkpoint_model(path, *model);
-    const std::string which = vm["params"].as<std::string>();
-    if (which != "best" && which != "last") fail("--params: '", which, "' is not best or last");
     const std::vector<Tensor<float>> best = which == "best" ? lm::read_best_params(path, *model) : std::vector<Tensor<float>>{};
     if (!best.empty()) lm::set_params(*model, best);
-    const int64_t batch = vm.count("batch") ? vm["batch"].as<int64_t>() : cfg.batch;
-    const std::vector<int32_t> tokens = lm::read_tokens(data, vocab);
-    const double ppl = lm::perplexity(*model, lm::BatchStream(tokens, batch, cfg.bptt, data));
+    const double ppl = lm::perplexity(*model, stream);
+    if (!std::isfinite(ppl)) fail(path, ": perplexity on ", data, " is ", ppl, " (the parameters overflow)");
     std::cout << data << ": perplexity " << ppl << " (" << tokens.size() << " tokens; checkpoint " << path << ", epoch "
               << info.progress.epoch << ", step " << info.progress.step << "; parameters of "
               << (best.empty() ? std::string("the last step") : "epoch " + std::to_string(info.best_epoch) + ", the best validation")

@@ -47,6 +47,14 @@ std::string write_scratch(const std::string &name, const std::string &text) {
     return path;
 }
 
+std::string ptb_slice(const std::string &name, int first, int lines) {
+    std::ifstream in(std::string(QRNN_SOURCE_DIR) + "/data/ptb/ptb.valid.txt");
+    std::string line, text;
+    for (int i = 0; std::getline(in, line) && i < first + lines; i++)
+        if (i >= first) text += line + "\n";
+    return write_scratch(name, text);
+}
+
 void kill_cli_when(const std::string &args, const std::function<bool()> &ready) {
     const pid_t pid = fork();
     if (pid == 0) {

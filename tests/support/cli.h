@@ -14,6 +14,9 @@ CliResult run_cli(const std::string &args);  // runs "$QRNN_CLI <args>"
 CliResult run_shell(const std::string &command);  // runs a /bin/sh command line; its stdout only (add 2>&1)
 std::string scratch_path(const std::string &name);  // a fresh path in a per-process temporary directory
 std::string write_scratch(const std::string &name, const std::string &text);  // scratch_path with text in it
+// Lines [first, first + lines) of PTB's validation split (data/ptb/ptb.valid.txt) as scratch file `name`: a small
+// real corpus.
+std::string ptb_slice(const std::string &name, int first, int lines);
 
 // Starts `qrnn <args>` (output discarded) and kills it (SIGKILL) as soon as `ready()` holds (polled every 5 ms, for
 // up to 5 minutes); expects (gtest) that it was killed, not ended by itself.
