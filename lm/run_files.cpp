@@ -68,6 +68,8 @@ void check_token_files(const TrainConfig &cfg) {
 void check_output_files(const TrainConfig &cfg) {
     if (!cfg.checkpoint.empty()) check_output_file(cfg.checkpoint, "a training checkpoint (key 'checkpoint')");
     if (!cfg.results.empty()) check_output_file(cfg.results, "a results file (key 'results')");
+    if (!cfg.save_initial.empty()) check_output_file(cfg.save_initial, "a training checkpoint (key 'save_initial')");
+    if (!cfg.step_log.empty()) check_output_file(cfg.step_log, "a step log (key 'step_log')");
     if (!cfg.checkpoint.empty() && !cfg.results.empty() && resolve_output_path(cfg.checkpoint) == resolve_output_path(cfg.results))
         fail("keys 'checkpoint' and 'results' name the same file ", cfg.results);
 }

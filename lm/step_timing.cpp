@@ -59,7 +59,7 @@ void StepTimingConfig::validate() const {
     if (warmup < 0) fail("key 'warmup': must be >= 0, got ", warmup);
     if (vocab < 0 || vocab > kMaxVocab) fail("key 'vocab': must be in [0, ", kMaxVocab, "], got ", vocab);
     refuse_unused_keys(train, TrainConfig(), {"valid", "test", "checkpoint", "checkpoint_every", "epochs", "max_batches",
-                                              "lr_decay", "lr_patience", "log_seconds"},
+                                              "lr_decay", "lr_patience", "log_seconds", "save_initial", "step_log"},
                        "train-speed times steps on the training file: no epochs, validation or checkpoints");
     if (!train.results.empty()) check_output_file(train.results, "a step-timing results file (key 'results')");
     for (auto &m : models) {

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/hash_rng.h"
+#include "core/streams.h"
 #include "lm/language_model.h"
 #include "nn/dropout.h"
 #include "lm/step_timing.h"
@@ -41,7 +42,7 @@ TEST(Dropout, MatchesTheHashDefinitionInPlaceAndInto) {
         nn::dropout_into(x, into, p, seed, stream, 11);
         ASSERT_EQ(into.shape, x.shape);
         // The definition (docs/training.md): kept iff hash_at(key, time + t, b, c) >= threshold, scaled 1/(1-p).
-        const uint32_t key = stream_key(seed, 0x20000 + stream), threshold = drop_threshold(p);
+        const uint32_t key = stream_key(seed, streams::nn_dropout(stream)), threshold = drop_threshold(p);
         int kept = 0;
         for (int64_t t = 0; t < 3; t++)
             for (int64_t b = 0; b < 2; b++)
