@@ -159,10 +159,20 @@ TEST(HardeningTraining, ChangedTensorFailsItsChecksum) {
         f.openDataSet("/best/embedding").removeAttr("fnv1a64");
     }
     expect_cli("eval " + no_sum + " --data " + valid_file(), 2, no_sum + ": dataset /best/embedding has no checksum");
-    const std::string old = checkpoint_copy("old.h5");  // from before checksums: loads
+    const std::string unmarked = checkpoint_copy("unmarked.h5");  // format_version 2: deleting the mark turns nothing off
+    {
+        H5::H5File f(unmarked, H5F_ACC_RDWR);
+        f.removeAttr("checksums");
+        f.openDataSet("/best/embedding").removeAttr("fnv1a64");
+    }
+    expect_cli("eval " + unmarked + " --data " + valid_file(), 2, unmarked + ": dataset /best/embedding has no checksum");
+    const std::string old = checkpoint_copy("old.h5");  // format_version 1, from before checksums: evaluated
     {
         H5::H5File f(old, H5F_ACC_RDWR);
         f.removeAttr("checksums");
+        f.removeAttr("format_version");
+        const int64_t one = 1;
+        f.createAttribute("format_version", H5::PredType::NATIVE_INT64, H5::DataSpace()).write(H5::PredType::NATIVE_INT64, &one);
         f.openDataSet("/best/embedding").removeAttr("fnv1a64");
     }
     expect_cli("eval " + old + " --data " + valid_file(), 0, "perplexity");
