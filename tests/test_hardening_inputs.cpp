@@ -37,7 +37,8 @@ TEST(Hardening, SweepDryRunChecksKnobRanges) {
 // 3: the memory guard refuses before allocating (these were OOM-killed after a minute at ~23 GB).
 TEST(Hardening, MemoryGuardRefusesHugeRuns) {
     expect_cli("run --window 1000000000 --batch 1 --seq 1 --input 1 --hidden 1", 2, "above the memory limit");
-    expect_cli("run --layers 1000000000 --batch 1 --seq 1 --input 1 --hidden 1", 2, "above the memory limit");
+    expect_cli("run --layers 1000 --batch 1 --seq 1 --input 1 --hidden 100000", 2, "above the memory limit");
+    expect_cli("run --layers 1000000000 --batch 1 --seq 1 --input 1 --hidden 1", 2, "--layers must be <= 1024 (got 1000000000)");
     expect_cli("run --max-memory 1M --batch 64 --seq 256", 2, "B=64 T=256 n=320 m=320 L=1 schedule=tuned mode=eval seed=1: needs about 227 MiB");
     expect_cli("run --max-memory 1M --batch 64 --seq 256", 2, "above the memory limit 1 MiB (--max-memory");
     // A training step also holds the tape, the gates' gradients, dh, dx and the parameters' gradients.
