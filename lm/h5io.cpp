@@ -108,11 +108,8 @@ void mark_checksummed(H5::H5File &file) {
 bool is_checksummed(H5::H5File &file) {
     // Every checkpoint of format_version 2 (PyTorch's conventions, lm/convention.h) is written with checksums: a
     // deleted `checksums` attribute must not turn their check off.
-    if (file.attrExists("checksums")) return true;
-    if (!file.attrExists("format_version")) return false;
-    int64_t version = 0;
-    file.openAttribute("format_version").read(H5::PredType::NATIVE_INT64, &version);
-    return version >= 2;
+    return file.attrExists("checksums") ||
+           (file.attrExists("format_version") && read_int(file, file.getFileName(), "format_version") >= 2);
 }
 
 void read_checked_tensor_into(H5::H5File &h5, const std::string &file, const std::string &path, Tensor<float> &into,

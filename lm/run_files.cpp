@@ -31,7 +31,7 @@ std::string first_difference(const std::string &theirs, const std::string &ours)
 
 std::unique_ptr<WriterLock> prepare_run_files(const TrainConfig &cfg) {
     check_output_files(cfg);
-    for (const std::string *path : {&cfg.checkpoint, &cfg.results}) {
+    for (const std::string *path : {&cfg.checkpoint, &cfg.results, &cfg.save_initial, &cfg.step_log}) {
         const auto dir = std::filesystem::path(*path).parent_path();
         if (!path->empty() && !dir.empty()) std::filesystem::create_directories(dir);
     }

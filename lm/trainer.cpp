@@ -49,8 +49,6 @@ int64_t batches_per_epoch(const BatchStream &train, int64_t max_batches) {
 // The parameters before the first update, as a step-0 checkpoint (qrnn eval reads it; as --checkpoint it starts a
 // run from them).
 void save_initial_model(const std::string &path, CheckpointInfo info, Model &model, const TrainConfig &cfg) {
-    const auto dir = std::filesystem::path(path).parent_path();
-    if (!dir.empty()) std::filesystem::create_directories(dir);
     if (info.lr <= 0) info.lr = cfg.sgd.lr;
     model.reset_state(cfg.batch, 0);
     write_checkpoint(path, info, model);
