@@ -6,17 +6,17 @@ using namespace Halide;
 Expr define_conv_weights(ConvFuncs &f, const ImageParam &weights, const Expr &n, const Expr &m, const Expr &k,
                          int h_tile) {
     Var c = f.c, h = f.h, t = f.t, g = f.g;
-    // likely: loops over h split into a steady state of dense loads and the edge past m.
-    Expr h_clamped = clamp(likely(h), 0, m - 1);
-    f.weights_clamped(h, c, t, g) = weights(h_clamped, c, t, g);
     f.conv_r = RDom(0, n, 0, k, "conv_r");
     RVar rc = f.conv_r.x, rj = f.conv_r.y;
-    Expr w = f.weights_clamped(h, rc, rj, g);
     if (h_tile > 0) {
-        f.weights_in_place = m % h_tile == 0;
-        w = select(f.weights_in_place, weights(h_clamped, rc, rj, g), w);
+        Var hi("hi"), ho("ho");
+        // likely: the panels' loops split into a steady state of dense loads and the last panel past m.
+        f.weights_packed(hi, c, t, g, ho) = weights(clamp(likely(ho * h_tile + hi), 0, m - 1), c, t, g);
+        return f.weights_packed(h % h_tile, rc, rj, g, h / h_tile);
     }
-    return w;
+    // likely: loops over h split into a steady state of dense loads and the edge past m.
+    f.weights_clamped(h, c, t, g) = weights(clamp(likely(h), 0, m - 1), c, t, g);
+    return f.weights_clamped(h, rc, rj, g);
 }
 
 void define_masked_conv(ConvFuncs &f, const ImageParam &weights, const ImageParam &bias, const Expr &n, const Expr &m,

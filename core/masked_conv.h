@@ -2,7 +2,8 @@
 // (plugins/cnn.cpp): one GEMM over (c, j) of the causally padded input and the weights, bias included,
 //   conv(h, b, t, g) = bias(h, g) + sum_{j < k, c < n} weights(h, c, j, g) * input_padded(c, b, t - (k-1) + j).
 // input_padded is the caller's (QRNN: history ++ x, dropout applied; CNN: zeros before the sequence).
-// CPU schedules of these stages: schedules/cpu_common.h (schedule_cpu_conv_inputs, schedule_cpu_conv_gemm).
+// CPU schedules of these stages: schedules/cpu_common.h (schedule_cpu_conv_inputs, schedule_cpu_conv_gemm) on the
+// GEMM core (schedules/gemm_core.h).
 #pragma once
 #include <Halide.h>
 
@@ -12,22 +13,25 @@ struct ConvFuncs {
     Halide::Var c{"c"}, h{"h"}, b{"b"}, t{"t"}, g{"g"};
     Halide::Func input_padded{"input_padded"};        // (c, b, t), t in [-(k-1), T): defined by the caller
     Halide::Func weights_clamped{"weights_clamped"};  // (h, c, j, g), h clamped: tiles may overrun m
-    // With an h tile hint: m % tile == 0, the conv then reads the weights in place (no tile passes m) instead
-    // of weights_clamped, which is not computed. Schedules specialize the conv's update on it. Undefined
-    // without a hint (weights_clamped always).
-    Halide::Expr weights_in_place;
+    // With an h tile hint (panel rows): the weights packed into panels of that many rows, (hi, c, j, g, ho) =
+    // weights(ho * tile + hi, c, j, g), rows past m clamped. A panel's rows for one (c, j) are contiguous, so a GEMM
+    // tile reads its weights as one sequential stream (in place, rows lie m floats apart: at m = 1024 every row
+    // falls into the same cache set). The conv then reads weights_packed (h % tile, c, j, g, h / tile), which
+    // needs its h tiles aligned to the panels (a bound h min of 0); weights_clamped is unused. Undefined without
+    // a hint.
+    Halide::Func weights_packed{"weights_packed"};
     Halide::Func conv{"conv"};                        // (h, b, t, g) gate pre-activations, bias included
     Halide::RDom conv_r;                              // (c, j) reduction of conv
 };
 
-// Defines f.weights_clamped and f.conv_r (over (c < n, j < k)) and returns the conv's weight read at (f.h, rc,
-// rj, f.g): weights_clamped, or with h_tile > 0 the select on f.weights_in_place.
+// Defines f.weights_clamped (or with h_tile > 0 f.weights_packed) and f.conv_r (over (c < n, j < k)) and returns
+// the conv's weight read at (f.h, rc, rj, f.g).
 Halide::Expr define_conv_weights(ConvFuncs &f, const Halide::ImageParam &weights, const Halide::Expr &n,
                                  const Halide::Expr &m, const Halide::Expr &k, int h_tile);
 
 // Defines f.weights_clamped and f.conv from f.input_padded, weights (m, n, k, G) and bias (m, G); n, m, k
 // are the extents. extra_bias (an Expr of f.h, f.b, f.g), when defined, is added to the bias. h_tile > 0: the
-// schedule's h tile (defines f.weights_in_place).
+// schedule's h tile (the weights packed into panels of that many rows).
 void define_masked_conv(ConvFuncs &f, const Halide::ImageParam &weights, const Halide::ImageParam &bias,
                         const Halide::Expr &n, const Halide::Expr &m, const Halide::Expr &k,
                         const Halide::Expr &extra_bias = Halide::Expr(), int h_tile = 0);

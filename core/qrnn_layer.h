@@ -58,8 +58,8 @@ struct LayerFuncs : ConvFuncs {
     int gate_extent() const { return gate_rows ? gate_rows : variant->gate_count(); }
 };
 
-// conv_h_tile > 0: the schedule's h tile, so that the conv reads the weights in place at widths it divides
-// (ConvFuncs::weights_in_place).
+// conv_h_tile > 0: the schedule's h tile: the conv reads the weights packed into panels of that many rows
+// (ConvFuncs::weights_packed).
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant, int conv_h_tile = 0);
 // L's extents from the inputs: n, B, T from x; m, k from the weights (every layer algorithm's first step).
 void set_layer_extents(LayerFuncs &L, const LayerInputs &in);

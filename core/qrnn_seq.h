@@ -55,8 +55,8 @@ struct SeqFuncs {
     }
 };
 
-// conv_h_tile > 0: the schedule's h tile, so that the conv reads the weights in place at widths it divides
-// (ConvFuncs::weights_in_place, core/masked_conv.h).
+// conv_h_tile > 0: the schedule's h tile: the conv reads the weights packed into panels of that many rows
+// (ConvFuncs::weights_packed, core/masked_conv.h).
 SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, const SeqOptions &options,
                           int conv_h_tile = 0);
 

@@ -18,6 +18,7 @@
 #include "runtime/jit_compile.h"
 #include "runtime/params.h"
 #include "schedules/cpu_common.h"
+#include "schedules/gemm_core.h"
 
 namespace qrnn {
 namespace {
@@ -44,20 +45,16 @@ struct CnnFuncs : ConvFuncs {
 };
 
 // ---- CPU schedule: the QRNN's conv GEMM (schedules/cpu_common.h) -----------------------------------------
-// Register-blocked GEMM with the target's tile (2 vectors of h x 8 steps of t on AVX-512), parallel over t
-// tiles, the weights read in place where the tile divides m. For the pooled output the activations stay
-// compute_root and the max runs vectorised over h; the JIT allocator keeps freed blocks (runtime/buffer_cache.h).
-// Forward, n=m=320 k=2, `qrnn run --model cnn` alone, medians of 31, 3 processes each beside the previous build
-// (fresh pages for every intermediate on every call, the weights copied): B=32 T=128 5.4-6.4 ms (~290 GFLOP/s)
-// vs 27.0-27.7, B=8 T=64 0.71-0.79 vs 5.7-6.0, B=1 T=64 0.10-0.12 vs 0.26-0.30 (AMD EPYC 26/2, AVX-512, 2 cores,
-// 2026-11-23).
+// The conv on the GEMM core (schedules/gemm_core.h): the weights packed into panels of the target's tile height,
+// register tiles parallel over (column block, panel). For the pooled output the activations stay compute_root and
+// the max runs vectorised over h; the JIT allocator keeps freed blocks (runtime/buffer_cache.h).
 int cnn_h_tile(const Target &target) { return target.natural_vector_size<float>() * gemm_tile_for(target).h_vectors; }
 
 void schedule_cpu(CnnFuncs &f, bool pooled, const Target &target) {
     const int vec = target.natural_vector_size<float>();
-    const GemmTile tile = gemm_tile_for(target);
     schedule_cpu_conv_inputs(f, vec);
-    schedule_cpu_conv_gemm(f, vec, tile.h_vectors, tile.t, false);
+    Expr n = f.x.dim(0).extent(), B = f.x.dim(1).extent(), T = f.x.dim(2).extent();
+    schedule_cpu_conv_gemm(f, gemm_blocking(target), {n, f.weights.dim(0).extent(), f.weights.dim(2).extent(), T, B});
     if (pooled) {
         f.activated.compute_root().vectorize(f.h, vec, TailStrategy::GuardWithIf).parallel(f.t);
         f.pooled.vectorize(f.h, vec, TailStrategy::GuardWithIf).parallel(f.b);

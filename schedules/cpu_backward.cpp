@@ -11,6 +11,7 @@
 //            every cell >= 1.2x (README).
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
+#include "schedules/gemm_core.h"
 #include "schedules/cpu_target.h"
 #include "schedules/training_schedule.h"
 
@@ -33,7 +34,7 @@ void backward_naive(BackwardFuncs &D, const BackwardInputs &, const Target &, co
 void forward_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     schedule_cpu_inputs(L, in, vec);
-    schedule_cpu_gates_root(L, in, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"), knobs.at("b_inner"));
+    schedule_cpu_gates_root(L, in, gemm_blocking(target, {knobs.at("tile_h_vectors"), knobs.at("tile_t")}));
     schedule_serial_scan(L.cell, L.h, L.b, L.scan_r.x, L.B, L.m, vec, knobs.at("chains"), in.zoneout_threshold);
 }
 
@@ -281,7 +282,7 @@ const bool cpu_backward_registered = [] {
                                 forward_naive, backward_naive, nullptr});
     TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + register-blocked GEMMs for dW, dx",
                            "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6},
-                            {"dx_c_vectors", 4}, {"dx_tile_t", 3}, {"chains", 4}, {"b_inner", 1}}};
+                            {"dx_c_vectors", 4}, {"dx_tile_t", 3}, {"chains", 4}}};
     // Height ranges up to 5 vectors: least_padded_tile's tallest with 32 vector registers (20 accumulators / 4).
     tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h (conv)", {1, 2, 3}, 1, 5}},
                         {"tile_t", {"GEMM tile width in time steps (conv)", {4, 6, 8, 12}, 1, 16}},
@@ -289,8 +290,7 @@ const bool cpu_backward_registered = [] {
                         {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
                         {"dx_c_vectors", {"dx tile height in vectors of input channels", {2, 3, 4, 5}, 1, 6}},
                         {"dx_tile_t", {"dx tile width in time steps", {3, 4, 5, 6, 8}, 1, 16}},
-                        {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}},
-                        {"b_inner", {"forward GEMM: batch loop inside the h tile", {0, 1}, 0, 1}}};
+                        {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}}};
     // Register tiles from the target's vector registers (cpu_common.h); dW's: dweights_tile_for; dx's: dinput_tile_for.
     tuned.target_defaults = [base = tuned.defaults](const Target &t) {
         Knobs k = with_gemm_tile(base, t);

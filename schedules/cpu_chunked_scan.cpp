@@ -5,6 +5,7 @@
 // element: docs/schedules.md).
 #include "core/chunked_scan.h"
 #include "schedules/cpu_common.h"
+#include "schedules/gemm_core.h"
 
 namespace qrnn {
 namespace {
@@ -13,10 +14,10 @@ using namespace Halide;
 Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant, const Target &target,
                            const Knobs &knobs, const LayerShape &) {
     const int vec = target.natural_vector_size<float>();
-    LayerFuncs L = define_qrnn_layer(in, variant);
+    LayerFuncs L = define_qrnn_layer(in, variant, gemm_h_tile(target, knobs));
     ChunkedScan S = chunked_scan(scan_source(L, in), knobs.at("chunk"));
     schedule_cpu_inputs(L, in, vec);
-    schedule_cpu_gates_root(L, in, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"), knobs.at("b_inner"));
+    schedule_cpu_gates_root(L, in, gemm_blocking(target, {knobs.at("tile_h_vectors"), knobs.at("tile_t")}));
 
     schedule_cpu_chunked_scan(S, L.h, L.b, L.t, L.m, vec, knobs.at("chains"), knobs.at("interleave"));
     return Pipeline(S.cell);
@@ -24,13 +25,12 @@ Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant,
 
 const bool cpu_chunked_scan_registered = [] {
     LayerSchedule s{"chunked-scan", "CPU: GEMM conv + two-level scan (local scans, carry, fix-up) parallel in time",
-                    "cpu", {{"chunk", 64}, {"chains", 4}, {"interleave", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}, {"b_inner", 1}}, nullptr};
+                    "cpu", {{"chunk", 64}, {"chains", 4}, {"interleave", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
     s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}, 2, 4096}},
                     {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}, 1, 8}},
                     {"interleave", {"chunks scanned together in the local scans (independent chains)", {1, 2, 4, 8}, 1, 16}},
                     {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 4}},
-                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12}, 1, 16}},
-                    {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}, 0, 1}}};
+                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12}, 1, 16}}};
     s.build = build_cpu_chunked;
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     register_layer_schedule(s);

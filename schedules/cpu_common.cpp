@@ -4,6 +4,7 @@
 
 #include "core/chunked_scan.h"
 #include "schedules/cpu_target.h"
+#include "schedules/gemm_core.h"
 
 namespace qrnn {
 using namespace Halide;
@@ -31,7 +32,6 @@ GemmTile wide_gemm_tile_for(const Target &target) {
 
 Knobs with_gemm_tile(Knobs knobs, const Target &target) {
     GemmTile tile = gemm_tile_for(target);
-    knobs["b_inner"] = 1;
     knobs["tile_h_vectors"] = tile.h_vectors;
     knobs["tile_t"] = tile.t;
     return knobs;
@@ -44,13 +44,16 @@ int gemm_h_tile(const Target &target, const Knobs &knobs) {
 static void input_padded_at_root(ConvFuncs &f, int vec) {
     f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
 }
-static void weights_clamped_at_root(ConvFuncs &f, int vec) {
-    f.weights_clamped.compute_root().vectorize(f.h, vec, TailStrategy::RoundUp).parallel(f.g);
+// The conv's weights once per call: packed into panels when the conv reads them so (define_conv_weights with an h
+// tile), else the clamped copy.
+static void weights_at_root(ConvFuncs &f, int vec) {
+    if (f.weights_packed.defined()) schedule_packed_panels(f.weights_packed, vec);
+    else f.weights_clamped.compute_root().vectorize(f.h, vec, TailStrategy::RoundUp).parallel(f.g);
 }
 
 void schedule_cpu_conv_inputs(ConvFuncs &f, int vec) {
     input_padded_at_root(f, vec);
-    weights_clamped_at_root(f, vec);
+    weights_at_root(f, vec);
 }
 
 void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec) {
@@ -60,31 +63,18 @@ void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec) {
 
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
     schedule_cpu_input_padded(L, in, vec);
-    weights_clamped_at_root(L, vec);
+    weights_at_root(L, vec);
 }
 
-// Weights read in place (ConvFuncs::weights_in_place) where the h tile divides m, else the clamped copy (2.46 MB
-// at n = m = 320, ~40% of the forward at B=1 T=64). Conv GEMM, in-process A/B against the copy (each call after a
-// dnnl_sgemm call, medians of 151; AMD EPYC 26/2, 2026-11-23): host 2 cores B=1 T=64 2.46x (0.36 -> 0.87 of the
-// best sgemm), B=8 T=32 1.29x, B=8 T=64 1.11x; one thread 1.08x / 1.02x / 1.01x; AVX2 2 cores 1.09x / 1.03x /
-// 1.04x; B=32 T=128, 640 units and m = 203 (the copy kept) 0.99-1.01x.
-static void specialize_weights_in_place(ConvFuncs &f) {
-    if (f.weights_in_place.defined()) f.conv.update().specialize(f.weights_in_place);
+// The conv's dimensions by role for the GEMM core: rows h, columns t (register tile) and b, gates g batched.
+static GemmDims conv_gemm_dims(ConvFuncs &f, const Expr &T, const Expr &B, const Expr &k_steps) {
+    return {f.conv, f.h, f.t, {f.b}, {f.g}, {f.conv_r.x, f.conv_r.y}, T, B, k_steps};
 }
 
-Func schedule_cpu_conv_gemm(ConvFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
-    Var h = L.h, b = L.b, t = L.t, g = L.g;
-    Var ho("ho"), hi("hi"), to("to"), ti("ti");
+Func schedule_cpu_conv_gemm(ConvFuncs &L, const GemmBlocking &blocking, const ConvExtents &e) {
     Func conv_out = L.conv.in();
-    conv_out.compute_root()
-        .tile(h, t, ho, to, hi, ti, vec * tile_h_vectors, tile_t, TailStrategy::RoundUp)
-        .vectorize(hi, vec)
-        .parallel(to);
-    if (b_inner) conv_out.reorder(hi, ti, b, ho, g, to);
-    else conv_out.reorder(hi, ti, ho, to, g, b);
-    L.conv.compute_at(conv_out, b_inner ? b : ho).vectorize(h, vec).unroll(h).unroll(t);
-    L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
-    specialize_weights_in_place(L);
+    conv_out.compute_root();
+    schedule_gemm(conv_out, conv_gemm_dims(L, e.T, e.B, e.n * e.k), e.m, blocking);
     return conv_out;
 }
 
@@ -100,13 +90,14 @@ GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, in
     else L.gates.reorder(v.hi, v.ti, g, v.ho, v.to, b);
     L.conv.compute_at(L.gates, b_inner ? b : v.ho).vectorize(h, vec).unroll(h).unroll(t);
     L.conv.update().reorder(h, t, L.conv_r.x, L.conv_r.y).vectorize(h, vec).unroll(h).unroll(t);
-    specialize_weights_in_place(L);
     return v;
 }
 
-void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t, bool b_inner) {
-    GemmTiles v = schedule_cpu_gates_gemm(L, vec, tile_h_vectors, tile_t, b_inner);
-    L.gates.compute_root().parallel(v.to);
+void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, const GemmBlocking &blocking) {
+    L.gates.compute_root().bound(L.g, 0, L.gate_extent());
+    schedule_gemm(L.gates, conv_gemm_dims(L, L.T, L.B, L.n * L.k), L.m, blocking);
+    // The gates unrolled (a loop per panel outside the columns) so that the tanh/sigmoid select folds.
+    L.gates.unroll(L.g);
     L.gates.specialize(in.zoneout_threshold == 0);
 }
 

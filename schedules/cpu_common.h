@@ -25,13 +25,13 @@ GemmTile least_padded_tile(int64_t m, GemmTile preferred, const Halide::Target &
 // m=203 over 2 x 8, single-thread CPU time, AMD EPYC AVX-512), else gemm_tile_for (on AVX2 1 x 12, 1 x 14 and 2 x 5
 // were 3-20% slower than 2 x 6).
 GemmTile wide_gemm_tile_for(const Halide::Target &target);
-// `knobs` with tile_h_vectors and tile_t set from gemm_tile_for(target), and b_inner = 1.
+// `knobs` with tile_h_vectors and tile_t set from gemm_tile_for(target).
 Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target);
 // The conv GEMM's h tile for knobs with `tile_h_vectors`: what its tiles (and the tape) round m up to, and the
-// conv_h_tile hint that lets it read the weights in place (define_qrnn_layer).
+// conv_h_tile hint: the rows of the panels its weights are packed into (define_qrnn_layer).
 int gemm_h_tile(const Halide::Target &target, const Knobs &knobs);
 
-// input_padded and weights_clamped of a masked conv (core/masked_conv.h) computed once, vectorised and parallel
+// input_padded and the weights (packed, else clamped) of a masked conv (core/masked_conv.h) computed once, vectorised and parallel
 // (both are read many times).
 void schedule_cpu_conv_inputs(ConvFuncs &f, int vec);
 // input_padded alone (what a backward pipeline reads of the forward), specialised on dropout off.
@@ -39,12 +39,13 @@ void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec);
 // Both for the QRNN layer, input_padded specialised on dropout off.
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec);
 
-// The conv as a register-blocked GEMM into its own buffer (conv.in(), compute_root): each
-// (tile_h_vectors * vec) x tile_t output tile accumulates in registers over (c, j). Returns the wrapper.
-// b_inner: loops (b inside the h tile, time tiles outermost): one h tile's weight panel serves the whole batch
-// before the next, so the weights stream once per time tile, not once per (time tile, b) — at 640 units
-// (weights 9.8 MB) 0.84-1.00 of the best sgemm instead of 0.55-0.68 (AVX2 target, AMD EPYC VM, loaded).
-Halide::Func schedule_cpu_conv_gemm(ConvFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner);
+struct GemmBlocking;  // schedules/gemm_core.h
+struct ConvExtents {
+    Halide::Expr n, m, k, T, B;
+};
+// The conv as a GEMM into its own buffer (conv.in(), compute_root, tiles rounded up), on the GEMM core
+// (schedules/gemm_core.h). Returns the wrapper.
+Halide::Func schedule_cpu_conv_gemm(ConvFuncs &L, const GemmBlocking &blocking, const ConvExtents &extents);
 
 // The GEMM with the activations in its epilogue: `gates` tiled like the GEMM (loops b, to, ho, g, ti, hi; with
 // b_inner: to, ho, b, g, ti, hi),
@@ -56,8 +57,9 @@ struct GemmTiles {
 };
 GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, int tile_t, bool b_inner);
 
-// schedule_cpu_gates_gemm with gates computed at root, parallel over time tiles (tuned, chunked-scan).
-void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, int vec, int tile_h_vectors, int tile_t, bool b_inner);
+// The activated gates at root as the epilogue of the conv on the GEMM core (schedules/gemm_core.h): tiles rounded
+// up in h and t, the gates unrolled; specialised on zoneout off (tuned, training forward, chunked-scan, seq).
+void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, const GemmBlocking &blocking);
 
 // A register-blocked GEMM: `acc` (pure init + updates, each over `reduction`) computed per (vec * tile_a_vectors)
 // x tile_b tile of its wrapper (compute_root, returned), accumulators in registers over the whole reduction.

@@ -4,6 +4,7 @@
 // Figure (2-core AVX-512 VM, qrnn bench, fo k=2 n=m=320): conv GEMM 0.94-0.96 of OpenBLAS sgemm at B=8;
 // layer at 0.894 of its unfused floor at B=64 T=256; its scan alone at 0.977 of triad (B=64 T=512 m=320).
 #include "schedules/cpu_common.h"
+#include "schedules/gemm_core.h"
 
 namespace qrnn {
 namespace {
@@ -12,17 +13,16 @@ using namespace Halide;
 void apply_cpu_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     schedule_cpu_inputs(L, in, vec);
-    schedule_cpu_gates_root(L, in, vec, knobs.at("tile_h_vectors"), knobs.at("tile_t"), knobs.at("b_inner"));
+    schedule_cpu_gates_root(L, in, gemm_blocking(target, {knobs.at("tile_h_vectors"), knobs.at("tile_t")}));
     // Scan: time innermost-serial, vectorised over h.
     schedule_serial_scan(L.cell, L.h, L.b, L.scan_r.x, L.B, L.m, vec, knobs.at("chains"), in.zoneout_threshold);
 }
 
 const bool cpu_tuned_registered = [] {
     LayerSchedule s{"tuned", "hand-written CPU: register-blocked GEMM conv + vectorised serial-time scan",
-                    "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"chains", 4}, {"b_inner", 1}}, apply_cpu_tuned};
+                    "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"chains", 4}}, apply_cpu_tuned};
     s.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 4}},
                     {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12, 16}, 1, 16}},
-                    {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}, 0, 1}},
                     {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}}};
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     s.conv_h_tile = gemm_h_tile;

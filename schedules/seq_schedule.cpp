@@ -5,6 +5,7 @@
 #include "core/named_registry.h"
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
+#include "schedules/gemm_core.h"
 
 namespace qrnn {
 namespace {
@@ -47,7 +48,7 @@ void forward_tuned(SeqFuncs &S, const SeqInputs &in, const Target &target, const
     LayerFuncs &L = S.L;
     const int vec = target.natural_vector_size<float>();
     schedule_cpu_inputs(L, in.layer, vec);
-    schedule_cpu_gates_root(L, in.layer, vec, knobs.at("conv_h_vectors"), knobs.at("conv_t"), true);
+    schedule_cpu_gates_root(L, in.layer, gemm_blocking(target, {knobs.at("conv_h_vectors"), knobs.at("conv_t")}));
     const Expr zoneout = in.layer.zoneout_threshold;
     L.cell.compute_root();
     schedule_serial_scan(L.cell, L.h, L.b, L.scan_r.x, L.B, L.m, vec, 4, zoneout);

@@ -136,9 +136,9 @@ TEST(HalideBackward, WidthChosenTilesMatchReference) {
         }
 }
 
-// m = 64, which every target's forward h tile divides: the forward's conv reads the weights in place
-// (ConvFuncs::weights_in_place; the other shapes here read the clamped copy). Every target this CPU runs.
-TEST(HalideBackward, WeightsReadInPlaceMatchReference) {
+// m = 64, which every target's forward h tile divides: no panel of the packed weights (ConvFuncs::weights_packed)
+// reaches past m (the other shapes here clamp the last panel's rows). Every target this CPU runs.
+TEST(HalideBackward, WidthTheTileDividesMatchesReference) {
     for (const Halide::Target &target : runnable_cpu_targets()) {
         ModelConfig cfg = config("fo", "tuned", {6, 3, 9, 64, 2, 2});
         cfg.target = target.to_string();

@@ -10,6 +10,7 @@
 #include "runtime/jit_compile.h"
 #include "schedules/cpu_backward.h"
 #include "schedules/cpu_common.h"
+#include "schedules/gemm_core.h"
 #include "schedules/training_schedule.h"
 #include "tools/bench_clock.h"
 #include "tools/bench_operands.h"
@@ -138,7 +139,8 @@ ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Ta
     s.tile_t = knobs.at("tile_t");
     LayerFuncs L = define_qrnn_layer(s.in, v, s.tile_h);  // as the tuned schedule builds it
     schedule_cpu_inputs(L, s.in, vec);
-    Func conv_out = schedule_cpu_conv_gemm(L, vec, knobs.at("tile_h_vectors"), s.tile_t, knobs.at("b_inner"));
+    Func conv_out = schedule_cpu_conv_gemm(L, gemm_blocking(target, {knobs.at("tile_h_vectors"), s.tile_t}),
+                                           {L.n, L.m, L.k, L.T, L.B});
     s.pipeline = Pipeline(conv_out);
     use_cpu_jit_handlers(s.pipeline);
     auto compiled = compile_counted(s.pipeline, target);

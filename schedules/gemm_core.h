@@ -1,0 +1,61 @@
+// The GEMM core of the CPU schedules: an op states which of its Func's dimensions are M (rows, vectorised), N
+// (columns, broadcast across the register tile) and K (the reduction), and the core applies the blocking of a
+// high-performance GEMM, the register tile and block sizes derived from the target and this CPU's caches.
+//
+// Structure (GotoBLAS/BLIS, as fits a Halide loop nest): the M-side operand is packed into panels of MR rows
+// (contiguous per reduction step: one sequential stream, no cache-set aliasing at power-of-two widths); the output
+// is computed in MR x NR register tiles, the panel loop outside the column loops, so one panel (MR x K floats, in
+// L2) serves a whole block of columns, whose operand (K x block) stays in L2/L3 across consecutive panels. Tasks
+// are (column block, panel) pairs, parallel. The reduction runs whole inside each tile: K is not blocked, so the
+// consumer (e.g. the activations) is fused into the tile, and each output element is written once.
+// Element types: the accumulator's type is its Func's; the operands are whatever the ops read.
+#pragma once
+#include <Halide.h>
+
+#include <vector>
+
+#include "schedules/cpu_common.h"
+
+namespace qrnn {
+
+// Register tile and block sizes for a target on this CPU.
+struct GemmBlocking {
+    int vec = 0;              // lanes of the accumulator type per vector
+    GemmTile tile;            // tile.h_vectors vectors of rows x tile.t columns, in registers
+    int64_t block_bytes = 0;  // the column block's operand (K x columns) is sized to about this (from L2)
+    int cores = 1;
+    int rows() const { return vec * tile.h_vectors; }  // MR
+};
+// `tile` unset (h_vectors = 0): gemm_tile_for(target). Accumulating in f32.
+GemmBlocking gemm_blocking(const Halide::Target &target, GemmTile tile = {});
+
+// A GEMM's dimensions by role. acc: a pure init, then one update acc += a(m, k..) * b(k.., n, columns..) over
+// `reduction` (innermost first); `m` is contiguous in the output and in the packed operand.
+struct GemmDims {
+    Halide::Func acc;
+    Halide::Var m, n;
+    std::vector<Halide::Var> columns;       // further column dimensions, looped with n in a column block (e.g. b)
+    std::vector<Halide::Var> batch;         // independent GEMMs (e.g. gates), looped per panel outside the columns
+    std::vector<Halide::RVar> reduction;
+    Halide::Expr n_extent;                  // of n
+    Halide::Expr columns_per_n;             // product of the columns' extents (1 if none)
+    Halide::Expr k_steps;                   // steps of the whole reduction
+};
+
+// The loops of `tiles` as the core schedules them, innermost first: mi (vectorised), ni, columns, no, batch, then
+// task = (column block, mo) fused and parallel.
+struct GemmLoops {
+    Halide::Var mo{"mo"}, mi{"mi"}, no{"no"}, ni{"ni"}, block{"block"}, task{"task"};
+};
+
+// `tiles`: a pure Func over acc's dimensions that reads acc at the same point (an epilogue such as the
+// activations, or acc.in()), computed at root (or where the caller puts it) in MR x NR tiles rounded up (RoundUp
+// in m and n: its buffer must hold them); acc computed per tile, its accumulators in registers over the whole
+// reduction. Its m must start at 0 (bound here to [0, round_up(m_extent, MR))), so that tiles align with the
+// panels of weights packed by MR rows.
+GemmLoops schedule_gemm(Halide::Func tiles, const GemmDims &dims, const Halide::Expr &m_extent, const GemmBlocking &blocking);
+
+// A packed operand (panel_row, ..., panel) at root: vectorised along panel_row, parallel over panels.
+void schedule_packed_panels(Halide::Func packed, int vec);
+
+}  // namespace qrnn
