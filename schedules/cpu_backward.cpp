@@ -10,6 +10,9 @@
 //            accumulators): host (AVX-512) 1.34-2.84, AVX2 path 1.27-2.25 (1.01-1.80 before dX's 3 x 4 AVX2 tile):
 //            every cell >= 1.2x (README).
 #include "schedules/cpu_backward.h"
+
+#include <cmath>
+
 #include "schedules/cpu_common.h"
 #include "schedules/gemm_core.h"
 #include "schedules/cpu_target.h"
@@ -172,26 +175,35 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
                      .split(rt, rto, rti, t_block, TailStrategy::GuardWithIf)
                      .split(rb, rbo, rbi, b_block, TailStrategy::GuardWithIf)
                      .rfactor({{rto, ko}, {rbo, kb}});
-    // Tasks (group of h tiles, j, g), parallel: each accumulates its panels (group x tile h x n c, at most half of
-    // L2) over every block of rows, per block the group's h tiles in turn (the block's input rows serve them all
-    // from L2), then copies them into dweights. Groups: as few as fit, then more until the tasks divide evenly over
-    // the cores. With the accumulator at root (parts of fused (h tile, j, g) panels), its 2.4 MB at m = n = 320, k = 2
-    // went through memory once more than C does. 2 cores, AVX-512 host (AMD EPYC 26/2, load 1.3-1.9, 2026-11-23):
-    // dW 0.87-0.92 at B=8 T=64 (was 0.76-0.85), 0.92-1.01 at the other shapes (was 0.86-0.95); AVX2 0.92-0.96.
-    // Per (h tile, j, g) panel instead, each panel re-read the input's rows: 0.81 at B=256 T=128.
+    // Tasks (group of h tiles, group of c, j, g), parallel: each accumulates its block of dW (group h x group c, at
+    // most half of L2) over every block of rows, per block the group's h tiles in turn (the block's input rows serve
+    // them all from L2), then copies it into dweights. Groups of c: all n where one h tile's row of n fits beside a
+    // square's worth of h (n = 320), else about square (n = 1550: 5 h tiles x 408 c with AVX-512): the input's
+    // rows (B T x n) are read once per group of h, so groups of all n c at 1550 units took one h tile each and
+    // re-read them 25 times per (j, g) (dW 0.64 of the best sgemm at B=20 T=105). Groups of h: as few as fit, then
+    // more until the tasks divide evenly over the cores. With the accumulator at root (parts of fused (h tile, j,
+    // g) panels), its 2.4 MB at m = n = 320, k = 2 went through memory once more than C does.
     Expr h_tiles = (D.m + tile - 1) / tile;
-    Expr fit = clamp(static_cast<int>(cpu.l2_bytes / 2) / (tile * D.n * 4), 1, h_tiles);
+    const int half_l2 = static_cast<int>(cpu.l2_bytes / 2);
+    const int square_tiles = std::max(1, static_cast<int>(std::sqrt(half_l2 / 4.0)) / tile);
+    Expr c_fit = max(tile_c, half_l2 / (4 * tile * min(h_tiles, square_tiles)) / tile_c * tile_c);
+    Expr c_groups = max(1, (D.n + c_fit - 1) / c_fit);
+    Expr c_group = max(tile_c, ((D.n + c_groups - 1) / c_groups + tile_c - 1) / tile_c * tile_c);
+    Expr fit = clamp(half_l2 / (tile * c_group * 4), 1, h_tiles);
     Expr min_groups = (h_tiles + fit - 1) / fit, groups = min_groups;
     for (int extra = cpu.cores - 1; extra >= 0; extra--)
-        groups = select((min_groups + extra) * D.k * D.G % cpu.cores == 0, min(min_groups + extra, h_tiles), groups);
+        groups = select((min_groups + extra) * c_groups * D.k * D.G % cpu.cores == 0, min(min_groups + extra, h_tiles), groups);
     groups = max(groups, 1);  // (the max lets bounds inference divide by it; a loose bound put the output's below 0)
     Expr group_tiles = max((h_tiles + groups - 1) / groups, 1);
+    Var cq("cq"), cr("cr");
     D.dweights.compute_root()
         .split(h, ho, hi, tile, TailStrategy::GuardWithIf)
         .split(ho, hq, hr, group_tiles, TailStrategy::GuardWithIf)
-        .reorder(hi, hr, c, hq, j, g)
+        .split(c, cq, cr, c_group, TailStrategy::GuardWithIf)
+        .reorder(hi, hr, cr, hq, cq, j, g)
         .vectorize(hi, vec, TailStrategy::GuardWithIf)
         .parallel(hq)  // nested, not fused: a fused loop's bounds reach outside the output (x % extent of unknown sign)
+        .parallel(cq)
         .parallel(j)
         .parallel(g);
     D.dweights_acc.compute_at(D.dweights, hq)

@@ -157,7 +157,8 @@ TEST(HalideBackward, PaperLikeShapeMatchesReference) {
 // dW's parallel tasks over groups of h tiles with a short last group (schedule_dweights_blocked): k = 1 with 3 gates
 // makes 3 (j, gate) tasks, so the h tiles are split in two groups for 2 cores (m = 150: 3 tiles of 64 with AVX-512,
 // 10 of 16 with AVX2, 19 of 8 with SSE4.1, the last tile short); n = 700 makes 150 x 700 more than half of L2 on
-// AVX-512, so groups split by size too; n = 700 with a 1 MB L2, n = 1400 with up to 2 MB, make dX's K blocks two of
+// AVX-512, so groups split by size too, and n = 700 and 1400 split c into groups of dW's accumulators (2 and 3 with
+// AVX-512 and a 1 MB L2, 1 and 2 with AVX2); n = 700 with a 1 MB L2, n = 1400 with up to 2 MB, make dX's K blocks two of
 // 75 h (the weights panel's bound, not the L2 rule's one block: schedule_dinput_blocked). Every target this CPU runs.
 TEST(HalideBackward, DweightsTaskGroupsMatchReference) {
     for (const Halide::Target &target : runnable_cpu_targets())
