@@ -1,8 +1,7 @@
-// CPU schedule "tuned": register-blocked GEMM for the conv with the activations in its epilogue (activated
-// gates stored), then a vectorised scan with time serial inside each block of b (one per core, whole (b, h)
-// rows per step) or, at B = 1 and m < 128, each (chains x vector of h) strip, parallel over blocks/strips.
-// Figure (2-core AVX-512 VM, qrnn bench, fo k=2 n=m=320): conv GEMM 0.94-0.96 of OpenBLAS sgemm at B=8;
-// layer at 0.894 of its unfused floor at B=64 T=256; its scan alone at 0.977 of triad (B=64 T=512 m=320).
+// CPU schedule "tuned": the conv on the GEMM core (schedules/gemm_core.h) with the activations in its epilogue
+// (activated gates stored), then a vectorised scan with time serial inside each block of b (one per core, whole
+// (b, h) rows per step) or, at B = 1 and m < 128, each (chains x vector of h) strip, parallel over blocks/strips.
+// Figure: its conv GEMM at 0.93 of the best sgemm at 640 units, B=20 T=105 (docs/measurements.md).
 #include "schedules/cpu_common.h"
 #include "schedules/gemm_core.h"
 
