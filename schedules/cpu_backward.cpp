@@ -14,8 +14,8 @@
 #include <cmath>
 
 #include "schedules/cpu_common.h"
-#include "schedules/gemm_core.h"
 #include "schedules/cpu_target.h"
+#include "schedules/gemm_core.h"
 #include "schedules/training_schedule.h"
 
 namespace qrnn {

@@ -66,15 +66,15 @@ void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
     weights_at_root(L, vec);
 }
 
-// The conv's dimensions by role for the GEMM core: rows h, columns t (register tile) and b, gates g batched.
-static GemmDims conv_gemm_dims(ConvFuncs &f, const Expr &T, const Expr &B, const Expr &k_steps) {
-    return {f.conv, f.h, f.t, {f.b}, {f.g}, {f.conv_r.x, f.conv_r.y}, T, B, k_steps};
+// The conv on the GEMM core: rows h, columns t (register tile) and b, gates g batched, reduction (c, j).
+static void schedule_conv_gemm(Func tiles, ConvFuncs &f, const ConvExtents &e, const GemmBlocking &blocking) {
+    schedule_gemm(tiles, {f.conv, f.h, f.t, {f.b}, {f.g}, {f.conv_r.x, f.conv_r.y}, e.T, e.B, e.n * e.k}, e.m, blocking);
 }
 
 Func schedule_cpu_conv_gemm(ConvFuncs &L, const GemmBlocking &blocking, const ConvExtents &e) {
     Func conv_out = L.conv.in();
     conv_out.compute_root();
-    schedule_gemm(conv_out, conv_gemm_dims(L, e.T, e.B, e.n * e.k), e.m, blocking);
+    schedule_conv_gemm(conv_out, L, e, blocking);
     return conv_out;
 }
 
@@ -95,7 +95,7 @@ GemmTiles schedule_cpu_gates_gemm(LayerFuncs &L, int vec, int tile_h_vectors, in
 
 void schedule_cpu_gates_root(LayerFuncs &L, const LayerInputs &in, const GemmBlocking &blocking) {
     L.gates.compute_root().bound(L.g, 0, L.gate_extent());
-    schedule_gemm(L.gates, conv_gemm_dims(L, L.T, L.B, L.n * L.k), L.m, blocking);
+    schedule_conv_gemm(L.gates, L, {L.n, L.m, L.k, L.T, L.B}, blocking);
     // The gates unrolled (a loop per panel outside the columns) so that the tanh/sigmoid select folds.
     L.gates.unroll(L.g);
     L.gates.specialize(in.zoneout_threshold == 0);

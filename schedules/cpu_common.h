@@ -31,8 +31,8 @@ Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target);
 // conv_h_tile hint: the rows of the panels its weights are packed into (define_qrnn_layer).
 int gemm_h_tile(const Halide::Target &target, const Knobs &knobs);
 
-// input_padded and the weights (packed, else clamped) of a masked conv (core/masked_conv.h) computed once, vectorised and parallel
-// (both are read many times).
+// input_padded and the weights (packed, else clamped) of a masked conv (core/masked_conv.h) computed once,
+// vectorised and parallel (both are read many times).
 void schedule_cpu_conv_inputs(ConvFuncs &f, int vec);
 // input_padded alone (what a backward pipeline reads of the forward), specialised on dropout off.
 void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec);

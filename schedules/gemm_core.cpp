@@ -17,8 +17,10 @@ GemmBlocking gemm_blocking(const Target &target, GemmTile tile) {
     return b;
 }
 
-GemmLoops schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const GemmBlocking &blk) {
-    GemmLoops v;
+void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const GemmBlocking &blk) {
+    struct {
+        Var mo{"mo"}, mi{"mi"}, no{"no"}, ni{"ni"}, block{"block"}, task{"task"};
+    } v;
     const int mr = blk.rows(), nr = blk.tile.t;
     // Column tiles per block: the block's operand (K x nr x columns floats a tile) in block_bytes, and at least as
     // many blocks as cores when there are tiles enough.
@@ -47,7 +49,6 @@ GemmLoops schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, con
     std::vector<VarOrRVar> update_order{d.m, d.n};
     for (const RVar &r : d.reduction) update_order.push_back(r);
     acc.update().reorder(update_order).vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
-    return v;
 }
 
 void schedule_packed_panels(Func packed, int vec) {

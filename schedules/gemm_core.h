@@ -42,18 +42,13 @@ struct GemmDims {
     Halide::Expr k_steps;                   // steps of the whole reduction
 };
 
-// The loops of `tiles` as the core schedules them, innermost first: mi (vectorised), ni, columns, no, batch, then
-// task = (column block, mo) fused and parallel.
-struct GemmLoops {
-    Halide::Var mo{"mo"}, mi{"mi"}, no{"no"}, ni{"ni"}, block{"block"}, task{"task"};
-};
-
 // `tiles`: a pure Func over acc's dimensions that reads acc at the same point (an epilogue such as the
 // activations, or acc.in()), computed at root (or where the caller puts it) in MR x NR tiles rounded up (RoundUp
 // in m and n: its buffer must hold them); acc computed per tile, its accumulators in registers over the whole
 // reduction. Its m must start at 0 (bound here to [0, round_up(m_extent, MR))), so that tiles align with the
-// panels of weights packed by MR rows.
-GemmLoops schedule_gemm(Halide::Func tiles, const GemmDims &dims, const Halide::Expr &m_extent, const GemmBlocking &blocking);
+// panels of weights packed by MR rows. Its loops, innermost first: mi (vectorised), ni, columns, no, batch, then
+// task = (column block, mo) fused and parallel.
+void schedule_gemm(Halide::Func tiles, const GemmDims &dims, const Halide::Expr &m_extent, const GemmBlocking &blocking);
 
 // A packed operand (panel_row, ..., panel) at root: vectorised along panel_row, parallel over panels.
 void schedule_packed_panels(Halide::Func packed, int vec);
