@@ -295,7 +295,7 @@ const bool cpu_backward_registered = [] {
     TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + register-blocked GEMMs for dW, dx",
                            "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6},
                             {"dx_c_vectors", 4}, {"dx_tile_t", 3}, {"chains", 4}}};
-    // Height ranges up to 5 vectors: least_padded_tile's tallest with 32 vector registers (20 accumulators / 4).
+    // Height ranges up to 5 vectors: tile_for_width's tallest with 32 vector registers (20 accumulators / 4).
     tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h (conv)", {1, 2, 3}, 1, 5}},
                         {"tile_t", {"GEMM tile width in time steps (conv)", {4, 6, 8, 12}, 1, 16}},
                         {"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 5}},
@@ -314,12 +314,12 @@ const bool cpu_backward_registered = [] {
         k["dx_tile_t"] = dx.t;
         return k;
     };
-    // At odd widths the tiles that pad m the least (least_padded_tile): m = 77 with AVX-512 (5 vectors) 5 x 4 for the
-    // forward GEMM (2 x 8: 6 vectors) and dW (4 x 4: 8 vectors); m = 320 and AVX2 at m = 77: the target's.
+    // The forward's and dW's tiles for the width (tile_for_width): m = 77 with AVX-512 (5 vectors) 5 x 4 for the
+    // forward GEMM (2 x 8: 6 vectors) and dW (4 x 4: 8 vectors); m = 320, 2500 and AVX2 at m = 77: the target's.
     tuned.width_defaults = [defaults = tuned.target_defaults](int64_t m, const Target &t) {
         Knobs k = defaults(t);
-        GemmTile conv = least_padded_tile(m, {k.at("tile_h_vectors"), k.at("tile_t")}, t);
-        GemmTile dw = least_padded_tile(m, {k.at("dw_h_vectors"), k.at("tile_c")}, t);
+        GemmTile conv = tile_for_width(m, {k.at("tile_h_vectors"), k.at("tile_t")}, t);
+        GemmTile dw = tile_for_width(m, {k.at("dw_h_vectors"), k.at("tile_c")}, t);
         k["tile_h_vectors"] = conv.h_vectors, k["tile_t"] = conv.t;
         k["dw_h_vectors"] = dw.h_vectors, k["tile_c"] = dw.t;
         return k;

@@ -28,7 +28,7 @@ void backward_naive(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target
 }
 
 // The knobs of "tuned" for width m: the plain layer's "tuned" training knobs for the target, the h tiles of the
-// forward GEMM (conv_h_vectors x conv_t) and of dW (dw_h_vectors x tile_c) from least_padded_tile. The GEMMs tile
+// forward GEMM (conv_h_vectors x conv_t) and of dW (dw_h_vectors x tile_c) from tile_for_width. The GEMMs tile
 // h within each of the 2G gate rows of m units, where the plain layer of 2m units tiles G rows of 2m: at m = 77
 // (AVX-512) the plain layer's 2 x 8 tile computed 6 x 96 = 576 rows (the plain layer 3 x 160 = 480) and dW's
 // 4 x 4 6 x 128 = 768 (576); with 5 x 4 tiles both 6 x 80 = 480 (the plain layer's tuned width_defaults, cpu_backward.cpp).
