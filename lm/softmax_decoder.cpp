@@ -69,9 +69,8 @@ void copy_rows(const float *src, int64_t src_width, float *dst, int64_t dst_widt
 // Whether the GEMM tiles can read the caller's weights ([V][m], unpadded width) where they are: rows on 64-byte
 // boundaries, at least a logits tile of them, and, for training, rows that do not alias in L1: dhidden reads 256
 // rows a column at a time, which fall into 4096 / gcd(4 m, 4096) sets; 16 or more, or the copy (its rows padded by a
-// cache line). Evaluation in place over the copy (2 cores, AMD EPYC 26/2, 2026-11-25, medians of 21 calls,
-// processes alternated): m = 320 V = 4000 N = 512 the bench's ratio 0.70-0.79 -> 0.86-0.87; N = 448 V = 10000 m = 512
-// 0.87x, m = 1024 0.95x the time. Training: m = 320 0.95-0.97x; m = 640 0.97-1.03x, m = 1024 1.02-1.08x (copied).
+// cache line). In place, evaluation takes 0.87-0.95x the time of the copy at m = 512-1024 (the bench's ratio at
+// m = 320 V = 4000 N = 512 0.70-0.79 -> 0.86-0.87); training 0.95-1.03x at 320-640 units, copied from 1024.
 bool weights_in_place(const Tensor<float> &weights, int64_t m, int64_t V, bool training) {
     const bool aligned = m % 16 == 0 && reinterpret_cast<uintptr_t>(weights.data.data()) % 64 == 0;
     const bool sets_apart = std::gcd<int64_t>(4 * m, 4096) <= 256;

@@ -1,10 +1,6 @@
 // The CNN layer's backward: dpre = dy (1 - y^2) (tanh'), then the QRNN backward's GEMMs with one gate
 // (core/qrnn_backward.h: define_backward_gemms; the CNN's input is the QRNN's with zeros before the sequence and
-// no dropout) under the "tuned" training schedule's GEMM schedule (schedules/cpu_backward.h). Until 2026-11-24 the
-// layer ran host loops (dpre, im2col copies, a transpose) around two generic GEMMs. Training step n=m=320 k=2,
-// `qrnn run --model cnn --pass training` alone beside that build (medians of 41, processes alternating; AMD EPYC
-// 26/2, 2 cores, load ~1-2): host B=16 T=128 11.6-11.7 -> 9.4-9.5 ms, B=8 T=64 3.3 -> 2.3-2.8; AVX2 target
-// B=16 T=128 22.9-23.2 -> 15.6-15.7, B=8 T=64 7.7 -> 5.0.
+// no dropout) under the "tuned" training schedule's GEMM schedule (schedules/cpu_backward.h).
 #include "plugins/cnn_backward.h"
 
 #include <mutex>

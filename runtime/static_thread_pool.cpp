@@ -24,7 +24,7 @@ using Task = int (*)(Halide::JITUserContext *, int, uint8_t *);
 thread_local bool t_in_pool_task = false;  // a worker, or a caller inside its own loop
 
 // QRNN_POOL_PAUSE_US, read once: how long a waiting thread pauses the core before it yields it (default 5; 0
-// yields at once, the pool's behaviour until 2026-11-26).
+// yields at once).
 int pause_microseconds() {
     static const int us = [] {
         const char *env = std::getenv("QRNN_POOL_PAUSE_US");
@@ -44,8 +44,7 @@ int pause_microseconds() {
 // One wait (for a loop to start, for the others' iterations to end): the core paused (~20 ns a step) for the first
 // pause_microseconds(), then yielded (a syscall: ~1.2 us on the 2-core VM, whose kernel maps pages with PTI). Yielding
 // at once cost every parallel loop a few us to start and to join: an element-wise pass over 185 x 203 floats took
-// 6.4 us on 2 threads against 3.2 on one, 3.1-4.0 with pauses; the attention forward at T=37 S=53 B=5 m=203 0.87-0.97x
-// the time back to back (AMD EPYC 26/2, 2026-11-26). 5 us, not 20: as fast when quiet, and a thread waiting for one
+// 6.4 us on 2 threads against 3.2 on one, 3.1-4.0 with pauses. 5 us, not 20: as fast when quiet, and a thread waiting for one
 // that lost its core to another job holds its own core less (docs/schedules.md, "Waits that pause").
 class Backoff {
 public:
@@ -192,7 +191,7 @@ private:
 
     // Range `self` first, then the others' leftovers. The iterations run are counted into done_ once at the end: an
     // increment per iteration moved done_'s cache line between the cores every time (120 empty iterations on 2
-    // threads took 8.6-9.1 us against 3.0, 120 of ~0.85 us each 105.5 against 98.0; AMD EPYC 26/2, 2026-11-27).
+    // threads took 3x as long).
     void run_ranges(int self) {
         const int n = static_cast<int>(ranges_.size());
         int ran = 0;

@@ -52,8 +52,8 @@ Expr per_sequence_tasks(const Expr &B, const Expr &rows, int tile_rows, int part
 }
 
 // The register tile of the backward's dk/dc, dcell and denc GEMMs: 2 x 10 with 32 vector registers (with 2 x 8, the
-// default, the backward took 1.03-1.05x the time at T=37 S=53 B=5 m=203 and 1.00-1.01x at m=320: in-process A/B, AMD
-// EPYC 26/2, 2026-11-27), else gemm_tile_for (AVX2: 2 x 4 and 2 x 5 took 1.03x the time of 2 x 6, 2 x 7 spills).
+// default, the backward took up to 1.05x the time at m=203), else gemm_tile_for (AVX2: 2 x 4 and 2 x 5 took 1.03x
+// the time of 2 x 6, 2 x 7 spills).
 GemmTile backward_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{2, 10} : gemm_tile_for(target);
 }
@@ -79,9 +79,8 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
     AttentionFuncs A = define_attention(in);
     const Var h = A.h, b = A.b, t = A.t, s = A.s;
     if (!target.has_gpu_feature()) {
-        // The scores, context and mix GEMMs register-blocked, the softmax per sequence b. Achieved (`qrnn bench --what
-        // attention --repeats 21`, 2 cores, AMD EPYC 26/2, 2026-11-27, 20 runs over both of the VM's states): 1.25-1.52
-        // / 1.01-1.33 of its steps in the best libraries at m=320 / 203, 1.08-1.45 / 0.88-1.16 of its GEMMs alone.
+        // The scores, context and mix GEMMs register-blocked, the softmax per sequence b (figures: `qrnn bench --what
+        // attention`, README).
         cpu_block_transpose(A.enc_t, in.enc, s, h, A.S, A.m, b);
         TileLoops sv, kv, mv;
         kv.task_size = per_sequence_tasks(A.B, A.T, gemm_tile_for(target).t);

@@ -69,11 +69,8 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     // With 32 vector registers transposed (rows innermost) and copied out in vec x vec blocks: register tiles of
     // (2 vectors of rows x 8 hidden units), the 8 broadcasts from one weights row (consecutive floats), the rows'
     // vectors from dlogits (whole lines), one block of hidden units per core. Tiled as with 16 registers it took
-    // 1.25-1.4x the logits GEMM's time for the same flops, this way 1.16-1.33x: dhidden 8.3-8.6 ms against 9.2-9.3
-    // (another run 9.8-10.3 against 10.4) per 224-row chunk at m=640 V=10000 (AOT, Halide's profiler, 2 threads); whole
-    // training calls at N=2100 0.94-1.04x the time (12 pairs alternated with the build before), `qrnn bench` training
-    // ratio median 0.815 against 0.791 over 8 runs each (AMD EPYC 26/2, AVX-512, 2026-11-25): a small gain, within
-    // the run-to-run spread. With 16 registers (AVX2: 3 vectors of rows x 4 units timed 1.01-1.06x): tiles of (width
+    // 1.25-1.4x the logits GEMM's time for the same flops, this way 1.16-1.33x (a small gain for the whole training
+    // call, within the run-to-run spread). With 16 registers (AVX2: 3 vectors of rows x 4 units timed 1.01-1.06x): tiles of (width
     // hidden units x `rows` rows), a broadcast from each of `rows` dlogits rows, the chunk's rows split into one
     // block per core. 8 divides the width multiple.
     const int cores = cpu_traits(target).cores;

@@ -32,10 +32,7 @@ void backward_naive(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target
 // h within each of the 2G gate rows of m units, where the plain layer of 2m units tiles G rows of 2m: at m = 77
 // (AVX-512) the plain layer's 2 x 8 tile computed 6 x 96 = 576 rows (the plain layer 3 x 160 = 480) and dW's
 // 4 x 4 6 x 128 = 768 (576); with 5 x 4 tiles both 6 x 80 = 480 (the plain layer's tuned width_defaults, cpu_backward.cpp).
-// Achieved at T=37 B=5 n=203 m=77 (AMD EPYC, AVX-512 host; target 0.90 of the plain layer of 2m units): one
-// thread's CPU time (medians of 21, load 5-7) forward 0.99-1.04 (0.73-0.87 before), training step 1.10-1.12
-// (0.83-0.87); `qrnn bench --what arch` (2 cores) 0.92-0.95 and 1.06-1.07. 320 units and AVX2 (m = 77: 10 vectors
-// of 8): the preferred tiles, unchanged.
+// Figures: `qrnn bench --what arch` (against the plain layer of 2m units).
 Knobs tuned_knobs(int64_t m, const Target &target) {
     Knobs k = merge_knobs_for_width(find_training_schedule("tuned"), {}, m, target);
     k["conv_h_vectors"] = k.at("tile_h_vectors"), k["conv_t"] = k.at("tile_t");
@@ -126,10 +123,8 @@ Knobs seq_schedule_knobs(const SeqSchedule &schedule, int64_t m, const Target &t
     return schedule.knobs_for ? schedule.knobs_for(m, target) : Knobs{};
 }
 
-// The schedule's h tile goes into the algorithm: the conv reads the weights in place where the tile divides m.
-// qrnn-bidir forward against the copy (n = m = 320, 2 cores, alternating processes, medians of 51; AMD EPYC
-// 26/2, AVX-512, 2026-11-24): B=1 T=64 1.9x, B=8 T=64 1.0-1.2x, B=32 T=128 1.0x (0.9x before tensors were
-// 64-byte aligned: runtime/tensor.h).
+// The schedule's h tile goes into the algorithm: the conv reads the weights packed into panels of the tile's rows
+// (core/masked_conv.h).
 Pipeline build_seq_forward(const SeqSchedule &schedule, const SeqInputs &in, const PoolingVariant &variant,
                            const SeqOptions &options, const Target &target, const Knobs &knobs) {
     SeqFuncs S = define_seq_layer(in, variant, options, schedule.tape_padding ? schedule.tape_padding(target, knobs).h : 0);

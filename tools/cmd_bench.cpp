@@ -387,8 +387,7 @@ int bench_command(const std::vector<std::string> &args) {
         //  - the same work (bar 0.90, as every GEMM): its steps in order as one call, the fastest of the chains
         //    with every GEMM in one library or each in the sgemm fastest on it alone, the other passes (softmax,
         //    products) each in the oneDNN call fastest on it alone. Timed apart, each piece runs with its operands
-        //    in cache: the m=203 backward's chain took 1.07-1.20x the sum of its pieces in one state of the VM,
-        //    1.35-1.5x in another (AMD EPYC 26/2, 2026-11-27), as a user's would.
+        //    in cache: the m=203 backward's chain took 1.07-1.5x the sum of its pieces, as a user's would.
         // Warm calls: each timed call right after an untimed call of itself, so that every side runs with its
         // own threads awake, as in a training step (timed cold, right after ~2.5 ms of the references' calls, our
         // m=203 forward took 0.20-0.30 ms against 0.15-0.19 back to back: docs/schedules.md).
