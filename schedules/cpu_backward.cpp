@@ -5,10 +5,7 @@
 //            serial-time scan); backward: reverse scan vectorised over h and parallel over blocks of b,
 //            dpre element-wise (vectorised, parallel over t), dweights and dinput as register-blocked GEMMs
 //            blocked over their reductions/rows as a BLAS does (block sizes from the caches).
-//            Training step vs oneDNN's LSTM (320 units, fo, k=2) over the 30 cells of the paper grid (batch 8-256 x
-//            seq 32-512), quiet (nothing else running, 2026-11-23 07:44-07:52 UTC, AMD EPYC 26/2, after dW's per-task
-//            accumulators): host (AVX-512) 1.34-2.84, AVX2 path 1.27-2.25 (1.01-1.80 before dX's 3 x 4 AVX2 tile):
-//            every cell >= 1.2x (README).
+//            Figures: README (training grid, LM widths) and `qrnn bench --what backward`.
 #include "schedules/cpu_backward.h"
 
 #include <cmath>
@@ -47,22 +44,17 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
 
 // dX's register tile for a target: (vec * c_vectors) c x t steps. Tall in c so that a step's broadcasts of dpre
 // (t of them) are few beside its FMAs: 5 x 5 (25 accumulators, 5 loads and a broadcast: 31 registers) with 32 vector
-// registers; with 16, 3 x 4 (12 accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spilled, dX at
-// 0.45-0.50; 2 x 6 0.85-0.96, 3 x 4 0.86-0.96 on AVX2, one thread; and 2 x 6 by shape: dinput_tiles). With the
-// forward's 2 x 8 the 640-unit dX stayed at 0.57-0.78 (AVX-512). 5 x 5 over the 4 x 5 before it (in-process A/B both
-// ways on 2 cores, the A/A bias divided out, medians of 11-61; AMD EPYC 26/2, AVX-512, 2026-11-24 19:57-20:05 UTC):
-// B=8 T=64 1.031x, B=8 T=512 1.016x, B=64 T=256 1.037x, B=256 T=32 1.021x, 640 units 1.018x, n = m = 203 1.08x,
-// n = m = 77 1.39x (one 80-c tile instead of a 128-c one). Achieved: see schedule_cpu_backward_gemms.
+// registers; with 16, 3 x 4 (12 accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spills; 2 x 6 by shape:
+// dinput_tiles). The forward's 2 x 8 left the 640-unit dX at 0.57-0.78 of the best sgemm; 5 x 5 is 1.02-1.04x
+// 4 x 5 at 320-640 units, 1.4x at n = m = 77 (one 80-c tile instead of a 128-c one).
 GemmTile dinput_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{5, 5} : GemmTile{3, 4};
 }
 
 // dX's register tiles by shape, the last unconditional: the knobs' tile; when that is the target's 3 x 4 (16 vector
 // registers), 2 x 6 first wherever it pads the GEMM less (n = 320: 16-c tiles fit, 24-c tiles pad to 336; T = 32:
-// 6 steps pad to 36). 2 x 6 alone over 3 x 4 on AVX2 (one thread's CPU time, in-process A/B, AMD EPYC 26/2, load
-// ~3): B=8 T=64 1.026x, B=64 T=256 1.057x, 640 units 1.018x; B=256 T=32 0.955x (there 3 x 4 stays). Both chosen
-// by shape: 1.015x, 1.038x, 1.006-1.012x, 0.995x. With 32 registers 5 x 5 alone: where 4 x 5's 64-c tiles pad n
-// less (n = m = 64, 128, 256, 512), 4 x 5 timed 0.98x, 1.00x, 0.99x, 1.00x of it (same A/B as dinput_tile_for).
+// 6 steps pad to 36): up to 1.04x on AVX2, where 2 x 6 alone lost 0.955x at B=256 T=32. With 32 registers 5 x 5
+// alone: 4 x 5 where it pads n less was no faster.
 struct DinputTile {
     GemmTile tile;
     Expr when;  // undefined: the last, unconditional
@@ -86,18 +78,14 @@ std::vector<DinputTile> dinput_tiles(const BackwardFuncs &D, GemmTile knobs_tile
 // time steps of one b (parallel; one K block's dpre rows of the block fill a quarter of L2); per block of time, per K
 // block, the c tiles outside the time tiles, so the panel (L2) serves the block and the block's dpre rows (L2) serve
 // every c tile; each K block's register tile is added into the block's dinput (L2). Without K blocks the panel of a
-// 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm; with K blocks sized
-// to a quarter of L2 and the forward's tile 0.57-0.68 (one thread).
-// Achieved: see schedule_cpu_backward_gemms.
+// 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm.
 void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<DinputTile> &tiles_by_shape, const CpuTraits &cpu) {
     Var c = D.c, t = D.t, b = D.b, co("co"), ci("ci"), to("to"), ti("ti"), too("too"), toi("toi"), task("task");
     Var ko("ko"), kco("kco"), kci("kci"), kto("kto"), kti("kti");
     RVar rh = D.dinput_r.x, rho("rho"), rhi("rhi");
     // h per K block, blocks of equal size: at most h_max; and for wide inputs as many blocks as keep a K block's
     // weights panel (n c x h k G floats) within about half of L2, not below 32 h (rounded down: 320 units keep 4
-    // blocks of 80 h, 640 units get 18 of 36 h instead of 8 of 80). 640 units, AVX2 path: 1.037x and 1.040x
-    // (in-process A/B both ways, medians of 61, after a dnnl_sgemm call each; A/A 1.028); host (AVX-512) 36 h
-    // 0.994x and 1.019x, i.e. neutral; 24 h 1.04-1.07x on AVX2. AMD EPYC 26/2, 2 cores, 2026-11-24.
+    // blocks of 80 h, 640 units get 18 of 36 h instead of 8 of 80: 1.04x on AVX2, neutral with AVX-512).
     Expr h_max = max(vec, static_cast<int>(cpu.l2_bytes / 2048) / (D.k * D.G));
     Expr h_panel = max(32, static_cast<int>(cpu.l2_bytes / 2) / (4 * D.n * D.k * D.G));
     Expr k_blocks = max((D.m + h_max - 1) / h_max, D.m / h_panel), h_block = (D.m + k_blocks - 1) / k_blocks;
@@ -111,11 +99,9 @@ void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<Dinput
         const bool last = v + 1 == tiles_by_shape.size();
         const int tile_c = vec * version.tile.h_vectors, tile_t = version.tile.t;
         // Time tiles per block: a K block's dpre rows (about G * m / k_blocks floats a step) in a quarter of L2,
-        // and with fewer sequences than cores, each b's tiles in enough blocks for a task a core. B=1 T=64 and T=32 on
-        // 2 cores: 1.6x and 1.5x (0.36 -> 0.61 of the best sgemm at T=64), one thread 0.99x. More tasks than that
-        // lost: 16 at B=8 T=64 0.99-1.01x on 2 cores, 0.98x on one; 4 at B=2 0.96x (a K block's weights panel then
-        // serves fewer tiles). In-process A/B, each call after a reference call, medians of 151; AMD EPYC 26/2,
-        // AVX-512, 2026-11-23.
+        // and with fewer sequences than cores, each b's tiles in enough blocks for a task a core (B=1 T=64 on 2
+        // cores: 0.36 -> 0.61 of the best sgemm). More tasks than that lost (a K block's weights panel then serves
+        // fewer tiles).
         // The split for cores is a specialisation: its block size in the general case let bounds inference size
         // dpre at 6x its extent (B=256 T=512: 3 GB, over Halide's 2 GB limit).
         Expr l2_tiles = max(1, static_cast<int>(cpu.l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
@@ -148,8 +134,6 @@ void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<Dinput
 
 // dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (16 accumulators: LLVM spills
 // the 24 of 4 x 6 or 3 x 8), else 2 x 6 (12 accumulators, 2 loads and a broadcast in 16 registers).
-// Achieved: 0.92-1.60 of the best sgemm (2 cores; main: 0.82-1.14), one core 0.85-1.0 (was 0.78-0.85) at 320 and 640
-// units (qrnn bench --what backward; one core: thread CPU time; AMD EPYC 26/2, AVX-512 host, load ~11-13).
 GemmTile dweights_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 4} : GemmTile{2, 6};
 }
@@ -163,7 +147,6 @@ GemmTile dweights_tile_for(const Target &target) {
 // tasks of (group of h tiles, j, g), each walking every block (no barrier per block) into its own accumulator.
 // Unblocked (one register tile over all of T*B) both panels came from memory once per tile: dW took 5x the
 // forward GEMM and the step 0.55x oneDNN's LSTM at B=64 T=256.
-// Achieved: see dweights_tile_for.
 void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c, const CpuTraits &cpu) {
     Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hq("hq"), hr("hr");
     RVar rt = D.dweights_r.x, rb = D.dweights_r.y, rto("rto"), rti("rti"), rbo("rbo"), rbi("rbi");
@@ -222,16 +205,7 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 
 }  // namespace
 
-// Achieved (qrnn bench --what backward --clock thread-cpu --repeats 7: one thread, thread CPU time, medians of 21
-// per-round ratios to the best sgemm; AMD EPYC 26/2, 2026-11-23 04:10-04:18 UTC, load 2.4-3.6): host dW 0.93-0.97,
-// dX 0.92-1.01 except B=8 T=64 (0.87; not the transpose: a same-layout copy in its place timed 1.00x, docs/schedules.md);
-// AVX2 dW 0.92-0.95, dX 0.93-1.01 (main beside, 03:41-03:53: host dX B=8 T=64 0.86; AVX2 dX B=8 T=64 0.87, 640 units
-// 0.88, dW B=256 T=32 0.885). Target 0.90. Run-to-run spread of one row ~0.05 at that load. 2 cores, quiet
-// (nothing else running, 07:40-07:43 UTC, after dW's per-task accumulators): host dW 0.897 at B=8 T=64, else
-// 0.93-0.98; dX 0.85 at B=8 T=64, else 0.89-0.96; AVX2 dW 0.92-0.96, dX 0.86 at B=8 T=64, 0.897 at 640 units, else
-// 0.96-0.99 (README). With dX's 5 x 5 tile (2 cores, 2026-11-24 20:04-20:08 UTC, load 1.1-1.4): host dX 0.898 at B=8
-// T=64, else 0.926-0.969; dW 0.900 at B=8 T=64, else 0.927-0.993; AVX2 (tiles unchanged) dX 0.869 at B=8 T=64, 0.879
-// at 640 units, else 0.909-0.959; dW 0.903-0.965.
+// Figures: `qrnn bench --what backward` (dW and dX against the best sgemm, target 0.90; README).
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
     Var c = D.c, h = D.h, t = D.t, g = D.g;
@@ -246,8 +220,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     D.dbias.compute_root().vectorize(h, vec, TailStrategy::GuardWithIf);
 
     // weights_t in vec x vec blocks (a gather per vector when vectorised along c alone: 10% of dX at B=8 T=64), parallel
-    // over (j, g). Achieved: dX 1.07x the gather's speed at B=8 T=64, 1.02x at 640 units (one process, interleaved,
-    // one thread's CPU time, medians of 31; AMD EPYC 26/2, AVX-512 host, load ~5).
+    // over (j, g).
     D.weights_t.fuse(D.j, g, jg);
     cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
     GemmTile dx_tile{knobs.at("dx_c_vectors"), knobs.at("dx_tile_t")};
@@ -256,11 +229,8 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
 }
 
-// dcell as the forward's scan; its tape reads are dense vectors (core/qrnn_backward.cpp: min(likely(h), m-1)).
-// Achieved: 1.19 of triad at B=32 T=256 m=320 (0.40 when the reads were clamped gathers; qrnn bench --what backward
-// --quick; AMD EPYC 26/2, AVX-512 host target, 2 cores, load ~10). B=64 T=512, median of per-round ratios, one
-// thread (load 2.4-3.6): host 0.96, AVX2 0.98 (target 0.85; the AVX2 0.81-0.85 of earlier rows were medians of each
-// side taken apart under other jobs' memory traffic).
+// dcell as the forward's scan; its tape reads are dense vectors (core/qrnn_backward.cpp: min(likely(h), m-1); as
+// clamped gathers the scan ran at 0.40 of triad, now about 1.0: `qrnn bench --what backward`).
 void schedule_cpu_dpre(const BackwardFuncs &D, Func dpre, const Target &target) {
     Var h = D.h, b = D.b, t = D.t, g = D.g, ho("ho"), hv("hv");
     dpre.compute_root()
