@@ -1,0 +1,65 @@
+// The report of `qrnn bench` (tools/cmd_bench.cpp): the settings every section reads, the sgemm references, the
+// triad every floor uses, and the rows (a table and JSON). Each section (tools/bench_sections.cpp) times our
+// kernels against this machine's references in one process, side by side, and adds its ratios as rows.
+#pragma once
+#include <Halide.h>
+
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/bench_kernels.h"
+#include "tools/sgemm_references.h"
+#include "tools/table.h"
+
+namespace qrnn::cli {
+
+class BenchReport {
+public:
+    BenchReport(std::string pooling, std::string target_text, const Halide::Target &target, int repeats, bool quick);
+
+    // The triad's bandwidth, a row of its own (the pooling and layer floors use the triad).
+    void triad_bandwidth();
+    // A row: our figure against a reference, the ratio judged against `bar` (as written: 4 decimals).
+    void row(const std::string &what, const std::string &shape, const std::string &ours, const std::string &ref,
+             double ratio, double bar, bool higher_is_better = true, const bench::RoundRatios *spread = nullptr);
+    // A GEMM (runs[0]) against the best of the references (the rest), each timed in the same rounds; the winner
+    // is named. The ratio is the median over rounds of (best reference's time / ours) in that round, with its
+    // quartiles; 3x the rounds (small calls: one preempted call moves a median of 11 by several percent).
+    void gemm_row(const std::string &what, const std::string &shape, const std::vector<std::function<void()>> &runs,
+                  double flops);
+    void print() const { table.print(std::cout); }
+    // The context (date, CPU, target, settings) and every row.
+    void write_json(const std::string &path, const std::string &clock, double other_threads) const;
+
+    // The sections, in the order of bench_section_names().
+    void gemm();
+    void pooling_scan();
+    void layer();
+    void chunked();
+    void backward();
+    void autotuned();
+    void decoder();
+    void attention();
+    void arch();
+
+    const std::string pooling, target_text;
+    const Halide::Target target;
+    const std::string target_name;  // tuning_target_name(target)
+    const std::vector<bench::SgemmReference> &refs;
+    const int warmup = 2, repeats;
+    const bool quick;
+
+private:
+    std::string ref_names() const;
+    bench::Triad triad;  // 3 arrays of 32 Mi floats (384 MiB, far beyond L3); 8 Mi with quick
+    Table table{{"benchmark", "shape", "ours", "reference", "ratio", "q1-q3", "target", "met"}};
+    std::vector<std::string> json_rows;
+};
+
+// "gemm", "pooling", ...: what --what accepts; run_bench_section runs one by name.
+const std::vector<std::string> &bench_section_names();
+void run_bench_section(BenchReport &report, const std::string &name);
+
+}  // namespace qrnn::cli
