@@ -48,7 +48,7 @@ struct CnnFuncs : ConvFuncs {
 // The conv on the GEMM core (schedules/gemm_core.h): the weights packed into panels of the target's tile height,
 // register tiles parallel over (column block, panel). For the pooled output the activations stay compute_root and
 // the max runs vectorised over h; the JIT allocator keeps freed blocks (runtime/buffer_cache.h).
-int cnn_h_tile(const Target &target) { return target.natural_vector_size<float>() * gemm_tile_for(target).h_vectors; }
+int cnn_h_tile(const Target &target) { return target.natural_vector_size<float>() * core_tile_for(target).h_vectors; }
 
 void schedule_cpu(CnnFuncs &f, bool pooled, const Target &target) {
     const int vec = target.natural_vector_size<float>();

@@ -285,7 +285,7 @@ const bool cpu_backward_registered = [] {
         return k;
     };
     // The forward's and dW's tiles for the width (tile_for_width): m = 77 with AVX-512 (5 vectors) 5 x 4 for the
-    // forward GEMM (2 x 8: 6 vectors) and dW (4 x 4: 8 vectors); m = 320, 2500 and AVX2 at m = 77: the target's.
+    // forward GEMM (4 x 6: 8 vectors) and dW (4 x 4: 8 vectors); m = 320, 2500 and AVX2 at m = 77: the target's.
     tuned.width_defaults = [defaults = tuned.target_defaults](int64_t m, const Target &t) {
         Knobs k = defaults(t);
         GemmTile conv = tile_for_width(m, {k.at("tile_h_vectors"), k.at("tile_t")}, t);

@@ -35,12 +35,16 @@ GemmTile tile_for_width(int64_t m, GemmTile preferred, const Target &target) {
     return best;
 }
 
+GemmTile core_tile_for(const Target &target) {
+    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 6} : gemm_tile_for(target);
+}
+
 GemmTile wide_gemm_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{2, 12} : gemm_tile_for(target);
 }
 
-Knobs with_gemm_tile(Knobs knobs, const Target &target) {
-    GemmTile tile = gemm_tile_for(target);
+Knobs with_gemm_tile(Knobs knobs, const Target &target, GemmTile tile) {
+    if (tile.h_vectors == 0) tile = core_tile_for(target);
     knobs["tile_h_vectors"] = tile.h_vectors;
     knobs["tile_t"] = tile.t;
     return knobs;

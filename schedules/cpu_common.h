@@ -26,8 +26,12 @@ GemmTile tile_for_width(int64_t m, GemmTile preferred, const Halide::Target &tar
 // m=203 over 2 x 8, single-thread CPU time, AMD EPYC AVX-512), else gemm_tile_for (on AVX2 1 x 12, 1 x 14 and 2 x 5
 // were 3-20% slower than 2 x 6).
 GemmTile wide_gemm_tile_for(const Halide::Target &target);
-// `knobs` with tile_h_vectors and tile_t set from gemm_tile_for(target).
-Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target);
+// The GEMM core's register tile (schedules/gemm_core.h): 4 x 6 with 32 vector registers (24 accumulators, 4 loads and
+// a broadcast: 29 registers), 10 loads per 24 FMAs where 2 x 8 issues 10 per 16 (the layer forward 1.05-1.10x as
+// fast at 320-2500 units with AVX-512), else gemm_tile_for.
+GemmTile core_tile_for(const Halide::Target &target);
+// `knobs` with tile_h_vectors and tile_t set from `tile`, unset (h_vectors = 0): core_tile_for(target).
+Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target, GemmTile tile = {});
 // The conv GEMM's h tile for knobs with `tile_h_vectors`: what its tiles (and the tape) round m up to, and the
 // conv_h_tile hint: the rows of the panels its weights are packed into (define_qrnn_layer).
 int gemm_h_tile(const Halide::Target &target, const Knobs &knobs);

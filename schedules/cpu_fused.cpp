@@ -50,7 +50,8 @@ const bool cpu_fused_registered = [] {
                     {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12}, 1, 16}},
                     {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}, 0, 1}}};
     s.build = build_cpu_fused;
-    s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
+    // Not on the GEMM core: the conv's tile as the other schedules' own GEMMs (gemm_tile_for).
+    s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t, gemm_tile_for(t)); };
     register_layer_schedule(s);
     return true;
 }();

@@ -9,7 +9,7 @@ GemmBlocking gemm_blocking(const Target &target, GemmTile tile) {
     const CpuTraits cpu = cpu_traits(target);
     GemmBlocking b;
     b.vec = target.natural_vector_size<float>();
-    b.tile = tile.h_vectors > 0 ? tile : gemm_tile_for(target);
+    b.tile = tile.h_vectors > 0 ? tile : core_tile_for(target);
     // The column block's operand in about twice L2: it streams from L2/L3 once per panel (sequential rows, the
     // prefetchers keep up), and the panels (MR x K, in L2) are re-read once per block.
     b.block_bytes = 2 * cpu.l2_bytes;

@@ -26,7 +26,7 @@ struct GemmBlocking {
     int cores = 1;
     int rows() const { return vec * tile.h_vectors; }  // MR
 };
-// `tile` unset (h_vectors = 0): gemm_tile_for(target). Accumulating in f32.
+// `tile` unset (h_vectors = 0): core_tile_for(target). Accumulating in f32.
 GemmBlocking gemm_blocking(const Halide::Target &target, GemmTile tile = {});
 
 // A GEMM's dimensions by role. acc: a pure init, then one update acc += a(m, k..) * b(k.., n, columns..) over

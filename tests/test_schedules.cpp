@@ -84,10 +84,10 @@ TEST(CpuTargets, RunnableTargetsAndTilesFollowTheIsa) {
     // Accumulators + tile_h_vectors weight vectors + 1 broadcast fit the target's registers.
     for (const char *name : {"x86-64-linux-sse41", "x86-64-linux-avx-avx2-fma-f16c", "x86-64-linux-avx-avx2-fma-f16c-avx512"}) {
         Halide::Target t(name);
-        GemmTile tile = gemm_tile_for(t);
-        EXPECT_LE(tile.h_vectors * tile.t + tile.h_vectors + 1, cpu_traits(t).vector_registers) << name;
-        Knobs k = default_knobs(find_layer_schedule("tuned"), t);
-        EXPECT_EQ(k.at("tile_t"), tile.t) << name;
+        for (GemmTile tile : {gemm_tile_for(t), core_tile_for(t)})
+            EXPECT_LE(tile.h_vectors * tile.t + tile.h_vectors + 1, cpu_traits(t).vector_registers) << name;
+        EXPECT_EQ(default_knobs(find_layer_schedule("tuned"), t).at("tile_t"), core_tile_for(t).t) << name;
+        EXPECT_EQ(default_knobs(find_layer_schedule("fused"), t).at("tile_t"), gemm_tile_for(t).t) << name;
     }
     EXPECT_EQ(cpu_traits(Halide::Target("x86-64-linux-avx-avx2-fma-f16c")).vector_registers, 16);
     EXPECT_EQ(cpu_traits(Halide::Target("x86-64-linux-avx-avx2-fma-f16c-avx512")).vector_registers, 32);
