@@ -266,13 +266,12 @@ const bool cpu_backward_registered = [] {
                            "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6},
                             {"dx_c_vectors", 4}, {"dx_tile_t", 3}, {"chains", 4}}};
     // Height ranges up to 5 vectors: tile_for_width's tallest with 32 vector registers (20 accumulators / 4).
-    tuned.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h (conv)", {1, 2, 3}, 1, 5}},
-                        {"tile_t", {"GEMM tile width in time steps (conv)", {4, 6, 8, 12}, 1, 16}},
-                        {"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 5}},
+    tuned.knob_specs = {{"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 5}},
                         {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
                         {"dx_c_vectors", {"dx tile height in vectors of input channels", {2, 3, 4, 5}, 1, 6}},
                         {"dx_tile_t", {"dx tile width in time steps", {3, 4, 5, 6, 8}, 1, 16}},
-                        {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}}};
+                        {"chains", chains_knob_spec()}};
+    tuned.knob_specs.merge(conv_tile_knob_specs());
     // Register tiles from the target's vector registers (cpu_common.h); dW's: dweights_tile_for; dx's: dinput_tile_for.
     tuned.target_defaults = [base = tuned.defaults](const Target &t) {
         Knobs k = with_gemm_tile(base, t);

@@ -28,9 +28,8 @@ const bool cpu_chunked_scan_registered = [] {
                     "cpu", {{"chunk", 64}, {"chains", 4}, {"interleave", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
     s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}, 2, 4096}},
                     {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}, 1, 8}},
-                    {"interleave", {"chunks scanned together in the local scans (independent chains)", {1, 2, 4, 8}, 1, 16}},
-                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 4}},
-                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12}, 1, 16}}};
+                    {"interleave", {"chunks scanned together in the local scans (independent chains)", {1, 2, 4, 8}, 1, 16}}};
+    s.knob_specs.merge(conv_tile_knob_specs());
     s.build = build_cpu_chunked;
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     register_layer_schedule(s);

@@ -43,6 +43,13 @@ GemmTile wide_gemm_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{2, 12} : gemm_tile_for(target);
 }
 
+std::map<std::string, KnobSpec> conv_tile_knob_specs() {
+    return {{"tile_h_vectors", {"conv GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 5}},
+            {"tile_t", {"conv GEMM tile width in time steps", {4, 6, 8, 12}, 1, 16}}};
+}
+
+KnobSpec chains_knob_spec() { return {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}; }
+
 Knobs with_gemm_tile(Knobs knobs, const Target &target, GemmTile tile) {
     if (tile.h_vectors == 0) tile = core_tile_for(target);
     knobs["tile_h_vectors"] = tile.h_vectors;

@@ -30,6 +30,10 @@ GemmTile wide_gemm_tile_for(const Halide::Target &target);
 // a broadcast: 29 registers), 10 loads per 24 FMAs where 2 x 8 issues 10 per 16 (the layer forward 1.05-1.10x as
 // fast at 320-2500 units with AVX-512), else gemm_tile_for.
 GemmTile core_tile_for(const Halide::Target &target);
+// The knobs of the conv's register tile (tile_h_vectors up to 5: the tallest tile_for_width takes with 32 registers;
+// tile_t up to 16) and of the scans' chains, as every CPU schedule with a conv GEMM and a serial scan declares them.
+std::map<std::string, KnobSpec> conv_tile_knob_specs();
+KnobSpec chains_knob_spec();
 // `knobs` with tile_h_vectors and tile_t set from `tile`, unset (h_vectors = 0): core_tile_for(target).
 Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target, GemmTile tile = {});
 // The conv GEMM's h tile for knobs with `tile_h_vectors`: what its tiles (and the tape) round m up to, and the

@@ -45,10 +45,9 @@ const bool cpu_fused_registered = [] {
     LayerSchedule s{"fused", "CPU: conv computed per time chunk inside the scan (gates stay in cache)", "cpu",
                     {{"chunk", 32}, {"chains", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}, {"b_inner", 1}}, nullptr};
     s.knob_specs = {{"chunk", {"time steps per chunk (conv block computed inside the scan)", {8, 16, 32, 64, 128}, 1, 4096}},
-                    {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}},
-                    {"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 4}},
-                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12}, 1, 16}},
+                    {"chains", chains_knob_spec()},
                     {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}, 0, 1}}};
+    s.knob_specs.merge(conv_tile_knob_specs());
     s.build = build_cpu_fused;
     // Not on the GEMM core: the conv's tile as the other schedules' own GEMMs (gemm_tile_for).
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t, gemm_tile_for(t)); };

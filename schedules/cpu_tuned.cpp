@@ -20,9 +20,8 @@ void apply_cpu_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target,
 const bool cpu_tuned_registered = [] {
     LayerSchedule s{"tuned", "hand-written CPU: register-blocked GEMM conv + vectorised serial-time scan",
                     "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"chains", 4}}, apply_cpu_tuned};
-    s.knob_specs = {{"tile_h_vectors", {"GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 4}},
-                    {"tile_t", {"GEMM tile width in time steps", {4, 6, 8, 12, 16}, 1, 16}},
-                    {"chains", {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}}};
+    s.knob_specs = conv_tile_knob_specs();
+    s.knob_specs["chains"] = chains_knob_spec();
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     s.conv_h_tile = gemm_h_tile;
     register_layer_schedule(s);

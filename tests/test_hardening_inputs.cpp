@@ -18,7 +18,7 @@ const std::string kTiny = " --batch 2 --seq 4 --input 8 --hidden 8 --warmup 0 --
 TEST(Hardening, KnobsOutsideTheirRangeAreErrors) {
     expect_cli("run --schedule fused --knob chunk=0" + kTiny, 2, "schedule 'fused': knob 'chunk' = 0 is outside [1, 4096]");
     expect_cli("run --schedule tuned --knob tile_t=100000" + kTiny, 2, "knob 'tile_t' = 100000 is outside [1, 16]");
-    expect_cli("run --schedule tuned --knob tile_h_vectors=1000" + kTiny, 2, "knob 'tile_h_vectors' = 1000 is outside [1, 4]");
+    expect_cli("run --schedule tuned --knob tile_h_vectors=1000" + kTiny, 2, "knob 'tile_h_vectors' = 1000 is outside [1, 5]");
     expect_cli("run --schedule tuned --knob chains=99999999999" + kTiny, 2, "knob 'chains' = 99999999999 is out of range");
     expect_cli("run --schedule tuned --knob chains=1,2" + kTiny, 2, "--knob: 'chains=1,2' gives more than one value");
     // --dry-run validates the same way and runs nothing.
