@@ -18,19 +18,27 @@ GemmTile tile_for_width(int64_t m, GemmTile preferred, const Target &target) {
     const int vec = target.natural_vector_size<float>();
     const int accumulators = cpu_traits(target).vector_registers >= 32 ? 20 : 12;
     const int64_t vectors = (std::max<int64_t>(m, 0) + vec - 1) / vec;
-    // Cycles per useful vector FMA over the whole of m: a tile's step issues h_vectors * t FMAs and h_vectors loads
-    // plus t broadcasts, at 2 FMAs and 2 loads a cycle (Haswell to Zen 5), over rows rounded up to the tile.
-    auto cost = [&](GemmTile g) {
-        const double step = std::max(g.h_vectors * g.t / 2.0, (g.h_vectors + g.t) / 2.0);
-        const int64_t padded = (vectors + g.h_vectors - 1) / g.h_vectors * g.h_vectors;
-        return static_cast<double>(padded) * step / (g.h_vectors * g.t);
+    // Cycles per useful vector FMA over the whole of m, as an exact fraction (ties such as m = 1550's decide the
+    // default): a tile's step issues h_vectors * t FMAs and h_vectors loads plus t broadcasts, at 2 FMAs and 2 loads
+    // a cycle (Haswell to Zen 5), over rows rounded up to the tile.
+    struct Cost {
+        int64_t num, den;
     };
-    // Another tile only where it saves more than 2% (the model is coarse): m = 1550 keeps 4 x 4 for dW over 3 x 4.
+    auto cost = [&](GemmTile g) {
+        const int64_t padded = (vectors + g.h_vectors - 1) / g.h_vectors * g.h_vectors;
+        const int64_t twice_step = std::max(g.h_vectors * g.t, g.h_vectors + g.t);
+        return Cost{padded * twice_step, 2 * g.h_vectors * g.t};
+    };
+    auto below = [](Cost a, Cost b, int percent) { return a.num * b.den * 100 < b.num * a.den * percent; };
+    // Another tile only where it saves more than 2% over the preferred one (the model is coarse): m = 1550 keeps
+    // 4 x 4 for dW over 3 x 4.
     GemmTile best = preferred;
-    double best_cost = 0.98 * cost(preferred);
+    Cost best_cost = cost(preferred);
+    int percent = 98;
     for (int h_vectors = accumulators / 4; h_vectors >= 1 && vectors > 0; h_vectors--) {
-        GemmTile candidate{h_vectors, std::min(preferred.t, accumulators / h_vectors)};
-        if (cost(candidate) < best_cost) best = candidate, best_cost = cost(candidate);
+        const GemmTile candidate{h_vectors, std::min(preferred.t, accumulators / h_vectors)};
+        const Cost c = cost(candidate);
+        if (below(c, best_cost, percent)) best = candidate, best_cost = c, percent = 100;
     }
     return best;
 }

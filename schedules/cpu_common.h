@@ -18,8 +18,8 @@ GemmTile gemm_tile_for(const Halide::Target &target);
 // The register tile of a GEMM that tiles h within rows of m (RoundUp): the height in vectors (up to 20 accumulators
 // with 32 vector registers, 12 with 16; `preferred.t` wide at most) that costs least by a load/FMA model over the rows
 // rounded up to it; `preferred` unless another is over 2% cheaper. E.g. m = 77 with AVX-512 (5 vectors): 5 x 4
-// instead of 2 x 8 (96 rows computed per 77); m = 2500 (157 vectors): still 2 x 8, not 1 x 8 (which pads nothing
-// but issues a load per FMA: dW's 1 x 4 took 1.6x the time of 4 x 4). m <= 0: preferred.
+// instead of 2 x 8 (96 rows computed per 77); m = 2500 (157 vectors): the preferred tile, not 1 x 8 (which pads
+// nothing but issues a load per FMA: dW's 1 x 4 took 1.6x the time of 4 x 4). m <= 0: preferred.
 GemmTile tile_for_width(int64_t m, GemmTile preferred, const Halide::Target &target);
 // For a GEMM whose broadcast dimension is long (a weight gradient's m input channels, not a sequence's time steps):
 // 2 x 12 with 32 vector registers (fewer edge columns and loads per FMA; the attention's dW +3.5% at m=320, +6% at

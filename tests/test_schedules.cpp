@@ -114,6 +114,9 @@ TEST(CpuTargets, TileForWidthFollowsTheWidth) {
     EXPECT_EQ(tile(2500, {4, 4}, avx512), std::make_pair(4, 4));
     EXPECT_EQ(tile(1550, {4, 4}, avx512), std::make_pair(4, 4));  // 3 x 4 pads 1% less: not worth it
     EXPECT_EQ(tile(2500, {2, 6}, avx2), std::make_pair(2, 6));
+    // The GEMM core's 4 x 6 at the LM widths; at 1550 (97 vectors) 2 x 6 pads to 98 and ties within the margin.
+    EXPECT_EQ(tile(1550, {4, 6}, avx512), std::make_pair(4, 6));
+    EXPECT_EQ(tile(2500, {4, 6}, avx512), std::make_pair(4, 6));
 }
 
 // The tuned training schedule's knobs for a width: the forward's and dW's tiles from tile_for_width, within
