@@ -44,8 +44,8 @@ int pause_microseconds() {
 // One wait (for a loop to start, for the others' iterations to end): the core paused (~20 ns a step) for the first
 // pause_microseconds(), then yielded (a syscall: ~1.2 us on the 2-core VM, whose kernel maps pages with PTI). Yielding
 // at once cost every parallel loop a few us to start and to join: an element-wise pass over 185 x 203 floats took
-// 6.4 us on 2 threads against 3.2 on one, 3.1-4.0 with pauses. 5 us, not 20: as fast when quiet, and a thread waiting for one
-// that lost its core to another job holds its own core less (docs/schedules.md, "Waits that pause").
+// 6.4 us on 2 threads against 3.2 on one, 3.1-4.0 with pauses. 5 us, not 20: as fast when quiet, and a thread
+// waiting for one that lost its core to another job holds its own core less (docs/schedules.md, "Waits that pause").
 class Backoff {
 public:
     void step() {

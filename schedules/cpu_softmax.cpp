@@ -70,9 +70,9 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     // (2 vectors of rows x 8 hidden units), the 8 broadcasts from one weights row (consecutive floats), the rows'
     // vectors from dlogits (whole lines), one block of hidden units per core. Tiled as with 16 registers it took
     // 1.25-1.4x the logits GEMM's time for the same flops, this way 1.16-1.33x (a small gain for the whole training
-    // call, within the run-to-run spread). With 16 registers (AVX2: 3 vectors of rows x 4 units timed 1.01-1.06x): tiles of (width
-    // hidden units x `rows` rows), a broadcast from each of `rows` dlogits rows, the chunk's rows split into one
-    // block per core. 8 divides the width multiple.
+    // call, within the run-to-run spread). With 16 registers (AVX2: 3 vectors of rows x 4 units timed 1.01-1.06x):
+    // tiles of (width hidden units x `rows` rows), a broadcast from each of `rows` dlogits rows, the chunk's rows
+    // split into one block per core. 8 divides the width multiple.
     const int cores = cpu_traits(target).cores;
     // Register tiles of (x_tile along the vectorised x, y_tile along y), y split into one block per core.
     auto sum_tiles = [&](const Var &x, const Var &y, int x_tile, int y_tile, const Expr &core_block) {

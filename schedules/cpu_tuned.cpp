@@ -1,7 +1,7 @@
 // CPU schedule "tuned": the conv on the GEMM core (schedules/gemm_core.h) with the activations in its epilogue
 // (activated gates stored), then a vectorised scan with time serial inside each block of b (one per core, whole
 // (b, h) rows per step) or, at B = 1 and m < 128, each (chains x vector of h) strip, parallel over blocks/strips.
-// Figure: its conv GEMM at 0.93 of the best sgemm at 640 units, B=20 T=105 (docs/measurements.md).
+// Figure: its conv GEMM at 0.99 of the best sgemm at 640 units, B=20 T=105 (docs/measurements.md).
 #include "schedules/cpu_common.h"
 #include "schedules/gemm_core.h"
 

@@ -33,7 +33,7 @@ public:
     // The context (date, CPU, target, settings) and every row.
     void write_json(const std::string &path, const std::string &clock, double other_threads) const;
 
-    // The sections, in the order of bench_section_names().
+    // The sections, in the order they run (run_bench_sections).
     void gemm();
     void pooling_scan();
     void layer();
@@ -58,8 +58,9 @@ private:
     std::vector<std::string> json_rows;
 };
 
-// "gemm", "pooling", ...: what --what accepts; run_bench_section runs one by name.
-const std::vector<std::string> &bench_section_names();
-void run_bench_section(BenchReport &report, const std::string &name);
+// The sections --what names ("gemm", "pooling", ...): check_bench_sections fails on an unknown one;
+// run_bench_sections runs the wanted ones in the sections' own order.
+void check_bench_sections(const std::vector<std::string> &wanted);
+void run_bench_sections(BenchReport &report, const std::vector<std::string> &wanted);
 
 }  // namespace qrnn::cli

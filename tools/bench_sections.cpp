@@ -365,17 +365,34 @@ void BenchReport::arch() {
     }
 }
 
-const std::vector<std::string> &bench_section_names() {
-    static const std::vector<std::string> names{"gemm", "pooling", "layer", "chunked", "backward", "autotuned", "decoder", "attention", "arch"};
-    return names;
+namespace {
+// The sections by the name --what gives, in the order they run.
+struct BenchSection {
+    const char *name;
+    void (BenchReport::*run)();
+};
+const std::vector<BenchSection> &bench_sections() {
+    static const std::vector<BenchSection> sections{
+        {"gemm", &BenchReport::gemm},           {"pooling", &BenchReport::pooling_scan},
+        {"layer", &BenchReport::layer},         {"chunked", &BenchReport::chunked},
+        {"backward", &BenchReport::backward},   {"autotuned", &BenchReport::autotuned},
+        {"decoder", &BenchReport::decoder},     {"attention", &BenchReport::attention},
+        {"arch", &BenchReport::arch}};
+    return sections;
+}
+}  // namespace
+
+void check_bench_sections(const std::vector<std::string> &wanted) {
+    for (const std::string &name : wanted)
+        if (std::none_of(bench_sections().begin(), bench_sections().end(),
+                         [&](const BenchSection &s) { return name == s.name; }))
+            fail("--what: unknown section '", name, "'");
 }
 
-void run_bench_section(BenchReport &report, const std::string &name) {
-    static const std::vector<void (BenchReport::*)()> sections{&BenchReport::gemm, &BenchReport::pooling_scan, &BenchReport::layer, &BenchReport::chunked, &BenchReport::backward, &BenchReport::autotuned, &BenchReport::decoder, &BenchReport::attention, &BenchReport::arch};
-    const auto &names = bench_section_names();
-    const auto at = std::find(names.begin(), names.end(), name);
-    if (at == names.end()) fail("--what: unknown section '", name, "'");
-    (report.*sections[at - names.begin()])();
+void run_bench_sections(BenchReport &report, const std::vector<std::string> &wanted) {
+    check_bench_sections(wanted);
+    for (const BenchSection &s : bench_sections())
+        if (std::find(wanted.begin(), wanted.end(), s.name) != wanted.end()) (report.*s.run)();
 }
 
 }  // namespace qrnn::cli

@@ -3,7 +3,6 @@
 // References are the best this machine offers for the target (tools/sgemm_references.h), never an ISA it lacks;
 // `--target x86-64-linux-avx-avx2-fma-f16c` measures the AVX2 path on any newer CPU, references held to AVX2.
 // The sections: tools/bench_sections.cpp; the rows: tools/bench_report.h.
-#include <algorithm>
 #include <iostream>
 
 #include "core/error.h"
@@ -50,9 +49,7 @@ int bench_command(const std::vector<std::string> &args) {
     if (repeats < 1) fail("--repeats must be >= 1");
     const bench::Clock clock = bench::parse_clock(vm["clock"].as<std::string>());
     const std::vector<std::string> sections = split_list("what", vm["what"].as<std::string>());
-    for (const std::string &s : sections)
-        if (std::find(bench_section_names().begin(), bench_section_names().end(), s) == bench_section_names().end())
-            fail("--what: unknown section '", s, "'");
+    check_bench_sections(sections);  // before anything is loaded or timed
     const std::string target_text = vm["target"].as<std::string>() == "host" ? "" : vm["target"].as<std::string>();
     const Halide::Target target = parse_target(target_text);
     if (target.has_gpu_feature() || !cpu_runs(target))
@@ -61,8 +58,7 @@ int bench_command(const std::vector<std::string> &args) {
     BenchReport report(vm["pooling"].as<std::string>(), target_text, target, repeats, vm.count("quick") > 0);
     std::cout << "  clock " << bench::clock_name(clock) << ": " << bench::clock_description(clock) << "\n";
     report.triad_bandwidth();
-    for (const std::string &name : bench_section_names())  // in the sections' order, as before
-        if (std::find(sections.begin(), sections.end(), name) != sections.end()) run_bench_section(report, name);
+    run_bench_sections(report, sections);
     report.print();
     const double other_threads = bench::other_threads_cpu_share();
     if (clock == bench::Clock::thread_cpu)
