@@ -13,19 +13,27 @@ GemmBlocking gemm_blocking(const Target &target, GemmTile tile) {
     // The column block's operand in about twice L2: it streams from L2/L3 once per panel (sequential rows, the
     // prefetchers keep up), and the panels (MR x K, in L2) are re-read once per block.
     b.block_bytes = 2 * cpu.l2_bytes;
+    // A panel's K block in half of L2, beside the column tile's rows and the block's sums.
+    b.panel_bytes = cpu.l2_bytes / 2;
     b.cores = cpu.cores;
     return b;
 }
 
 void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const GemmBlocking &blk) {
     struct {
-        Var mo{"mo"}, mi{"mi"}, no{"no"}, ni{"ni"}, block{"block"}, task{"task"};
+        Var mo{"mo"}, mi{"mi"}, no{"no"}, ni{"ni"}, block{"block"}, task{"task"}, ko{"ko"};
+        Var acc_mo{"acc_mo"}, acc_mi{"acc_mi"}, acc_no{"acc_no"}, acc_ni{"acc_ni"};
+        RVar rko{"rko"}, rki{"rki"};
     } v;
     const int mr = blk.rows(), nr = blk.tile.t;
-    // Column tiles per block: the block's operand (K x nr x columns floats a tile) in block_bytes, and at least as
+    // K blocks of equal size (of the reduction's innermost variable), each panel block within panel_bytes.
+    Expr k_blocks = max(1, (d.k_steps * mr * 4 + static_cast<int>(blk.panel_bytes) - 1) / static_cast<int>(blk.panel_bytes));
+    Expr inner_block = max(1, (d.inner_steps + k_blocks - 1) / k_blocks);
+    Expr block_steps = max(1, d.k_steps / max(1, d.inner_steps)) * inner_block;
+    // Column tiles per block: the block's operand (kc x nr x columns floats a tile) in block_bytes, and at least as
     // many blocks as cores when there are tiles enough.
     Expr n_tiles = (d.n_extent + nr - 1) / nr;
-    Expr tile_bytes = max(1, d.k_steps * nr * d.columns_per_n * 4);
+    Expr tile_bytes = max(1, block_steps * nr * d.columns_per_n * 4);
     Expr fit = max(1, static_cast<int>(blk.block_bytes) / tile_bytes);
     Expr block_tiles = max(1, min(fit, (n_tiles + blk.cores - 1) / blk.cores));
 
@@ -43,12 +51,29 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
         .fuse(v.mo, v.block, v.task)
         .parallel(v.task);
 
-    const Var &innermost_column = d.columns.empty() ? v.no : d.columns.front();
+    // The sums of one panel's tiles over the column block: initialised, then per K block (rko) each register tile's
+    // partial sum (in registers over the block's steps) added in.
     Func acc = d.acc;
-    acc.compute_at(tiles, innermost_column).vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
-    std::vector<VarOrRVar> update_order{d.m, d.n};
-    for (const RVar &r : d.reduction) update_order.push_back(r);
-    acc.update().reorder(update_order).vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
+    Func partial = acc.update()
+                       .split(d.reduction.front(), v.rko, v.rki, inner_block, TailStrategy::GuardWithIf)
+                       .rfactor(v.rko, v.ko);
+    acc.compute_at(tiles, d.batch.empty() ? v.task : d.batch.front()).vectorize(d.m, blk.vec);
+    std::vector<VarOrRVar> acc_order{v.acc_mi, v.acc_ni};
+    for (const Var &c : d.columns) acc_order.push_back(c);
+    acc_order.push_back(v.acc_no);
+    acc_order.push_back(v.acc_mo);
+    acc_order.push_back(v.rko);
+    acc.update()
+        .tile(d.m, d.n, v.acc_mo, v.acc_no, v.acc_mi, v.acc_ni, mr, nr, TailStrategy::RoundUp)
+        .reorder(acc_order)
+        .vectorize(v.acc_mi, blk.vec)
+        .unroll(v.acc_mi)
+        .unroll(v.acc_ni);
+    const Var &innermost_column = d.columns.empty() ? v.acc_no : d.columns.front();
+    partial.compute_at(acc, innermost_column).vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
+    std::vector<VarOrRVar> partial_order{d.m, d.n, v.rki};
+    for (size_t r = 1; r < d.reduction.size(); r++) partial_order.push_back(d.reduction[r]);
+    partial.update().reorder(partial_order).vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
 }
 
 void schedule_packed_panels(Func packed, int vec) {

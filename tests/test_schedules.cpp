@@ -160,6 +160,13 @@ TEST(Schedules, NonDefaultKnobs) {
     EXPECT_LT(verified_error("chunked-scan", "f", {100, 1, 9, 40, 2}, {{"chunk", 16}, {"chains", 4}}), 1e-4);
 }
 
+TEST(Schedules, GemmCoreBlocksLongReductions) {
+    // n k = 8997 reduction steps: the conv's weight panels are split into K blocks (schedules/gemm_core.cpp) on
+    // AVX-512 and AVX2, the last block shorter than the others.
+    for (const Halide::Target &target : runnable_cpu_targets())
+        EXPECT_LT(verified_error("tuned", "fo", {3, 2, 2999, 45, 3}, {}, false, target.to_string()), 1e-4) << target.to_string();
+}
+
 TEST(Schedules, ChunkedScanLongSequenceSmallBatch) {
     // Many chunks, a partial tail chunk and a decaying carry: the two-level scan must equal the serial one.
     EXPECT_LT(verified_error("chunked-scan", "ifo", {1000, 1, 8, 20, 2}, {{"chunk", 32}}), 1e-4);
