@@ -7,7 +7,7 @@
 namespace qrnn {
 namespace {
 constexpr size_t kAlign = 64, kHeader = 64, kSlack = 64;  // Halide may read a few bytes out of bounds
-constexpr size_t kCacheMin = size_t(64) << 10, kCacheMax = size_t(2) << 30;
+constexpr size_t kCacheMin = size_t(4) << 10, kCacheMax = size_t(2) << 30;
 
 struct Block {
     void *base;
