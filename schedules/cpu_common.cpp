@@ -96,8 +96,7 @@ void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
 
 // The conv on the GEMM core: rows h, columns t (register tile) and b, gates g batched, reduction (c, j).
 static void schedule_conv_gemm(Func tiles, ConvFuncs &f, const ConvExtents &e, const GemmBlocking &blocking) {
-    schedule_gemm(tiles, {f.conv, f.h, f.t, {f.b}, {f.g}, {f.conv_r.x, f.conv_r.y}, e.T, e.B, e.n * e.k, e.n},
-                  e.m, blocking);
+    schedule_gemm(tiles, {f.conv, f.h, f.t, {f.b}, {f.g}, {f.conv_r.x, f.conv_r.y}, e.T, e.B, e.n * e.k}, e.m, blocking);
 }
 
 Func schedule_cpu_conv_gemm(ConvFuncs &L, const GemmBlocking &blocking, const ConvExtents &e) {

@@ -28,8 +28,9 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
     const int mr = blk.rows(), nr = blk.tile.t;
     // K blocks of equal size (of the reduction's innermost variable), each panel block within panel_bytes.
     Expr k_blocks = max(1, (d.k_steps * mr * 4 + static_cast<int>(blk.panel_bytes) - 1) / static_cast<int>(blk.panel_bytes));
-    Expr inner_block = max(1, (d.inner_steps + k_blocks - 1) / k_blocks);
-    Expr block_steps = max(1, d.k_steps / max(1, d.inner_steps)) * inner_block;
+    const Expr inner_steps = d.reduction.front().extent();
+    Expr inner_block = max(1, (inner_steps + k_blocks - 1) / k_blocks);
+    Expr block_steps = max(1, d.k_steps / max(1, inner_steps)) * inner_block;
     // Column tiles per block: the block's operand (kc x nr x columns floats a tile) in block_bytes, and at least as
     // many blocks as cores when there are tiles enough.
     Expr n_tiles = (d.n_extent + nr - 1) / nr;

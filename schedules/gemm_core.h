@@ -43,14 +43,13 @@ struct GemmDims {
     Halide::Expr n_extent;                  // of n
     Halide::Expr columns_per_n;             // product of the columns' extents (1 if none)
     Halide::Expr k_steps;                   // steps of the whole reduction
-    Halide::Expr inner_steps;               // of reduction.front()
 };
 
 // `tiles`: a pure Func over acc's dimensions that reads acc at the same point (an epilogue such as the
 // activations, or acc.in()), computed at root (or where the caller puts it) in MR x NR tiles rounded up (RoundUp
-// in m and n: its buffer must hold them); acc computed per tile, its accumulators in registers over the whole
-// reduction. Its m must start at 0 (bound here to [0, round_up(m_extent, MR))), so that tiles align with the
-// panels of weights packed by MR rows. Its loops, innermost first: mi (vectorised), ni, columns, no, batch, then
+// in m and n: its buffer must hold them); acc's register tiles accumulate one K block each into acc's buffer.
+// Its m must start at 0 (bound here to [0, round_up(m_extent, MR))), so that tiles align with the panels of
+// weights packed by MR rows. Its loops, innermost first: mi (vectorised), ni, columns, no, batch, then
 // task = (column block, mo) fused and parallel; acc's buffer at its innermost batch loop (else task).
 void schedule_gemm(Halide::Func tiles, const GemmDims &dims, const Halide::Expr &m_extent, const GemmBlocking &blocking);
 
