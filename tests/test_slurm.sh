@@ -71,7 +71,7 @@ print(*out)
 EOF
 }
 
-# 1. Submit; cancel task 0 once it has finished a run (not all three); SIGKILL task 1's qrnn mid-run.
+# 1. Submit; cancel task 0 in its second or third run; SIGKILL task 1's qrnn mid-run.
 submit=$("$QRNN" sweep "$W/sweep.yaml" -o "$OUT" --slurm --tasks 4)
 echo "$submit"
 job=$(echo "$submit" | awk '/^submitted job/ {sub(":", "", $3); print $3; exit}')
@@ -87,7 +87,8 @@ cancelled=0 killed=0
 p0=$W/out/sweep.part-0-of-4.h5 p1=$W/out/sweep.part-1-of-4.h5
 for i in $(seq 1 $((300 * ${QRNN_TEST_TIME_SCALE:-1}))); do
     read -r done0 running0 done1 running1 < <(progress "$p0" "$p1")
-    if [ "$cancelled" = 0 ] && [ "$done0" -ge 1 ]; then
+    # Cancel only inside a run (one marked running): between runs no run is interrupted, and none is retried.
+    if [ "$cancelled" = 0 ] && [ "$done0" -ge 1 ] && [ "$running0" -ge 1 ]; then
         [ "$done0" -lt 3 ] || { echo "task 0 finished before the cancel"; exit 1; }
         scancel "${job}_0"
         cancelled=1
