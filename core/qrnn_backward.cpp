@@ -3,7 +3,7 @@
 namespace qrnn {
 using namespace Halide;
 
-void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre) {
+void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre, int dinput_panel_rows) {
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
     const Expr &T = D.T, &m = D.m, &k = D.k, &G = D.G;
     // dW reads dpre with t clamped to [-1, T] (both rows are zeros): its blocked schedule's bounds over-estimate t
@@ -26,11 +26,21 @@ void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Fun
     // The transposed masked conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s+(k-1)-j, g)
     // (dpre is 0 outside [0, T), so no bounds test inside the reduction). Reads bounded above (tiles overrun c; every
     // consumer starts at 0); likely(): the transpose's steady state has no min (0.14 -> 0.12 ms at n = m = 320).
-    D.weights_t(c, h, j, g) = in.fwd.weights(min(likely(h), m - 1), min(likely(c), D.n - 1), j, g);
     D.dinput_r = RDom(0, m, 0, k, 0, G, "dinput_r");
     RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
+    Expr weight;
+    if (dinput_panel_rows > 0) {
+        // Panels: a panel's rows for one (h, j, g) contiguous, so the GEMM streams them in order.
+        Var ci("ci"), co("co");
+        const int rows = dinput_panel_rows;
+        D.weights_panels(ci, h, j, g, co) = in.fwd.weights(min(likely(h), m - 1), min(likely(co * rows + ci), D.n - 1), j, g);
+        weight = D.weights_panels(c % rows, rh, rj, rg, c / rows);
+    } else {
+        D.weights_t(c, h, j, g) = in.fwd.weights(min(likely(h), m - 1), min(likely(c), D.n - 1), j, g);
+        weight = D.weights_t(c, rh, rj, rg);
+    }
     D.dinput(c, b, t) = 0.0f;
-    D.dinput(c, b, t) += D.weights_t(c, rh, rj, rg) * dpre(rh, b, t + (k - 1) - rj, rg);
+    D.dinput(c, b, t) += weight * dpre(rh, b, t + (k - 1) - rj, rg);
 
     // Through dropout (the forward's masks, by absolute time); history row j is time j-(k-1).
     Expr t_abs = in.fwd.time_offset + t;
@@ -49,7 +59,7 @@ BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVaria
     return D;
 }
 
-BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant) {
+BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant, int dinput_panel_rows) {
     BackwardFuncs D = declare_qrnn_backward(in, variant);
     const int G = variant.gate_count();
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
@@ -95,7 +105,7 @@ BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVarian
     for (int i = G - 2; i >= 0; i--) value = select(g == i, dpre_of(i), value);
     D.dpre(h, b, t, g) = select(t >= 0 && t < T && h < m, value, 0.0f);
 
-    define_backward_gemms(D, in, D.dpre);
+    define_backward_gemms(D, in, D.dpre, dinput_panel_rows);
     D.with_batch_bias = in.fwd.with_batch_bias;
     D.dbatch_bias_r = RDom(0, T, "dbatch_bias_r");
     D.dbatch_bias(h, b, g) = 0.0f;

@@ -38,6 +38,9 @@ struct BackwardFuncs {
     Halide::Func dpre{"dpre"};                 // (h, b, t, g) dL/d(pre-activation); 0 outside t in [0, T), h >= m
     Halide::Func gemm_dpre;                    // the dpre dW reads (t clamped to [-1, T]: define_backward_gemms)
     Halide::Func weights_t{"weights_t"};       // (c, h, j, g) = weights(h, c, j, g): c innermost for dinput
+    // With dinput panel rows (define_backward_gemms): weights_t packed into panels of that many c instead,
+    // (ci, h, j, g, co) = weights(h, co * rows + ci, j, g), c past n clamped; weights_t is then unused.
+    Halide::Func weights_panels{"weights_panels"};
     Halide::Func dweights_acc{"dweights_acc"}; // (h, c, j, g) += dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j)
     Halide::RDom dweights_r;                   // (t, b)
     Halide::Func dbias_acc{"dbias_acc"};       // (h, g) += dpre(h, b, t, g)
@@ -63,8 +66,9 @@ struct BackwardFuncs {
     }
 };
 
-// Throws qrnn::Error if the variant has no backward.
-BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant);
+// Throws qrnn::Error if the variant has no backward. dinput_panel_rows > 0: dinput reads the weights packed into
+// panels of that many c (weights_panels), its c tiles aligned to them (a GEMM core's rows).
+BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant, int dinput_panel_rows = 0);
 
 // The forward's Funcs, sizes and variant of a BackwardFuncs, nothing of the backward defined yet.
 BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant);
@@ -73,6 +77,6 @@ BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVaria
 // dhistory) from any `dpre` (h, b, t, g) that is 0 for t outside [0, T) and h >= m; D's fwd.input_padded and
 // sizes (T, B, n, m, k, G) set, the variant not needed. define_qrnn_backward calls it with D.dpre; `qrnn bench`
 // with a buffer, to time the GEMMs alone; the CNN baseline's layer (plugins/cnn_backward.cpp) with G = 1.
-void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Halide::Func &dpre);
+void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Halide::Func &dpre, int dinput_panel_rows = 0);
 
 }  // namespace qrnn

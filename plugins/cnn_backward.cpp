@@ -16,13 +16,16 @@ namespace qrnn {
 namespace {
 using namespace Halide;
 
+// The "tuned" training schedule's knobs for the target.
+Knobs cpu_knobs(const Target &target) { return merge_knobs(find_training_schedule("tuned"), {}, target); }
+
 struct CnnBackwardFuncs {
     BackwardInputs in;  // in.fwd.x (c, b, t) and in.fwd.weights (h, c, j, g = 0) read; dropout off
     ImageParam y{Float(32), 3, "y"}, dy{Float(32), 3, "dy"};  // (h, b, t)
     Func dpre{"cnn_dpre"};                                     // (h, b, t, g = 0), 0 outside t in [0, T) and h >= m
     BackwardFuncs D;
 
-    CnnBackwardFuncs() {
+    explicit CnnBackwardFuncs(const Target &target) {
         const ImageParam &x = in.fwd.x, &w = in.fwd.weights;
         D.n = x.dim(0).extent(), D.B = x.dim(1).extent(), D.T = x.dim(2).extent();
         D.m = w.dim(0).extent(), D.k = w.dim(2).extent(), D.G = 1;
@@ -32,19 +35,20 @@ struct CnnBackwardFuncs {
         Expr hc = min(likely(h), D.m - 1), bc = min(likely(b), D.B - 1), tc = clamp(t, 0, D.T - 1);
         Expr y_at = y(hc, bc, tc);
         dpre(h, b, t, g) = select(t >= 0 && t < D.T && h < D.m, dy(hc, bc, tc) * (1.0f - y_at * y_at), 0.0f);
-        define_backward_gemms(D, in, dpre);
+        define_backward_gemms(D, in, dpre, target.has_gpu_feature() ? 0 : cpu_dinput_panel_rows(target, cpu_knobs(target)));
     }
 };
 
 // dpre and the GEMMs as the "tuned" training schedule's.
+
 void schedule_cpu(CnnBackwardFuncs &F, const Target &target) {
     schedule_cpu_dpre(F.D, F.dpre, target);
-    schedule_cpu_backward_gemms(F.D, F.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
+    schedule_cpu_backward_gemms(F.D, F.in, target, cpu_knobs(target));
 }
 
 struct CompiledCnnBackward {
     Target target = get_jit_target_from_environment();
-    CnnBackwardFuncs funcs;
+    CnnBackwardFuncs funcs{target};
     Pipeline pipeline;
     std::mutex mutex;
     CompiledCnnBackward() {

@@ -3,8 +3,9 @@
 //   "naive": every stage compute_root, scalar and serial (the reference point).
 //   "tuned": forward as the "tuned" forward schedule (GEMM + activation epilogue, gates stored as the tape;
 //            serial-time scan); backward: reverse scan vectorised over h and parallel over blocks of b,
-//            dpre element-wise (vectorised, parallel over t), dweights and dinput as register-blocked GEMMs
-//            blocked over their reductions/rows as a BLAS does (block sizes from the caches).
+//            dpre element-wise (vectorised, parallel over t), dinput on the GEMM core (weights packed into its
+//            panels), dweights a register-blocked GEMM blocked over its reduction and rows as a BLAS does (block
+//            sizes from the caches).
 //            Figures: README (training grid, LM widths) and `qrnn bench --what backward`.
 #include "schedules/cpu_backward.h"
 
@@ -44,92 +45,21 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
 
 // dX's register tile for a target: (vec * c_vectors) c x t steps. Tall in c so that a step's broadcasts of dpre
 // (t of them) are few beside its FMAs: 5 x 5 (25 accumulators, 5 loads and a broadcast: 31 registers) with 32 vector
-// registers; with 16, 3 x 4 (12 accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spills; 2 x 6 by shape:
-// dinput_tiles). The forward's 2 x 8 left the 640-unit dX at 0.57-0.78 of the best sgemm; 5 x 5 is 1.02-1.04x
-// 4 x 5 at 320-640 units, 1.4x at n = m = 77 (one 80-c tile instead of a 128-c one).
+// registers; with 16, 3 x 4 (12 accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spills). Also the rows of
+// its weights panels (cpu_dinput_panel_rows).
 GemmTile dinput_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{5, 5} : GemmTile{3, 4};
 }
 
-// dX's register tiles by shape, the last unconditional: the knobs' tile; when that is the target's 3 x 4 (16 vector
-// registers), 2 x 6 first wherever it pads the GEMM less (n = 320: 16-c tiles fit, 24-c tiles pad to 336; T = 32:
-// 6 steps pad to 36): up to 1.04x on AVX2, where 2 x 6 alone lost 0.955x at B=256 T=32. With 32 registers 5 x 5
-// alone: 4 x 5 where it pads n less was no faster.
-struct DinputTile {
-    GemmTile tile;
-    Expr when;  // undefined: the last, unconditional
-};
-std::vector<DinputTile> dinput_tiles(const BackwardFuncs &D, GemmTile knobs_tile, const Target &target) {
-    const int vec = target.natural_vector_size<float>();
-    const GemmTile preferred = dinput_tile_for(target);
-    const bool is_default = knobs_tile.h_vectors == preferred.h_vectors && knobs_tile.t == preferred.t;
-    if (!is_default || preferred.h_vectors != 3 || preferred.t != 4) return {{knobs_tile, Expr()}};
-    auto padded = [&](GemmTile tile) {
-        const int rows_c = vec * tile.h_vectors;
-        return ((D.n + rows_c - 1) / rows_c * rows_c) * ((D.T + tile.t - 1) / tile.t * tile.t);
-    };
-    const GemmTile narrow{2, 6};
-    return {{narrow, padded(narrow) <= padded(knobs_tile)}, {knobs_tile, Expr()}};
-}
-
-// dinput: GEMM (c x (b, t)) over K = (h, j, g), register tiles of (vec * tile_c_vectors) c x tile_t steps
-// (dinput_tile_for); blocked as a BLAS does: over K (rfactor over blocks of h: about 85 h at k=2 and 3 gates with a
-// 1 MB L2, l2 / (2048 k G), so that an 80-c weights panel, 5 x 5's, fills about a sixth of L2) and over M, per block of
-// time steps of one b (parallel; one K block's dpre rows of the block fill a quarter of L2); per block of time, per K
-// block, the c tiles outside the time tiles, so the panel (L2) serves the block and the block's dpre rows (L2) serve
-// every c tile; each K block's register tile is added into the block's dinput (L2). Without K blocks the panel of a
-// 640-unit layer (491 KB with AVX-512) was re-read from L3 per time tile: 0.59 of the best sgemm.
-void schedule_dinput_blocked(BackwardFuncs &D, int vec, const std::vector<DinputTile> &tiles_by_shape, const CpuTraits &cpu) {
-    Var c = D.c, t = D.t, b = D.b, co("co"), ci("ci"), to("to"), ti("ti"), too("too"), toi("toi"), task("task");
-    Var ko("ko"), kco("kco"), kci("kci"), kto("kto"), kti("kti");
-    RVar rh = D.dinput_r.x, rho("rho"), rhi("rhi");
-    // h per K block, blocks of equal size: at most h_max; and for wide inputs as many blocks as keep a K block's
-    // weights panel (n c x h k G floats) within about half of L2, not below 32 h (rounded down: 320 units keep 4
-    // blocks of 80 h, 640 units get 18 of 36 h instead of 8 of 80: 1.04x on AVX2, neutral with AVX-512).
-    Expr h_max = max(vec, static_cast<int>(cpu.l2_bytes / 2048) / (D.k * D.G));
-    Expr h_panel = max(32, static_cast<int>(cpu.l2_bytes / 2) / (4 * D.n * D.k * D.G));
-    Expr k_blocks = max((D.m + h_max - 1) / h_max, D.m / h_panel), h_block = (D.m + k_blocks - 1) / k_blocks;
-    Func panel = D.dinput.update().split(rh, rho, rhi, h_block, TailStrategy::GuardWithIf).rfactor(rho, ko);
+// dinput on the GEMM core (schedules/gemm_core.h): rows c, read from the weights packed into panels of the tile's
+// rows (weights_panels: a panel streams in order; transposed but unpacked, rows n floats apart, the 2500-unit dX ran
+// at 0.75 of the best sgemm), columns t (register tile) and b, reduction (h, j, g), K blocks over h.
+void schedule_dinput_gemm(BackwardFuncs &D, GemmTile tile, const Target &target) {
     Func tiles = D.dinput.in();
     tiles.compute_root();
-    D.dinput.compute_at(tiles, task);
-    panel.compute_at(D.dinput, kto);
-    for (size_t v = 0; v < tiles_by_shape.size(); v++) {
-        const DinputTile &version = tiles_by_shape[v];
-        const bool last = v + 1 == tiles_by_shape.size();
-        const int tile_c = vec * version.tile.h_vectors, tile_t = version.tile.t;
-        // Time tiles per block: a K block's dpre rows (about G * m / k_blocks floats a step) in a quarter of L2,
-        // and with fewer sequences than cores, each b's tiles in enough blocks for a task a core (B=1 T=64 on 2
-        // cores: 0.36 -> 0.61 of the best sgemm). More tasks than that lost (a K block's weights panel then serves
-        // fewer tiles).
-        // The split for cores is a specialisation: its block size in the general case let bounds inference size
-        // dpre at 6x its extent (B=256 T=512: 3 GB, over Halide's 2 GB limit).
-        Expr l2_tiles = max(1, static_cast<int>(cpu.l2_bytes / 4) / (D.G * D.m * 4 * tile_t) * k_blocks);
-        Expr t_tiles = (D.T + tile_t - 1) / tile_t, blocks_per_b = (cpu.cores + D.B - 1) / D.B;
-        Expr block_tiles_for_cores = max(1, min(l2_tiles, (t_tiles + blocks_per_b - 1) / blocks_per_b));
-        Stage tiles_v = last ? Stage(tiles) : tiles.specialize(version.when);
-        Stage zero = last ? Stage(D.dinput) : D.dinput.specialize(version.when);
-        Stage add = last ? D.dinput.update() : D.dinput.update().specialize(version.when);
-        auto blocks = [&](Stage st, const Expr &block_tiles) {
-            st.tile(c, t, co, to, ci, ti, tile_c, tile_t, TailStrategy::RoundUp)
-                .split(to, too, toi, block_tiles, TailStrategy::GuardWithIf)
-                .reorder(ci, ti, toi, co, too, b)
-                .vectorize(ci, vec)
-                .fuse(too, b, task)
-                .parallel(task);
-        };
-        blocks(tiles_v.specialize(D.B < cpu.cores), block_tiles_for_cores);
-        blocks(tiles_v, l2_tiles);
-        // The block's dinput (L2): zeroed, then per K block (rho) the register tiles of the panel added in.
-        zero.vectorize(c, vec, TailStrategy::RoundUp);
-        add.tile(c, t, kco, kto, kci, kti, tile_c, tile_t, TailStrategy::RoundUp)
-            .reorder(kci, kti, kto, kco, rho)
-            .vectorize(kci, vec)
-            .unroll(kci)
-            .unroll(kti);
-    }
-    panel.vectorize(c, vec).unroll(c).unroll(t);
-    panel.update().reorder(c, t, rhi, D.dinput_r.y, D.dinput_r.z).vectorize(c, vec).unroll(c).unroll(t);
+    const GemmDims dims{D.dinput, D.c, D.t, {D.b}, {}, {D.dinput_r.x, D.dinput_r.y, D.dinput_r.z}, D.T + D.k - 1, D.B,
+                        D.m * D.k * D.G};
+    schedule_gemm(tiles, dims, D.n, gemm_blocking(target, tile));
 }
 
 // dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (16 accumulators: LLVM spills
@@ -205,6 +135,10 @@ void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c
 
 }  // namespace
 
+int cpu_dinput_panel_rows(const Target &target, const Knobs &knobs) {
+    return target.natural_vector_size<float>() * knobs.at("dx_c_vectors");
+}
+
 // Figures: `qrnn bench --what backward` (dW and dX against the best sgemm, target 0.90; README).
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
@@ -221,10 +155,17 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
 
     // weights_t in vec x vec blocks (a gather per vector when vectorised along c alone: 10% of dX at B=8 T=64), parallel
     // over (j, g).
-    D.weights_t.fuse(D.j, g, jg);
-    cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
-    GemmTile dx_tile{knobs.at("dx_c_vectors"), knobs.at("dx_tile_t")};
-    schedule_dinput_blocked(D, vec, dinput_tiles(D, dx_tile, target), cpu);
+    if (D.weights_panels.defined()) {
+        // (ci, h, j, g, co): transposed in vec x vec blocks, parallel over (j, g, panel).
+        const std::vector<Var> p = D.weights_panels.args();
+        Var panel("panel");
+        D.weights_panels.fuse(p[2], p[3], jg).fuse(jg, p[4], panel);
+        cpu_transpose(D.weights_panels, p[0], p[1], vec * knobs.at("dx_c_vectors"), D.m, panel, target);
+    } else {
+        D.weights_t.fuse(D.j, g, jg);
+        cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
+    }
+    schedule_dinput_gemm(D, {knobs.at("dx_c_vectors"), knobs.at("dx_tile_t")}, target);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
 }
@@ -296,6 +237,7 @@ const bool cpu_backward_registered = [] {
     tuned.apply_forward = forward_tuned;
     tuned.apply_backward = backward_tuned;
     tuned.tape_padding = tuned_tape_padding;
+    tuned.dinput_panel_rows = cpu_dinput_panel_rows;
     register_training_schedule(tuned);
     return true;
 }();

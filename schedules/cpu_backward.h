@@ -11,6 +11,8 @@ namespace qrnn {
 // parallel over t.
 void schedule_cpu_dpre(const BackwardFuncs &D, Halide::Func dpre, const Halide::Target &target);
 void schedule_cpu_backward_scan(BackwardFuncs &D, const BackwardInputs &in, const Halide::Target &target, const Knobs &knobs);
+// dinput's rows per weights panel under these knobs (define_backward_gemms): the GEMM core's register tile rows.
+int cpu_dinput_panel_rows(const Halide::Target &target, const Knobs &knobs);
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Halide::Target &target, const Knobs &knobs);
 
 }  // namespace qrnn

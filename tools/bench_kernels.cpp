@@ -280,8 +280,9 @@ BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape
     BackwardFuncs D = declare_qrnn_backward(s.in, v);
     Func dpre("dpre_given");
     dpre(D.h, D.b, D.t, D.g) = s.dpre_in(D.h, D.b, D.t, D.g);
-    define_backward_gemms(D, s.in, dpre);
-    schedule_cpu_backward_gemms(D, s.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
+    const Knobs knobs = merge_knobs(find_training_schedule("tuned"), {}, target);
+    define_backward_gemms(D, s.in, dpre, cpu_dinput_panel_rows(target, knobs));
+    schedule_cpu_backward_gemms(D, s.in, target, knobs);
     s.dweights = Pipeline(D.dweights);
     s.dinput = Pipeline(D.dx);
     std::vector<std::shared_ptr<int>> compiled;
