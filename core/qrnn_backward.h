@@ -66,6 +66,14 @@ struct BackwardFuncs {
     }
 };
 
+// The weight dinput multiplies at (c, rh, rj, rg), from weights (h, c, j, g) of an m x n layer: with panel_rows > 0
+// read from `panels` (ci, h, j, g, co) = weights(h, co * panel_rows + ci, j, g), defined here (a panel's rows for one
+// (h, j, g) contiguous: the GEMM streams them in order; c tiles must align to the panels), else from `transposed`
+// (c, h, j, g), defined here. Rows past m and n clamped (tiles overrun them).
+Halide::Expr define_dinput_weights(const Halide::ImageParam &weights, const Halide::Expr &m, const Halide::Expr &n,
+                                   int panel_rows, Halide::Func &transposed, Halide::Func &panels, const Halide::Var &c,
+                                   const Halide::RDom &r);
+
 // Throws qrnn::Error if the variant has no backward. dinput_panel_rows > 0: dinput reads the weights packed into
 // panels of that many c (weights_panels), its c tiles aligned to them (a GEMM core's rows).
 BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant, int dinput_panel_rows = 0);

@@ -1,6 +1,7 @@
 #include "core/qrnn_seq.h"
 
 #include "core/activations.h"
+#include "core/qrnn_backward.h"
 
 namespace qrnn {
 using namespace Halide;
@@ -84,7 +85,8 @@ SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, co
     return S;
 }
 
-SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options) {
+SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options,
+                                     int dinput_panel_rows) {
     variant.require_backward();
     SeqBackwardFuncs D;
     D.fwd = define_seq_layer(in.fwd, variant, options);
@@ -164,11 +166,11 @@ SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingV
     D.dbias(h, g) = D.dbias_acc(h, g);
 
     // The transposed conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s - offset(g, j), g).
-    D.weights_t(c, h, j, g) = li.weights(min(likely(h), m - 1), min(likely(c), D.n - 1), j, g);  // as qrnn_backward.cpp
     D.dinput_r = RDom(0, m, 0, k, 0, dirs * G, "dinput_r");
     RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
+    Expr weight = define_dinput_weights(li.weights, m, D.n, dinput_panel_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
     D.dinput(c, b, t) = 0.0f;
-    D.dinput(c, b, t) += D.weights_t(c, rh, rj, rg) * D.dpre(rh, b, t - tap_offset(rg, rj, k, G), rg);
+    D.dinput(c, b, t) += weight * D.dpre(rh, b, t - tap_offset(rg, rj, k, G), rg);
 
     // Through dropout; x past each end was not read (the padding is zeros).
     D.dx(c, b, t) = select(t < len, apply_dropout(li, D.dinput(c, b, t), li.time_offset + t, b, c), 0.0f);

@@ -82,7 +82,8 @@ struct SeqBackwardFuncs {
     Halide::Func rev_dcell{"rev_dcell"};       // (h, b, t) reverse direction's, scan from 0 up
     Halide::RDom rev_dcell_r;
     Halide::Func dpre{"dpre"};                 // (h, b, t, g) g < D*G; 0 outside [0, len), h >= m
-    Halide::Func weights_t{"weights_t"};       // (c, h, j, g)
+    Halide::Func weights_t{"weights_t"};       // (c, h, j, g); or packed, as BackwardFuncs' (define_dinput_weights):
+    Halide::Func weights_panels{"weights_panels"};
     Halide::Func dweights_acc{"dweights_acc"};
     Halide::RDom dweights_r;                   // (t, b)
     Halide::Func dbias_acc{"dbias_acc"};
@@ -96,6 +97,8 @@ struct SeqBackwardFuncs {
     std::vector<Halide::Func> outputs() const { return {dweights, dbias, dx, dhistory, dc0}; }
 };
 
-SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options);
+// dinput_panel_rows: as define_qrnn_backward's.
+SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options,
+                                     int dinput_panel_rows = 0);
 
 }  // namespace qrnn

@@ -40,7 +40,6 @@ struct CnnBackwardFuncs {
 };
 
 // dpre and the GEMMs as the "tuned" training schedule's.
-
 void schedule_cpu(CnnBackwardFuncs &F, const Target &target) {
     schedule_cpu_dpre(F.D, F.dpre, target);
     schedule_cpu_backward_gemms(F.D, F.in, target, cpu_knobs(target));

@@ -17,6 +17,7 @@ struct SeqSchedule {
     std::function<void(SeqBackwardFuncs &, const SeqBackwardInputs &, const Halide::Target &, const Knobs &)> apply_backward;
     std::function<TapePadding(const Halide::Target &, const Knobs &)> tape_padding;  // unset: no padding
     std::function<Knobs(int64_t m, const Halide::Target &)> knobs_for;                // unset: no knobs
+    std::function<int(const Halide::Target &, const Knobs &)> dinput_panel_rows;     // unset: weights unpacked
 };
 
 void register_seq_schedule(SeqSchedule schedule);
