@@ -160,7 +160,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
         const std::vector<Var> p = D.weights_panels.args();
         Var panel("panel");
         D.weights_panels.fuse(p[2], p[3], jg).fuse(jg, p[4], panel);
-        cpu_transpose(D.weights_panels, p[0], p[1], vec * knobs.at("dx_c_vectors"), D.m, panel, target);
+        cpu_transpose(D.weights_panels, p[0], p[1], cpu_dinput_panel_rows(target, knobs), D.m, panel, target);
     } else {
         D.weights_t.fuse(D.j, g, jg);
         cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
