@@ -3,6 +3,18 @@
 namespace qrnn {
 using namespace Halide;
 
+Expr define_dweights_product(const Func &dpre, const Func &input_padded, const Expr &n, const Expr &shift,
+                             const BackwardPanels &panels, Func &dpre_panels, Func &input_panels, const Var &h, const Var &c,
+                             const Var &g, const RDom &r) {
+    const RVar rt = r.x, rb = r.y;
+    if (panels.dweights_rows == 0) return dpre(h, rb, rt, g) * input_padded(c, rb, rt + shift);
+    const int rows = panels.dweights_rows, cols = panels.dweights_cols;
+    Var hi("hi"), ho("ho"), ci("ci"), co("co"), b("b"), t("t"), gv("g");
+    dpre_panels(hi, b, t, gv, ho) = dpre(ho * rows + hi, b, t, gv);
+    input_panels(ci, b, t, co) = input_padded(min(likely(co * cols + ci), n - 1), b, t);
+    return dpre_panels(h % rows, rb, rt, g, h / rows) * input_panels(c % cols, rb, rt + shift, c / cols);
+}
+
 Expr define_dinput_weights(const ImageParam &weights, const Expr &m, const Expr &n, int panel_rows, Func &transposed,
                            Func &panels, const Var &c, const RDom &r) {
     Var ci("ci"), co("co"), h("h"), j("j"), g("g"), cv("c");
@@ -14,20 +26,20 @@ Expr define_dinput_weights(const ImageParam &weights, const Expr &m, const Expr 
     return transposed(c, r.x, r.y, r.z);
 }
 
-void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre, int dinput_panel_rows) {
+void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre, BackwardPanels panels) {
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
     const Expr &T = D.T, &m = D.m, &k = D.k, &G = D.G;
-    // dW reads dpre with t clamped to [-1, T] (both rows are zeros): its blocked schedule's bounds over-estimate t
-    // (interval arithmetic over split/fused loops: 2T+9 rows at T >= 64), and dpre, computed at root over what its
-    // consumers may read, was computed and stored over twice its size. dX reads dpre as it is (3 rows more): with
-    // the clamp, LLVM kept a register tile's row offsets in a vector register, and the AVX2 tile spilled.
+    // dW reads dpre with t clamped to [-1, T] (both rows are zeros): where a schedule's bounds over-estimate t
+    // (interval arithmetic over split and fused loops), dpre, computed at root over what its consumers may read,
+    // stays its size. dX reads dpre as it is (3 rows more): with the clamp, LLVM kept a register tile's row offsets
+    // in a vector register, and the AVX2 tile spilled.
     D.gemm_dpre = Func("dpre_clamped");
     D.gemm_dpre(h, b, t, g) = dpre(h, b, clamp(t, -1, T), g);
     // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j); dbias = sum_{t,b} dpre.
     D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
     D.dweights_acc(h, c, j, g) = 0.0f;
-    D.dweights_acc(h, c, j, g) += D.gemm_dpre(h, D.dweights_r.y, D.dweights_r.x, g) *
-                                  D.fwd.input_padded(c, D.dweights_r.y, D.dweights_r.x - (k - 1) + j);
+    D.dweights_acc(h, c, j, g) += define_dweights_product(D.gemm_dpre, D.fwd.input_padded, D.n, j - (k - 1), panels,
+                                                          D.dpre_panels, D.input_panels, h, c, g, D.dweights_r);
     D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
     D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
     D.dbias_acc(h, g) = 0.0f;
@@ -39,7 +51,7 @@ void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Fun
     // consumer starts at 0); likely(): the transpose's steady state has no min (0.14 -> 0.12 ms at n = m = 320).
     D.dinput_r = RDom(0, m, 0, k, 0, G, "dinput_r");
     RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
-    Expr weight = define_dinput_weights(in.fwd.weights, m, D.n, dinput_panel_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
+    Expr weight = define_dinput_weights(in.fwd.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
     D.dinput(c, b, t) = 0.0f;
     D.dinput(c, b, t) += weight * dpre(rh, b, t + (k - 1) - rj, rg);
 
@@ -60,7 +72,7 @@ BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVaria
     return D;
 }
 
-BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant, int dinput_panel_rows) {
+BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant, BackwardPanels panels) {
     BackwardFuncs D = declare_qrnn_backward(in, variant);
     const int G = variant.gate_count();
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
@@ -106,7 +118,7 @@ BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVarian
     for (int i = G - 2; i >= 0; i--) value = select(g == i, dpre_of(i), value);
     D.dpre(h, b, t, g) = select(t >= 0 && t < T && h < m, value, 0.0f);
 
-    define_backward_gemms(D, in, D.dpre, dinput_panel_rows);
+    define_backward_gemms(D, in, D.dpre, panels);
     D.with_batch_bias = in.fwd.with_batch_bias;
     D.dbatch_bias_r = RDom(0, T, "dbatch_bias_r");
     D.dbatch_bias(h, b, g) = 0.0f;

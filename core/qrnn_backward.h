@@ -37,6 +37,9 @@ struct BackwardFuncs {
     Halide::RDom dcell_r;                      // r in [1, T): t = T-1-r of dcell's update(1)
     Halide::Func dpre{"dpre"};                 // (h, b, t, g) dL/d(pre-activation); 0 outside t in [0, T), h >= m
     Halide::Func gemm_dpre;                    // the dpre dW reads (t clamped to [-1, T]: define_backward_gemms)
+    // With dweights panels (define_dweights_product): gemm_dpre packed into panels of h, and input_padded into
+    // panels of c, which dweights then reads.
+    Halide::Func dpre_panels{"dpre_panels"}, input_panels{"input_panels"};
     Halide::Func weights_t{"weights_t"};       // (c, h, j, g) = weights(h, c, j, g): c innermost for dinput
     // With dinput panel rows (define_backward_gemms): weights_t packed into panels of that many c instead,
     // (ci, h, j, g, co) = weights(h, co * rows + ci, j, g), c past n clamped; weights_t is then unused.
@@ -66,6 +69,23 @@ struct BackwardFuncs {
     }
 };
 
+// Rows of the panels a GEMM core's schedule packs the backward's M-side operands into (0: unpacked).
+struct BackwardPanels {
+    int dinput_rows = 0;    // the weights dinput reads, in panels of c (weights_panels)
+    int dweights_rows = 0;  // the dpre dweights reads, in panels of h (dpre_panels)
+    int dweights_cols = 0;  // the input dweights reads, in panels of c (input_panels); with dweights_rows only
+};
+
+// dweights' product at (h, c, g) and step r = (t, b): dpre(h, rb, rt, g) * input_padded(c, rb, rt + shift). With
+// panels.dweights_rows > 0 read from dpre_panels (hi, b, t, g, ho) = dpre(ho * rows + hi, b, t, g) and input_panels
+// (ci, b, s, co) = input_padded(co * cols + ci, b, s), defined here: a register tile's steps are contiguous in both
+// (unpacked, the input's rows are n floats apart: at n = 1024 every step fell into one L1 set); its h and c tiles
+// must align to the panels. dpre is read past m in the last panel (it is 0 there), the input clamped to n - 1.
+Halide::Expr define_dweights_product(const Halide::Func &dpre, const Halide::Func &input_padded, const Halide::Expr &n,
+                                     const Halide::Expr &shift, const BackwardPanels &panels, Halide::Func &dpre_panels,
+                                     Halide::Func &input_panels, const Halide::Var &h, const Halide::Var &c,
+                                     const Halide::Var &g, const Halide::RDom &r);
+
 // The weight dinput multiplies at (c, rh, rj, rg), from weights (h, c, j, g) of an m x n layer: with panel_rows > 0
 // read from `panels` (ci, h, j, g, co) = weights(h, co * panel_rows + ci, j, g), defined here (a panel's rows for one
 // (h, j, g) contiguous: the GEMM streams them in order; c tiles must align to the panels), else from `transposed`
@@ -74,9 +94,9 @@ Halide::Expr define_dinput_weights(const Halide::ImageParam &weights, const Hali
                                    int panel_rows, Halide::Func &transposed, Halide::Func &panels, const Halide::Var &c,
                                    const Halide::RDom &r);
 
-// Throws qrnn::Error if the variant has no backward. dinput_panel_rows > 0: dinput reads the weights packed into
-// panels of that many c (weights_panels), its c tiles aligned to them (a GEMM core's rows).
-BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant, int dinput_panel_rows = 0);
+// Throws qrnn::Error if the variant has no backward. panels: dinput and dweights read their operands packed into
+// panels of those rows, their tiles aligned to them (a GEMM core's rows).
+BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant, BackwardPanels panels = {});
 
 // The forward's Funcs, sizes and variant of a BackwardFuncs, nothing of the backward defined yet.
 BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant);
@@ -85,6 +105,6 @@ BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVaria
 // dhistory) from any `dpre` (h, b, t, g) that is 0 for t outside [0, T) and h >= m; D's fwd.input_padded and
 // sizes (T, B, n, m, k, G) set, the variant not needed. define_qrnn_backward calls it with D.dpre; `qrnn bench`
 // with a buffer, to time the GEMMs alone; the CNN baseline's layer (plugins/cnn_backward.cpp) with G = 1.
-void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Halide::Func &dpre, int dinput_panel_rows = 0);
+void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Halide::Func &dpre, BackwardPanels panels = {});
 
 }  // namespace qrnn

@@ -86,7 +86,7 @@ SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, co
 }
 
 SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options,
-                                     int dinput_panel_rows) {
+                                     BackwardPanels panels) {
     variant.require_backward();
     SeqBackwardFuncs D;
     D.fwd = define_seq_layer(in.fwd, variant, options);
@@ -157,8 +157,8 @@ SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingV
     // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t + offset(g, j)); dbias = sum dpre.
     D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
     D.dweights_acc(h, c, j, g) = 0.0f;
-    D.dweights_acc(h, c, j, g) += D.dpre(h, D.dweights_r.y, D.dweights_r.x, g) *
-                                  L.input_padded(c, D.dweights_r.y, D.dweights_r.x + tap_offset(g, j, k, G));
+    D.dweights_acc(h, c, j, g) += define_dweights_product(D.dpre, L.input_padded, D.n, tap_offset(g, j, k, G), panels,
+                                                          D.dpre_panels, D.input_panels, h, c, g, D.dweights_r);
     D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
     D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
     D.dbias_acc(h, g) = 0.0f;
@@ -168,7 +168,7 @@ SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingV
     // The transposed conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s - offset(g, j), g).
     D.dinput_r = RDom(0, m, 0, k, 0, dirs * G, "dinput_r");
     RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
-    Expr weight = define_dinput_weights(li.weights, m, D.n, dinput_panel_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
+    Expr weight = define_dinput_weights(li.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
     D.dinput(c, b, t) = 0.0f;
     D.dinput(c, b, t) += weight * D.dpre(rh, b, t - tap_offset(rg, rj, k, G), rg);
 

@@ -14,7 +14,7 @@
 // (forward | reverse) or, summed, [T][B][m]. The forward direction's history / c0 inputs are the plain
 // layer's; the reverse direction has no carried state (a stack must be fed whole sequences).
 #pragma once
-#include "core/qrnn_layer.h"
+#include "core/qrnn_backward.h"
 
 namespace qrnn {
 
@@ -82,6 +82,7 @@ struct SeqBackwardFuncs {
     Halide::Func rev_dcell{"rev_dcell"};       // (h, b, t) reverse direction's, scan from 0 up
     Halide::RDom rev_dcell_r;
     Halide::Func dpre{"dpre"};                 // (h, b, t, g) g < D*G; 0 outside [0, len), h >= m
+    Halide::Func dpre_panels{"dpre_panels"}, input_panels{"input_panels"};  // as BackwardFuncs'
     Halide::Func weights_t{"weights_t"};       // (c, h, j, g); or packed, as BackwardFuncs' (define_dinput_weights):
     Halide::Func weights_panels{"weights_panels"};
     Halide::Func dweights_acc{"dweights_acc"};
@@ -97,8 +98,8 @@ struct SeqBackwardFuncs {
     std::vector<Halide::Func> outputs() const { return {dweights, dbias, dx, dhistory, dc0}; }
 };
 
-// dinput_panel_rows: as define_qrnn_backward's.
+// panels: as define_qrnn_backward's.
 SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options,
-                                     int dinput_panel_rows = 0);
+                                     BackwardPanels panels = {});
 
 }  // namespace qrnn

@@ -35,7 +35,7 @@ struct CnnBackwardFuncs {
         Expr hc = min(likely(h), D.m - 1), bc = min(likely(b), D.B - 1), tc = clamp(t, 0, D.T - 1);
         Expr y_at = y(hc, bc, tc);
         dpre(h, b, t, g) = select(t >= 0 && t < D.T && h < D.m, dy(hc, bc, tc) * (1.0f - y_at * y_at), 0.0f);
-        define_backward_gemms(D, in, dpre, target.has_gpu_feature() ? 0 : cpu_dinput_panel_rows(target, cpu_knobs(target)));
+        define_backward_gemms(D, in, dpre, target.has_gpu_feature() ? BackwardPanels{} : cpu_backward_panels(target, cpu_knobs(target)));
     }
 };
 

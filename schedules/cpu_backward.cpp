@@ -3,13 +3,10 @@
 //   "naive": every stage compute_root, scalar and serial (the reference point).
 //   "tuned": forward as the "tuned" forward schedule (GEMM + activation epilogue, gates stored as the tape;
 //            serial-time scan); backward: reverse scan vectorised over h and parallel over blocks of b,
-//            dpre element-wise (vectorised, parallel over t), dinput on the GEMM core (weights packed into its
-//            panels), dweights a register-blocked GEMM blocked over its reduction and rows as a BLAS does (block
-//            sizes from the caches).
+//            dpre element-wise (vectorised, parallel over t), dinput and dweights on the GEMM core (their M-side
+//            operands, and dweights' input, packed into its panels).
 //            Figures: README (training grid, LM widths) and `qrnn bench --what backward`.
 #include "schedules/cpu_backward.h"
-
-#include <cmath>
 
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
@@ -46,7 +43,7 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
 // dX's register tile for a target: (vec * c_vectors) c x t steps. Tall in c so that a step's broadcasts of dpre
 // (t of them) are few beside its FMAs: 5 x 5 (25 accumulators, 5 loads and a broadcast: 31 registers) with 32 vector
 // registers; with 16, 3 x 4 (12 accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spills). Also the rows of
-// its weights panels (cpu_dinput_panel_rows).
+// its weights panels (cpu_backward_panels).
 GemmTile dinput_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{5, 5} : GemmTile{3, 4};
 }
@@ -62,81 +59,36 @@ void schedule_dinput_gemm(BackwardFuncs &D, GemmTile tile, const Target &target)
     schedule_gemm(tiles, dims, D.n, gemm_blocking(target, tile));
 }
 
-// dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (16 accumulators: LLVM spills
-// the 24 of 4 x 6 or 3 x 8), else 2 x 6 (12 accumulators, 2 loads and a broadcast in 16 registers).
+// dweights on the GEMM core: rows h, read from dpre packed into panels of the tile's rows (dpre_panels), columns c
+// (register tile, read from the input packed into panels of its columns) and j, gates batched, reduction (b, t),
+// K blocks over t (so that a block is contiguous in both packs: blocks of b left a block's steps 64 KB apart at
+// B = 256, and dW at 0.43 of the best sgemm); dweights, an output, guards its tails. Unpacked, at 1024 units every
+// step of the input fell into one L1 set (0.81).
+void schedule_dweights_gemm(BackwardFuncs &D, GemmTile tile, const Target &target) {
+    // The packs walk their source in order (every panel of a row, then the next row), parallel over time steps (by
+    // panel, 5 panels left a core idle): the copy of dpre costs most at 320 units (2 n k FLOPs per element).
+    const int vec = target.natural_vector_size<float>();
+    std::vector<Var> p = D.dpre_panels.args(), q = D.input_panels.args();  // (hi, b, t, g, ho), (ci, b, t, co)
+    D.dpre_panels.compute_root().reorder(p[0], p[4], p[1], p[2], p[3]).vectorize(p[0], vec).parallel(p[2]);
+    D.input_panels.compute_root().reorder(q[0], q[3], q[1], q[2]).unroll(q[0]).parallel(q[2]);
+    GemmDims dims{D.dweights_acc, D.h, D.c, {D.j}, {D.g}, {D.dweights_r.y, D.dweights_r.x}, D.n, D.k, D.T * D.B};
+    dims.blocked = 1;
+    dims.output = true;
+    schedule_gemm(D.dweights, dims, D.m, gemm_blocking(target, tile));
+}
+
+// dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (on the core 2 x 12 gains up to 3%
+// at 1024-2500 units and loses up to 10% at the 320-unit corners; 3 x 8 loses at both), else 2 x 6 (12 accumulators,
+// 2 loads and a broadcast in 16 registers).
 GemmTile dweights_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 4} : GemmTile{2, 6};
 }
 
-// dweights: GEMM (h x (c, j)) over K = (t, b), b innermost, blocked over K as a BLAS does: the reduction is split
-// into blocks of (t, b) rows (rfactor over blocks of t and, when B is larger than a block, of b); each
-// (vec * tile_h) x tile_c register tile (dweights_tile_for) accumulates one block and adds it into dweights_acc. Per block and
-// (h tile, g) panel the panel's dpre rows are packed into a contiguous buffer (gemm_dpre.in(), tile_h floats a
-// row), sized to two thirds of L1 (128 rows of a 64-float tile in 48 KB), so that every c tile and j reads it
-// from L1 (unpacked, its rows lie m floats apart: with m = 320 they fall into a quarter of L1's sets). Parallel over
-// tasks of (group of h tiles, j, g), each walking every block (no barrier per block) into its own accumulator.
-// Unblocked (one register tile over all of T*B) both panels came from memory once per tile: dW took 5x the
-// forward GEMM and the step 0.55x oneDNN's LSTM at B=64 T=256.
-void schedule_dweights_blocked(BackwardFuncs &D, int vec, int tile_h, int tile_c, const CpuTraits &cpu) {
-    Var h = D.h, c = D.c, j = D.j, g = D.g, ko("ko"), kb("kb"), ho("ho"), hi("hi"), co("co"), ci("ci"), hq("hq"), hr("hr");
-    RVar rt = D.dweights_r.x, rb = D.dweights_r.y, rto("rto"), rti("rti"), rbo("rbo"), rbi("rbi");
-    const int tile = vec * tile_h;
-    // Rows per block: the packed dpre panel (tile floats a row) in two thirds of L1, at least 16.
-    const int rows = std::max(16, static_cast<int>(cpu.l1d_bytes * 2 / 3) / (tile * 4));
-    Expr b_block = min(D.B, rows), t_block = max(1, rows / D.B);
-    Func block = D.dweights_acc.update()
-                     .split(rt, rto, rti, t_block, TailStrategy::GuardWithIf)
-                     .split(rb, rbo, rbi, b_block, TailStrategy::GuardWithIf)
-                     .rfactor({{rto, ko}, {rbo, kb}});
-    // Tasks (group of h tiles, group of c, j, g), parallel: each accumulates its block of dW (group h x group c, at
-    // most half of L2) over every block of rows, per block the group's h tiles in turn (the block's input rows serve
-    // them all from L2), then copies it into dweights. Groups of c: all n where one h tile's row of n fits beside a
-    // square's worth of h (n = 320), else about square (n = 1550: 5 h tiles x 408 c with AVX-512): the input's
-    // rows (B T x n) are read once per group of h, so groups of all n c at 1550 units took one h tile each and
-    // re-read them 25 times per (j, g) (dW 0.64 of the best sgemm at B=20 T=105). Groups of h: as few as fit, then
-    // more until the tasks divide evenly over the cores. With the accumulator at root (parts of fused (h tile, j,
-    // g) panels), its 2.4 MB at m = n = 320, k = 2 went through memory once more than C does.
-    Expr h_tiles = (D.m + tile - 1) / tile;
-    const int half_l2 = static_cast<int>(cpu.l2_bytes / 2);
-    const int square_tiles = std::max(1, static_cast<int>(std::sqrt(half_l2 / 4.0)) / tile);
-    Expr c_fit = max(tile_c, half_l2 / (4 * tile * min(h_tiles, square_tiles)) / tile_c * tile_c);
-    Expr c_groups = max(1, (D.n + c_fit - 1) / c_fit);
-    Expr c_group = max(tile_c, ((D.n + c_groups - 1) / c_groups + tile_c - 1) / tile_c * tile_c);
-    Expr fit = clamp(half_l2 / (tile * c_group * 4), 1, h_tiles);
-    Expr min_groups = (h_tiles + fit - 1) / fit, groups = min_groups;
-    for (int extra = cpu.cores - 1; extra >= 0; extra--)
-        groups = select((min_groups + extra) * c_groups * D.k * D.G % cpu.cores == 0, min(min_groups + extra, h_tiles), groups);
-    groups = max(groups, 1);  // (the max lets bounds inference divide by it; a loose bound put the output's below 0)
-    Expr group_tiles = max((h_tiles + groups - 1) / groups, 1);
-    Var cq("cq"), cr("cr");
-    D.dweights.compute_root()
-        .split(h, ho, hi, tile, TailStrategy::GuardWithIf)
-        .split(ho, hq, hr, group_tiles, TailStrategy::GuardWithIf)
-        .split(c, cq, cr, c_group, TailStrategy::GuardWithIf)
-        .reorder(hi, hr, cr, hq, cq, j, g)
-        .vectorize(hi, vec, TailStrategy::GuardWithIf)
-        .parallel(hq)  // nested, not fused: a fused loop's bounds reach outside the output (x % extent of unknown sign)
-        .parallel(cq)
-        .parallel(j)
-        .parallel(g);
-    D.dweights_acc.compute_at(D.dweights, hq)
-        .align_bounds(h, tile)
-        .align_bounds(c, tile_c)
-        .vectorize(h, vec, TailStrategy::RoundUp);
-    D.dweights_acc.update()  // rto, rbo: the block loops, as rfactor names them
-        .tile(h, c, ho, co, hi, ci, tile, tile_c, TailStrategy::RoundUp)
-        .reorder(hi, ci, co, ho, j, g, rbo, rto)  // j, g: one each
-        .vectorize(hi, vec)
-        .unroll(ci);
-    block.compute_at(D.dweights_acc, co).vectorize(h, vec).unroll(h).unroll(c);
-    block.update().reorder(h, c, rbi, rti).vectorize(h, vec).unroll(h).unroll(c);
-    D.gemm_dpre.in(block).compute_at(D.dweights_acc, ho).vectorize(h, vec).unroll(h);
-}
-
 }  // namespace
 
-int cpu_dinput_panel_rows(const Target &target, const Knobs &knobs) {
-    return target.natural_vector_size<float>() * knobs.at("dx_c_vectors");
+BackwardPanels cpu_backward_panels(const Target &target, const Knobs &knobs) {
+    const int vec = target.natural_vector_size<float>();
+    return {vec * knobs.at("dx_c_vectors"), vec * knobs.at("dw_h_vectors"), knobs.at("tile_c")};
 }
 
 // Figures: `qrnn bench --what backward` (dW and dX against the best sgemm, target 0.90; README).
@@ -144,8 +96,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     const int vec = target.natural_vector_size<float>();
     Var c = D.c, h = D.h, t = D.t, g = D.g;
     schedule_cpu_input_padded(D.fwd, in.fwd, vec);  // (the forward's weights copy is not read here)
-    const CpuTraits cpu = cpu_traits(target);
-    schedule_dweights_blocked(D, vec, knobs.at("dw_h_vectors"), knobs.at("tile_c"), cpu);
+    schedule_dweights_gemm(D, {knobs.at("dw_h_vectors"), knobs.at("tile_c")}, target);
     Var jg("jg");  // (j, g) pairs
 
     // dbias: per gate, contiguous rows of dpre added into a vector of m.
@@ -160,7 +111,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
         const std::vector<Var> p = D.weights_panels.args();
         Var panel("panel");
         D.weights_panels.fuse(p[2], p[3], jg).fuse(jg, p[4], panel);
-        cpu_transpose(D.weights_panels, p[0], p[1], cpu_dinput_panel_rows(target, knobs), D.m, panel, target);
+        cpu_transpose(D.weights_panels, p[0], p[1], cpu_backward_panels(target, knobs).dinput_rows, D.m, panel, target);
     } else {
         D.weights_t.fuse(D.j, g, jg);
         cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
@@ -203,7 +154,7 @@ void backward_tuned(BackwardFuncs &D, const BackwardInputs &in, const Target &ta
 const bool cpu_backward_registered = [] {
     register_training_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", {}, {},
                                 forward_naive, backward_naive, nullptr});
-    TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + register-blocked GEMMs for dW, dx",
+    TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + dW, dx on the GEMM core",
                            "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6},
                             {"dx_c_vectors", 4}, {"dx_tile_t", 3}, {"chains", 4}}};
     // Height ranges up to 5 vectors: tile_for_width's tallest with 32 vector registers (20 accumulators / 4).
@@ -237,7 +188,7 @@ const bool cpu_backward_registered = [] {
     tuned.apply_forward = forward_tuned;
     tuned.apply_backward = backward_tuned;
     tuned.tape_padding = tuned_tape_padding;
-    tuned.dinput_panel_rows = cpu_dinput_panel_rows;
+    tuned.backward_panels = cpu_backward_panels;
     register_training_schedule(tuned);
     return true;
 }();

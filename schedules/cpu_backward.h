@@ -11,8 +11,9 @@ namespace qrnn {
 // parallel over t.
 void schedule_cpu_dpre(const BackwardFuncs &D, Halide::Func dpre, const Halide::Target &target);
 void schedule_cpu_backward_scan(BackwardFuncs &D, const BackwardInputs &in, const Halide::Target &target, const Knobs &knobs);
-// dinput's rows per weights panel under these knobs (define_backward_gemms): the GEMM core's register tile rows.
-int cpu_dinput_panel_rows(const Halide::Target &target, const Knobs &knobs);
+// The backward's panel rows under these knobs (define_backward_gemms): the GEMM core's register tile rows of dinput
+// and dweights.
+BackwardPanels cpu_backward_panels(const Halide::Target &target, const Knobs &knobs);
 void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Halide::Target &target, const Knobs &knobs);
 
 }  // namespace qrnn

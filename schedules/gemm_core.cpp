@@ -26,11 +26,12 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
         RVar rko{"rko"}, rki{"rki"};
     } v;
     const int mr = blk.rows(), nr = blk.tile.t;
-    // K blocks of equal size (of the reduction's innermost variable), each panel block within panel_bytes.
+    // K blocks of equal size (of the reduction variable `blocked`), each panel block within panel_bytes.
     Expr k_blocks = max(1, (d.k_steps * mr * 4 + static_cast<int>(blk.panel_bytes) - 1) / static_cast<int>(blk.panel_bytes));
-    const Expr inner_steps = d.reduction.front().extent();
-    Expr inner_block = max(1, (inner_steps + k_blocks - 1) / k_blocks);
-    Expr block_steps = max(1, d.k_steps / max(1, inner_steps)) * inner_block;
+    const RVar &split_var = d.reduction.at(d.blocked);
+    const Expr split_steps = split_var.extent();
+    Expr split_block = max(1, (split_steps + k_blocks - 1) / k_blocks);
+    Expr block_steps = max(1, d.k_steps / max(1, split_steps)) * split_block;
     // Column tiles per block: the block's operand (kc x nr x columns floats a tile) in block_bytes, and at least as
     // many blocks as cores when there are tiles enough.
     Expr n_tiles = (d.n_extent + nr - 1) / nr;
@@ -44,8 +45,16 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
     for (const Var &g : d.batch) order.push_back(g);
     order.push_back(v.mo);
     order.push_back(v.block);
-    tiles.bound(d.m, 0, (m_extent + mr - 1) / mr * mr)
-        .tile(d.m, d.n, v.mo, v.no, v.mi, v.ni, mr, nr, TailStrategy::RoundUp)
+    // m (and an output's n) from 0: tiles (and acc's) start at multiples of MR (NR), so a packed operand's panel
+    // index is one per tile.
+    if (d.output) {
+        const std::vector<Var> args = tiles.args();
+        for (size_t i = 0; i < args.size(); i++)
+            if (args[i].same_as(d.m) || args[i].same_as(d.n)) tiles.output_buffer().dim(static_cast<int>(i)).set_min(0);
+    } else {
+        tiles.bound(d.m, 0, (m_extent + mr - 1) / mr * mr);
+    }
+    tiles.tile(d.m, d.n, v.mo, v.no, v.mi, v.ni, mr, nr, d.output ? TailStrategy::GuardWithIf : TailStrategy::RoundUp)
         .split(v.no, v.block, v.no, block_tiles, TailStrategy::GuardWithIf)
         .reorder(order)
         .vectorize(v.mi, blk.vec)
@@ -56,7 +65,7 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
     // partial sum (in registers over the block's steps) added in.
     Func acc = d.acc;
     Func partial = acc.update()
-                       .split(d.reduction.front(), v.rko, v.rki, inner_block, TailStrategy::GuardWithIf)
+                       .split(split_var, v.rko, v.rki, split_block, TailStrategy::GuardWithIf)
                        .rfactor(v.rko, v.ko);
     acc.compute_at(tiles, d.batch.empty() ? v.task : d.batch.front()).vectorize(d.m, blk.vec);
     std::vector<VarOrRVar> acc_order{v.acc_mi, v.acc_ni};
@@ -72,8 +81,8 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
         .unroll(v.acc_ni);
     const Var &innermost_column = d.columns.empty() ? v.acc_no : d.columns.front();
     partial.compute_at(acc, innermost_column).vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
-    std::vector<VarOrRVar> partial_order{d.m, d.n, v.rki};
-    for (size_t r = 1; r < d.reduction.size(); r++) partial_order.push_back(d.reduction[r]);
+    std::vector<VarOrRVar> partial_order{d.m, d.n};
+    for (size_t r = 0; r < d.reduction.size(); r++) partial_order.push_back(r == d.blocked ? VarOrRVar(v.rki) : VarOrRVar(d.reduction[r]));
     partial.update().reorder(partial_order).vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
 }
 

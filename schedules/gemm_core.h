@@ -39,17 +39,19 @@ struct GemmDims {
     Halide::Var m, n;
     std::vector<Halide::Var> columns;       // further column dimensions, looped with n in a column block (e.g. b)
     std::vector<Halide::Var> batch;         // independent GEMMs (e.g. gates), looped per panel outside the columns
-    std::vector<Halide::RVar> reduction;    // innermost first; K blocks split the first
+    std::vector<Halide::RVar> reduction;    // innermost first
     Halide::Expr n_extent;                  // of n
     Halide::Expr columns_per_n;             // product of the columns' extents (1 if none)
     Halide::Expr k_steps;                   // steps of the whole reduction
+    bool output = false;                    // `tiles` is an output (a buffer of exactly m x n): tails guarded
+    size_t blocked = 0;                     // the reduction variable K blocks split
 };
 
 // `tiles`: a pure Func over acc's dimensions that reads acc at the same point (an epilogue such as the
 // activations, or acc.in()), computed at root (or where the caller puts it) in MR x NR tiles rounded up (RoundUp
-// in m and n: its buffer must hold them); acc's register tiles accumulate one K block each into acc's buffer.
-// Its m must start at 0 (bound here to [0, round_up(m_extent, MR))), so that tiles align with the panels of
-// weights packed by MR rows. Its loops, innermost first: mi (vectorised), ni, columns, no, batch, then
+// in m and n: its buffer must hold them; guarded instead for an output); acc's register tiles accumulate one K
+// block each into acc's buffer. Its m must start at 0 (else bound here to [0, round_up(m_extent, MR))), so that
+// tiles align with the panels of an operand packed by MR rows. Its loops, innermost first: mi (vectorised), ni, columns, no, batch, then
 // task = (column block, mo) fused and parallel; acc's buffer at its innermost batch loop (else task).
 void schedule_gemm(Halide::Func tiles, const GemmDims &dims, const Halide::Expr &m_extent, const GemmBlocking &blocking);
 

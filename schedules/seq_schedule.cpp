@@ -65,7 +65,7 @@ std::pair<BackwardFuncs, BackwardInputs> plain_gemm_view(const SeqBackwardFuncs 
     BackwardFuncs P;
     P.c = D.c, P.h = D.h, P.b = D.b, P.t = D.t, P.g = D.g, P.j = D.j;
     P.fwd = D.fwd.L;
-    P.dpre = D.dpre, P.gemm_dpre = D.dpre, P.weights_t = D.weights_t, P.weights_panels = D.weights_panels, P.dweights_acc = D.dweights_acc, P.dweights_r = D.dweights_r;
+    P.dpre = D.dpre, P.gemm_dpre = D.dpre, P.weights_t = D.weights_t, P.weights_panels = D.weights_panels, P.dpre_panels = D.dpre_panels, P.input_panels = D.input_panels, P.dweights_acc = D.dweights_acc, P.dweights_r = D.dweights_r;
     P.dbias_acc = D.dbias_acc, P.dbias_r = D.dbias_r, P.dinput = D.dinput, P.dinput_r = D.dinput_r;
     P.dweights = D.dweights, P.dbias = D.dbias, P.dx = D.dx, P.dhistory = D.dhistory, P.dc0 = D.dc0;
     P.T = D.T, P.B = D.B, P.n = D.n, P.m = D.m, P.k = D.k, P.G = D.gate_rows;
@@ -93,7 +93,7 @@ void backward_tuned(SeqBackwardFuncs &D, const SeqBackwardInputs &in, const Targ
         .vectorize(hv)
         .unroll(g)
         .parallel(t);
-    // dweights, dbias, dinput, dx and dhistory as the plain layer's blocked GEMMs (tuned_knobs: dW's tile for m).
+    // dweights, dbias, dinput, dx and dhistory as the plain layer's GEMMs on the core (tuned_knobs: dW's tile for m).
     // With simple register tiles over all of T*B instead (cpu_common schedule_gemm_tiles), the bidirectional
     // training step was 0.71 of the plain layer of 2m units' (B=32 T=128 m=320; qrnn bench --what arch).
     auto [P, pin] = plain_gemm_view(D, in);
@@ -105,7 +105,7 @@ const bool seq_schedule_registered = [] {
     register_seq_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", forward_naive,
                            backward_naive, nullptr, nullptr});
     register_seq_schedule({"tuned", "CPU: gates GEMM (both directions' rows) + serial scans; vectorised parallel backward",
-                           "cpu", forward_tuned, backward_tuned, tuned_padding, tuned_knobs, cpu_dinput_panel_rows});
+                           "cpu", forward_tuned, backward_tuned, tuned_padding, tuned_knobs, cpu_backward_panels});
     return true;
 }();
 }  // namespace
@@ -134,7 +134,7 @@ Pipeline build_seq_forward(const SeqSchedule &schedule, const SeqInputs &in, con
 
 Pipeline build_seq_backward(const SeqSchedule &schedule, const SeqBackwardInputs &in, const PoolingVariant &variant,
                             const SeqOptions &options, const Target &target, const Knobs &knobs) {
-    SeqBackwardFuncs D = define_seq_backward(in, variant, options, schedule.dinput_panel_rows ? schedule.dinput_panel_rows(target, knobs) : 0);
+    SeqBackwardFuncs D = define_seq_backward(in, variant, options, schedule.backward_panels ? schedule.backward_panels(target, knobs) : BackwardPanels{});
     schedule.apply_backward(D, in, target, knobs);
     return Pipeline(D.outputs());
 }

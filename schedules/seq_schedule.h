@@ -1,7 +1,7 @@
 // Schedules of the variable-length / bidirectional layer (core/qrnn_seq.h), by name like the training
 // schedules: "naive" (compute_root, scalar: the reference point) and "tuned" (CPU: the plain layer's gates
 // GEMM with the activation epilogue and serial scans; backward: scans, then dW, dbias and dx by the plain
-// layer's blocked GEMM schedule, schedules/cpu_backward.h),
+// layer's GEMM-core schedules, schedules/cpu_backward.h),
 // "cuda-tiled" (GPU: every stage a tiled kernel; compiled and PTX-assembled, tests/test_gpu_ptxas_seq.py).
 #pragma once
 #include "core/qrnn_seq.h"
@@ -17,7 +17,7 @@ struct SeqSchedule {
     std::function<void(SeqBackwardFuncs &, const SeqBackwardInputs &, const Halide::Target &, const Knobs &)> apply_backward;
     std::function<TapePadding(const Halide::Target &, const Knobs &)> tape_padding;  // unset: no padding
     std::function<Knobs(int64_t m, const Halide::Target &)> knobs_for;                // unset: no knobs
-    std::function<int(const Halide::Target &, const Knobs &)> dinput_panel_rows;     // unset: weights unpacked
+    std::function<BackwardPanels(const Halide::Target &, const Knobs &)> backward_panels;  // unset: unpacked
 };
 
 void register_seq_schedule(SeqSchedule schedule);

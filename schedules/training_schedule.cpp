@@ -68,7 +68,7 @@ static void schedule_batch_bias_grad(BackwardFuncs &D, const Halide::Target &tar
 
 Halide::Pipeline build_training_backward(const TrainingSchedule &schedule, const BackwardInputs &in,
                                          const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs) {
-    BackwardFuncs D = define_qrnn_backward(in, variant, schedule.dinput_panel_rows ? schedule.dinput_panel_rows(target, knobs) : 0);
+    BackwardFuncs D = define_qrnn_backward(in, variant, schedule.backward_panels ? schedule.backward_panels(target, knobs) : BackwardPanels{});
     schedule.apply_backward(D, in, target, knobs);
     if (D.with_batch_bias) schedule_batch_bias_grad(D, target);
     return Halide::Pipeline(D.outputs());

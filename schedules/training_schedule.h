@@ -23,8 +23,8 @@ struct TrainingSchedule {
     std::function<void(LayerFuncs &, const LayerInputs &, const Halide::Target &, const Knobs &)> apply_forward;
     std::function<void(BackwardFuncs &, const BackwardInputs &, const Halide::Target &, const Knobs &)> apply_backward;
     std::function<TapePadding(const Halide::Target &, const Knobs &)> tape_padding;  // unset: no padding
-    // dinput's rows per weights panel (define_qrnn_backward); unset: the weights transposed, unpacked.
-    std::function<int(const Halide::Target &, const Knobs &)> dinput_panel_rows;
+    // The backward's panel rows (define_qrnn_backward); unset: operands unpacked.
+    std::function<BackwardPanels(const Halide::Target &, const Knobs &)> backward_panels;
     std::function<Knobs(const Halide::Target &)> target_defaults;  // unset: `defaults` for every target
     // The defaults for a layer of m units (e.g. register tiles that pad m the least); unset: the target's.
     std::function<Knobs(int64_t m, const Halide::Target &)> width_defaults;

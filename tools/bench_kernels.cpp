@@ -281,7 +281,7 @@ BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape
     Func dpre("dpre_given");
     dpre(D.h, D.b, D.t, D.g) = s.dpre_in(D.h, D.b, D.t, D.g);
     const Knobs knobs = merge_knobs(find_training_schedule("tuned"), {}, target);
-    define_backward_gemms(D, s.in, dpre, cpu_dinput_panel_rows(target, knobs));
+    define_backward_gemms(D, s.in, dpre, cpu_backward_panels(target, knobs));
     schedule_cpu_backward_gemms(D, s.in, target, knobs);
     s.dweights = Pipeline(D.dweights);
     s.dinput = Pipeline(D.dx);
