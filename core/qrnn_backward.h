@@ -69,11 +69,11 @@ struct BackwardFuncs {
     }
 };
 
-// Rows of the panels a GEMM core's schedule packs the backward's M-side operands into (0: unpacked).
+// Sizes of the panels (a GEMM core's register tile) the backward's operands are packed into (0: unpacked).
 struct BackwardPanels {
     int dinput_rows = 0;    // the weights dinput reads, in panels of c (weights_panels)
     int dweights_rows = 0;  // the dpre dweights reads, in panels of h (dpre_panels)
-    int dweights_cols = 0;  // the input dweights reads, in panels of c (input_panels); with dweights_rows only
+    int dweights_cols = 0;  // the input dweights reads, in panels of c (input_panels); read only with dweights_rows
 };
 
 // dweights' product at (h, c, g) and step r = (t, b): dpre(h, rb, rt, g) * input_padded(c, rb, rt + shift). With
