@@ -62,11 +62,11 @@ void schedule_dinput_gemm(BackwardFuncs &D, GemmTile tile, const Target &target)
 // dweights on the GEMM core: rows h, read from dpre packed into panels of the tile's rows (dpre_panels), columns c
 // (register tile, read from the input packed into panels of its columns) and j, gates batched, reduction (b, t),
 // K blocks over t (so that a block is contiguous in both packs: blocks of b left a block's steps 64 KB apart at
-// B = 256, and dW at 0.43 of the best sgemm); dweights, an output, guards its tails. Unpacked, at 1024 units every
-// step of the input fell into one L1 set (0.81).
+// B = 256, dW at 0.43 of the best sgemm); dweights, an output, guards its tails. Unpacked, the input's rows lie n
+// floats apart (at n = 1024 every step in one L1 set). Rejected variants: docs/schedules.md.
 void schedule_dweights_gemm(BackwardFuncs &D, GemmTile tile, const Target &target) {
     // The packs walk their source in order (every panel of a row, then the next row), parallel over time steps (by
-    // panel, 5 panels left a core idle): the copy of dpre costs most at 320 units (2 n k FLOPs per element).
+    // panel, 5 panels at 320 units left a core idle).
     const int vec = target.natural_vector_size<float>();
     std::vector<Var> p = D.dpre_panels.args(), q = D.input_panels.args();  // (hi, b, t, g, ho), (ci, b, t, co)
     D.dpre_panels.compute_root().reorder(p[0], p[4], p[1], p[2], p[3]).vectorize(p[0], vec).parallel(p[2]);
@@ -77,18 +77,26 @@ void schedule_dweights_gemm(BackwardFuncs &D, GemmTile tile, const Target &targe
     schedule_gemm(D.dweights, dims, D.m, gemm_blocking(target, tile));
 }
 
-// dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (on the core 2 x 12 gains up to 3%
-// at 1024-2500 units and loses up to 10% at the 320-unit corners; 3 x 8 loses at both), else 2 x 6 (12 accumulators,
-// 2 loads and a broadcast in 16 registers).
+// dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (taller or wider tiles lose at the
+// 320-unit corners: docs/schedules.md), else 2 x 6 (12 accumulators, 2 loads and a broadcast in 16 registers).
 GemmTile dweights_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 4} : GemmTile{2, 6};
+}
+
+// The register tiles the knobs set: the GEMMs' and their panels' (cpu_backward_panels).
+GemmTile dinput_knob_tile(const Knobs &knobs) {
+    return {knobs.at("dx_c_vectors"), knobs.at("dx_tile_t")};
+}
+GemmTile dweights_knob_tile(const Knobs &knobs) {
+    return {knobs.at("dw_h_vectors"), knobs.at("tile_c")};
 }
 
 }  // namespace
 
 BackwardPanels cpu_backward_panels(const Target &target, const Knobs &knobs) {
     const int vec = target.natural_vector_size<float>();
-    return {vec * knobs.at("dx_c_vectors"), vec * knobs.at("dw_h_vectors"), knobs.at("tile_c")};
+    const GemmTile dx = dinput_knob_tile(knobs), dw = dweights_knob_tile(knobs);
+    return {vec * dx.h_vectors, vec * dw.h_vectors, dw.t};
 }
 
 // Figures: `qrnn bench --what backward` (dW and dX against the best sgemm, target 0.90; README).
@@ -96,7 +104,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     const int vec = target.natural_vector_size<float>();
     Var c = D.c, h = D.h, t = D.t, g = D.g;
     schedule_cpu_input_padded(D.fwd, in.fwd, vec);  // (the forward's weights copy is not read here)
-    schedule_dweights_gemm(D, {knobs.at("dw_h_vectors"), knobs.at("tile_c")}, target);
+    schedule_dweights_gemm(D, dweights_knob_tile(knobs), target);
     Var jg("jg");  // (j, g) pairs
 
     // dbias: per gate, contiguous rows of dpre added into a vector of m.
@@ -116,7 +124,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
         D.weights_t.fuse(D.j, g, jg);
         cpu_transpose(D.weights_t, c, h, D.n, D.m, jg, target);
     }
-    schedule_dinput_gemm(D, {knobs.at("dx_c_vectors"), knobs.at("dx_tile_t")}, target);
+    schedule_dinput_gemm(D, dinput_knob_tile(knobs), target);
     D.dx.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf).parallel(t);
     D.dhistory.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
 }
