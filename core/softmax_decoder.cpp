@@ -13,13 +13,14 @@ namespace {
 Expr exp_nonpositive(const Expr &x) { return fast_exp(max(x, -80.0f)); }
 }  // namespace
 
-DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
+DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, DecoderPanels panels) {
     DecoderFuncs F;
     Var k = F.k, n = F.n, v = F.v, j = F.j;
     F.rows = in.hidden.dim(1).extent();
     F.vocab = in.bias.dim(0).extent();
     F.width = in.hidden.dim(0).extent();
     F.vocab_block = vocab_block;
+    F.panels = panels;
     const Expr &R = F.rows, &V = F.vocab;
     auto row = [&](const Expr &e) { return clamp(e, 0, R - 1); };
     auto word = [&](const Expr &e) { return clamp(e, 0, V - 1); };
@@ -30,7 +31,15 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
 
     F.logits_r = RDom(0, F.width, "decoder_logits_r");
     F.logits(n, v) = in.bias(word(v));
-    F.logits(n, v) += F.hidden_t(n, F.logits_r) * F.weights_c(F.logits_r, v);
+    if (panels.logits_rows > 0) {
+        // Packed rows; the weights' rows clamped (tiles rounded up past V read row V - 1).
+        const int P = panels.logits_rows;
+        Var ni("ni"), no("no");
+        F.hidden_panels(ni, k, no) = in.hidden(k, row(no * P + ni));
+        F.logits(n, v) += F.hidden_panels(n % P, F.logits_r, n / P) * in.weights(F.logits_r, word(v));
+    } else {
+        F.logits(n, v) += F.hidden_t(n, F.logits_r) * F.weights_c(F.logits_r, v);
+    }
 
     F.vocab_r = RDom(0, V, "decoder_vocab_r");
     F.row_max(n) = F.logits(n, 0);
@@ -57,7 +66,14 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block) {
 
     F.rows_r = RDom(0, R, "decoder_rows_r");
     F.dweights_acc(k, v) = 0.0f;
-    F.dweights_acc(k, v) += F.hidden_c(k, F.rows_r) * F.dlogits(F.rows_r, v);
+    if (panels.dweights_rows > 0) {
+        const int P = panels.dweights_rows;
+        Var ki("ki"), ko("ko");
+        F.hidden_kpanels(ki, n, ko) = in.hidden(min(ko * P + ki, F.width - 1), n);
+        F.dweights_acc(k, v) += F.hidden_kpanels(k % P, F.rows_r, k / P) * F.dlogits(F.rows_r, v);
+    } else {
+        F.dweights_acc(k, v) += F.hidden_c(k, F.rows_r) * F.dlogits(F.rows_r, v);
+    }
     F.dweights(k, v) = in.dweights_in(k, v) + F.dweights_acc(k, v);
     const int L = kDecoderBiasLanes;  // dlogits is zero past the chunk's rows
     F.lane_blocks_r = RDom(0, (R + L - 1) / L, "decoder_lane_blocks_r");

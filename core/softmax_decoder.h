@@ -4,9 +4,8 @@
 //
 // Dimensions are Halide's (innermost first); row-major [N][m] is (k, n):
 //   hidden (k, n) [rows][m]    weights (k, v) [V][m]    bias (v) [V]    targets (n) [rows], each in [0, V)
-// V is the bias's extent. The logits GEMM reads the weights' rows unclamped (a clamp there costs registers):
-// a schedule keeps its tiles inside [0, V) (the CPU's, shifting its last tile inward, when V >= its tile) or
-// needs decoder_weight_rows(V) rows, zero past V (the CPU's when V is below its tile, the CUDA schedule's).
+// V is the bias's extent. The logits GEMM on packed rows (DecoderPanels, the CPU's) clamps the weights' rows; on
+// unpacked rows (the CUDA schedule's) it reads them unclamped and needs decoder_weight_rows(V) rows, zero past V.
 // dlogits and dhidden read at most row V - 1.
 //   row_loss (n)   = logsumexp_v logits(n, v) - logits(n, target(n))
 //   dlogits (n, v) = softmax(n, v) - [v == target(n)]       (zero outside [0, rows) x [0, V))
@@ -33,8 +32,16 @@ struct DecoderInputs {
     std::vector<Halide::Argument> training_arguments() const;
 };
 
+// Operands a GEMM schedule reads packed into panels of its register tile's rows (0: read as they are): the chunk's
+// rows for logits (M = rows), its columns for dweights (M = hidden units).
+struct DecoderPanels {
+    int logits_rows = 0;
+    int dweights_rows = 0;
+};
+
 struct DecoderFuncs {
     Halide::Var k{"k"}, n{"n"}, v{"v"}, j{"j"};
+    DecoderPanels panels;
     Halide::Expr rows, vocab, width;  // chunk rows, V, hidden width (buffer extents)
     int vocab_block = 0;              // dhidden sums vocabulary blocks of this many entries (zero-padded)
 
@@ -42,6 +49,8 @@ struct DecoderFuncs {
     Halide::Func hidden_t{"decoder_hidden_t"};            // (n, k): transposed, rows clamped
     Halide::Func hidden_c{"decoder_hidden_c"};            // (k, n): columns clamped
     Halide::Func weights_c{"decoder_weights_c"};          // (k, v): v clamped to [0, V)
+    Halide::Func hidden_panels{"decoder_hidden_panels"};  // (ni, k, no): rows in panels of DecoderPanels::logits_rows
+    Halide::Func hidden_kpanels{"decoder_hidden_kpanels"};  // (ki, n, ko): columns in panels of dweights_rows
     Halide::Func logits{"decoder_logits"};                // (n, v): bias + sum_k; update over logits_r
     Halide::Func row_max{"decoder_row_max"};              // (n)
     Halide::Func row_sum{"decoder_row_sum"};              // (n): sum_v exp(logits - row_max)
@@ -66,6 +75,6 @@ constexpr int kDecoderBiasLanes = 16;
 
 // vocab_block: the blocking of dhidden's reduction over the vocabulary (a schedule choice that the algorithm
 // must express; the sum is the same up to float rounding).
-DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block);
+DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, DecoderPanels panels = {});
 
 }  // namespace qrnn

@@ -22,6 +22,7 @@ using Halide::Buffer;
 struct SoftmaxDecoder::Compiled {
     Halide::Target target;
     int width_multiple;
+    int panel_rows;  // logits' panels: chunks are multiples of them
     DecoderInputs eval_in, train_in;
     DecoderFuncs eval_f, train_f;
     Halide::Pipeline eval, train;
@@ -30,8 +31,9 @@ struct SoftmaxDecoder::Compiled {
     explicit Compiled(const Halide::Target &t)
         : target(t),
           width_multiple(decoder_width_multiple(t)),
-          eval_f(define_softmax_decoder(eval_in, kDecoderVocabBlock)),
-          train_f(define_softmax_decoder(train_in, kDecoderVocabBlock)) {
+          panel_rows(cpu_decoder_panels(t).logits_rows),
+          eval_f(define_softmax_decoder(eval_in, kDecoderVocabBlock, cpu_decoder_panels(t))),
+          train_f(define_softmax_decoder(train_in, kDecoderVocabBlock, cpu_decoder_panels(t))) {
         schedule_softmax_decoder_cpu(eval_f, t);
         schedule_softmax_decoder_cpu(train_f, t);
         eval = Halide::Pipeline(eval_f.row_loss);
@@ -67,14 +69,12 @@ void copy_rows(const float *src, int64_t src_width, float *dst, int64_t dst_widt
 }
 
 // Whether the GEMM tiles can read the caller's weights ([V][m], unpadded width) where they are: rows on 64-byte
-// boundaries, at least a logits tile of them, and, for training, rows that do not alias in L1: dhidden reads 256
-// rows a column at a time, which fall into 4096 / gcd(4 m, 4096) sets; 16 or more, or the copy (its rows padded by a
-// cache line). In place, evaluation takes 0.87-0.95x the time of the copy at m = 512-1024 (the bench's ratio at
-// m = 320 V = 4000 N = 512 0.70-0.79 -> 0.86-0.87); training 0.95-1.03x at 320-640 units, copied from 1024.
-bool weights_in_place(const Tensor<float> &weights, int64_t m, int64_t V, bool training) {
+// boundaries and, for training, rows that do not alias in L1: dhidden reads 256 rows a column at a time, which fall
+// into 4096 / gcd(4 m, 4096) sets; 16 or more, or the copy (its rows padded by a cache line).
+bool weights_in_place(const Tensor<float> &weights, int64_t m, bool training) {
     const bool aligned = m % 16 == 0 && reinterpret_cast<uintptr_t>(weights.data.data()) % 64 == 0;
     const bool sets_apart = std::gcd<int64_t>(4 * m, 4096) <= 256;
-    return aligned && V >= 16 && (!training || sets_apart);
+    return aligned && (!training || sets_apart);
 }
 
 void check_tokens(const char *what, const std::vector<int32_t> &ids, int64_t vocab) {
@@ -89,12 +89,13 @@ void check_shape(const char *what, const Tensor<float> &t, const std::vector<int
 }  // namespace
 
 SoftmaxDecoder::SoftmaxDecoder(int64_t vocab, int64_t hidden, const std::string &target)
-    : vocab_(vocab), hidden_(hidden), chunk_(std::max<int64_t>(32, 224 * 640 / std::max<int64_t>(hidden, 1) / 32 * 32)),
-      explicit_chunk_(false), scratch_(std::make_shared<Scratch>()) {
+    : vocab_(vocab), hidden_(hidden), chunk_(0), explicit_chunk_(false), scratch_(std::make_shared<Scratch>()) {
     if (vocab < 1 || hidden < 1) fail("softmax decoder: vocabulary (", vocab, ") and hidden size (", hidden, ") must be >= 1");
     const Halide::Target t = parse_target(target);
     if (t.has_gpu_feature()) fail("softmax decoder: target ", t.to_string(), " is not a CPU target");
     compiled_ = compiled_for(t);
+    const int64_t panel = compiled_->panel_rows, rows = std::min<int64_t>(kDefaultChunkRows, kMaxChunkLogits / vocab);
+    chunk_ = std::max(panel, rows / panel * panel);
 }
 
 void SoftmaxDecoder::set_chunk_rows(int64_t rows) {
@@ -105,10 +106,8 @@ void SoftmaxDecoder::set_chunk_rows(int64_t rows) {
 
 int64_t SoftmaxDecoder::chunk_for(int64_t rows) const {
     if (explicit_chunk_ || rows <= chunk_) return std::min(chunk_, std::max<int64_t>(rows, 1));
-    const int64_t chunks = (rows + chunk_ - 1) / chunk_;
-    int64_t c = std::min(chunk_, ((rows + chunks - 1) / chunks + 31) / 32 * 32);
-    if (c % 128 == 0) c += c + 32 <= chunk_ ? 32 : -32;  // no power-of-two stride between logits rows
-    return c;
+    const int64_t chunks = (rows + chunk_ - 1) / chunk_, panel = compiled_->panel_rows;
+    return std::min(chunk_, ((rows + chunks - 1) / chunks + panel - 1) / panel * panel);
 }
 
 double SoftmaxDecoder::loss(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
@@ -154,7 +153,7 @@ double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &t
     // floats would alias in L1/L2).
     const int64_t mp = (m + c.width_multiple - 1) / c.width_multiple * c.width_multiple, w_stride = mp + 16;
     const bool padded = mp != m;
-    const bool in_place = !padded && weights_in_place(weights, m, V, training);
+    const bool in_place = !padded && weights_in_place(weights, m, training);
     Buffer<float> w_buf = rows_view(weights.data.data(), m, V);
     if (!in_place) {
         const int64_t w_rows = decoder_weight_rows(V);

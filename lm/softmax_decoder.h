@@ -30,10 +30,10 @@ public:
     std::vector<float> row_losses(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
                                   const Tensor<float> &bias);
 
-    // Rows per pipeline call: at most chunk_rows x V logits exist at once. Default: the most rows, a multiple of
-    // 32, whose h fits 224 x 640 floats (573 KB: stays in L2; 224 rows at m = 640, 448 at m = 320), the N rows
-    // then split into near-equal chunks, never a multiple of 128 rows (N = 512 at m = 320: 288 + 224, not
-    // 224 + 224 + 64).
+    // Rows per pipeline call: at most chunk_rows x V logits exist at once. Default: kDefaultChunkRows, fewer
+    // where V is so large that their logits would pass kMaxChunkLogits, a multiple of the logits GEMM's panel rows
+    // (cpu_decoder_panels); the N rows then split into near-equal chunks of such multiples (N = 2100:
+    // 6 x 320 + 180).
     int64_t chunk_rows() const { return chunk_; }
     void set_chunk_rows(int64_t rows);
     int64_t vocab() const { return vocab_; }
@@ -46,6 +46,8 @@ private:
     double run(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
                const Tensor<float> &bias, Tensor<float> *dh, DecoderGrads *grads, std::vector<float> *rows);
     int64_t chunk_for(int64_t rows) const;  // the chunk size used for a call of `rows` rows
+    static constexpr int64_t kDefaultChunkRows = 320;        // also the dweights GEMM's K: enough to amortise its tiles
+    static constexpr int64_t kMaxChunkLogits = 16 << 20;     // floats (64 MB)
     int64_t vocab_, hidden_, chunk_;
     bool explicit_chunk_;
     std::shared_ptr<Compiled> compiled_;

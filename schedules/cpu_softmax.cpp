@@ -1,4 +1,6 @@
+#include "core/error.h"
 #include "schedules/cpu_common.h"
+#include "schedules/gemm_core.h"
 #include "schedules/cpu_target.h"
 #include "schedules/softmax_schedule.h"
 
@@ -7,6 +9,11 @@ using namespace Halide;
 
 int decoder_width_multiple(const Target &target) {
     return gemm_tile_for(target).h_vectors * target.natural_vector_size<float>();
+}
+
+DecoderPanels cpu_decoder_panels(const Target &target) {
+    const int rows = gemm_blocking(target).rows();
+    return {rows, rows};
 }
 
 namespace {
@@ -29,28 +36,27 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     Var k = F.k, n = F.n, v = F.v;
     Var ko("ko"), ki("ki"), no("no"), ni("ni"), vo("vo"), vi("vi");
 
-    // The chunk copied once each way; hidden_c's rows padded by a vector (no power-of-two stride between the
-    // rows that dweights' tiles read in turn: m = 640 floats would alias in L1 and L2).
-    F.hidden_t.compute_root()
-        .tile(n, k, no, ko, ni, ki, vec, vec, TailStrategy::RoundUp)
-        .vectorize(ni)
-        .unroll(ki)
-        .parallel(ko);
-    F.hidden_c.compute_root().bound(k, 0, F.width + vec).vectorize(k, vec).parallel(n);
+    const DecoderPanels expected = cpu_decoder_panels(target);
+    if (F.panels.logits_rows != expected.logits_rows || F.panels.dweights_rows != expected.dweights_rows)
+        fail("schedule_softmax_decoder_cpu: the decoder must be defined with cpu_decoder_panels(target)");
+    const GemmBlocking blocking = gemm_blocking(target);
 
-    // logits = bias + hidden weights^T: tiles of (width rows x `rows` words); a vocabulary tile's weights stay
-    // in L1 while every row tile of the chunk (in L2) passes. When V >= rows the last word tile is shifted inward,
-    // so no weights row past V is read (the caller's weights then serve in place: lm/softmax_decoder.cpp).
     Func logits = F.logits.in();
     logits.compute_root();
-    for (bool shifted : {true, false})
-        (shifted ? logits.specialize(F.vocab >= rows) : Stage(logits))
-            .split(n, no, ni, width, TailStrategy::RoundUp)
-            .split(v, vo, vi, rows, shifted ? TailStrategy::ShiftInwards : TailStrategy::RoundUp)
-            .reorder(ni, vi, no, vo)
-            .vectorize(ni, vec)
-            .parallel(vo, 8, TailStrategy::GuardWithIf);
-    register_tile(F.logits, n, v, {F.logits_r.x}, logits, no, vec, width, rows);
+    // logits = bias + hidden weights^T on the GEMM core: M = the chunk's rows (packed, transposed in vec x vec
+    // blocks), N = the vocabulary, K = the hidden units. (With 16 registers the earlier schedule, a vocabulary
+    // tile's weights in L1 while the chunk passes from L2, is faster at m <= 1024 but needs the chunk in L2:
+    // docs/schedules.md.)
+    std::vector<Var> p = F.hidden_panels.args();  // (ni, k, no)
+    Var nio("nio"), nii("nii");
+    F.hidden_panels.compute_root()
+        .tile(p[0], p[1], nio, ko, nii, ki, vec, vec, TailStrategy::RoundUp)
+        .vectorize(nii)
+        .unroll(ki)
+        .parallel(p[2]);
+    // Rows up to a multiple of dbias' lanes (and of a vector): every consumer reads them.
+    const Expr rows_read = (F.rows + kDecoderBiasLanes - 1) / kDecoderBiasLanes * kDecoderBiasLanes;
+    schedule_gemm(logits, {F.logits, n, v, {}, {}, {F.logits_r.x}, F.vocab, 1, F.width}, rows_read, blocking);
 
     // Softmax statistics per row, on vectors of rows, each vector of rows scanning the vocabulary.
     for (Func f : {F.row_max, F.row_sum}) {
@@ -102,15 +108,12 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
         F.dhidden.vectorize(k, vec, TailStrategy::GuardWithIf).parallel(n, 16, TailStrategy::GuardWithIf);
     }
 
-    // dweights += hidden^T dlogits over the chunk's rows: tiles of (width x rows words) accumulated in
-    // registers, added to the input once; parallel over vocabulary tiles.
-    F.dweights.split(k, ko, ki, width, TailStrategy::GuardWithIf)
-        .split(v, vo, vi, rows, TailStrategy::GuardWithIf)
-        .reorder(ki, vi, ko, vo)
-        .vectorize(ki, vec)
-        .unroll(vi)
-        .parallel(vo, 4, TailStrategy::GuardWithIf);  // (never ShiftInwards: dweights may alias its input)
-    register_tile(F.dweights_acc, k, v, {F.rows_r.x}, F.dweights, ko, vec, width, rows);
+    // dweights += hidden^T dlogits on the GEMM core: M = the hidden units (packed), N = the vocabulary, K = the
+    // chunk's rows; an output that may alias its input (tails guarded).
+    schedule_packed_panels(F.hidden_kpanels, vec);
+    GemmDims dweights{F.dweights_acc, k, v, {}, {}, {F.rows_r.x}, F.vocab, 1, F.rows};
+    dweights.output = true;
+    schedule_gemm(F.dweights, dweights, F.width, blocking);
 
     // dbias: each dlogits column summed in lanes of contiguous rows (vectors, in order), then the lanes.
     Var j = F.j;

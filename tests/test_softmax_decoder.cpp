@@ -94,13 +94,13 @@ struct HalideErrors {
 };
 
 // The Halide decoder on target against the reference: the loss, each row's loss, dh, and the gradients
-// accumulated onto non-zero initial values. `corrupt` alters the Halide dh before the comparison.
+// accumulated onto non-zero initial values; chunk 0: the default chunking. `corrupt` alters the Halide dh before the comparison.
 HalideErrors halide_vs_reference(const Shape &s, const std::string &target, int64_t chunk,
                                  const std::function<void(Tensor<float> &)> &corrupt = {}) {
     Problem p = make_problem(s, 21, 0.5);
     ref::DecoderResult r = ref::softmax_decoder(p.h, p.targets, p.weights, p.bias);
     lm::SoftmaxDecoder decoder(s.V, s.m, target);
-    decoder.set_chunk_rows(chunk);
+    if (chunk > 0) decoder.set_chunk_rows(chunk);
     const Tensor<float> h = convert<float>(p.h), w = convert<float>(p.weights), b = convert<float>(p.bias);
     lm::DecoderGrads grads{convert<float>(seeded_tensor({s.V, s.m}, 21, 5)), convert<float>(seeded_tensor({s.V}, 21, 6))};
     Tensor<double> dw_expected = convert<double>(grads.dweights), db_expected = convert<double>(grads.dbias);
@@ -127,8 +127,8 @@ HalideErrors halide_vs_reference(const Shape &s, const std::string &target, int6
 
 // N = 1, V = 1, widths odd and below / not a multiple of the tile, V not a multiple of the vector or tile,
 // rows over several chunks with a partial last one; {130, 64, 530}: the vocabulary past one dhidden block. The
-// weights read in place (lm/softmax_decoder.cpp, exactly V rows: a read past them is an error) at m = 32 and 64 with
-// V >= 16 (V = 17: the last logits tile shifted inward), for evaluation only at m = 128 (training copies them).
+// weights read in place (lm/softmax_decoder.cpp, exactly V rows: a read past them is an error) at m = 32 and 64
+// (V = 8 and 17: the last logits tile past V reads row V - 1), for evaluation only at m = 128 (training copies them).
 const Shape kHalideShapes[] = {{1, 1, 1},  {1, 5, 3},     {3, 1, 2},      {7, 3, 17}, {37, 19, 100},
                                {70, 33, 301}, {130, 64, 530}, {9, 32, 8}, {5, 32, 17}, {23, 128, 45}};
 }  // namespace
@@ -145,6 +145,16 @@ TEST(SoftmaxDecoderHalide, MatchesReferenceOnEveryCpuTarget) {
                 worst = std::max(worst, e.worst());
             }
     std::cout << "Halide decoder vs double reference, worst rel err over every target and shape: " << worst << "\n";
+}
+
+TEST(SoftmaxDecoderHalide, DefaultChunksMatchReference) {
+    // N = 700: three chunks of whole logits panels, the last partial; V = 100000: fewer rows per chunk (the
+    // logits' cap), still whole panels.
+    for (const Halide::Target &target : runnable_cpu_targets())
+        for (const Shape &s : {Shape{700, 19, 37}, Shape{300, 3, 100000}}) {
+            HalideErrors e = halide_vs_reference(s, target.to_string(), 0);
+            EXPECT_LE(e.worst(), kTolerance) << target.to_string() << " N=" << s.N << " m=" << s.m << " V=" << s.V;
+        }
 }
 
 TEST(SoftmaxDecoderHalide, WrongGradientFails) {
