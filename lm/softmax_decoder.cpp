@@ -22,7 +22,7 @@ using Halide::Buffer;
 struct SoftmaxDecoder::Compiled {
     Halide::Target target;
     int width_multiple;
-    int panel_rows;  // logits' panels: chunks are multiples of them
+    int panel_rows;  // rows the logits GEMM computes at once (its panels and dbias' lanes): chunks are multiples
     DecoderInputs eval_in, train_in;
     DecoderFuncs eval_f, train_f;
     Halide::Pipeline eval, train;
@@ -31,7 +31,7 @@ struct SoftmaxDecoder::Compiled {
     explicit Compiled(const Halide::Target &t)
         : target(t),
           width_multiple(decoder_width_multiple(t)),
-          panel_rows(cpu_decoder_panels(t).logits_rows),
+          panel_rows(std::lcm(cpu_decoder_panels(t).logits_rows, kDecoderBiasLanes)),
           eval_f(define_softmax_decoder(eval_in, kDecoderVocabBlock, cpu_decoder_panels(t))),
           train_f(define_softmax_decoder(train_in, kDecoderVocabBlock, cpu_decoder_panels(t))) {
         schedule_softmax_decoder_cpu(eval_f, t);

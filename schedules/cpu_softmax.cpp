@@ -11,8 +11,16 @@ int decoder_width_multiple(const Target &target) {
     return gemm_tile_for(target).h_vectors * target.natural_vector_size<float>();
 }
 
+namespace {
+// The core's tile, except with 16 vector registers 3 vectors x 4 words: each weights element broadcast to 24 rows
+// instead of 16 (AVX2 on Zen 4, evaluation at 640 / 1024 units 0.77 / 0.82 -> 0.81 / 0.87 of the best sgemm).
+GemmTile decoder_tile_for(const Target &target) {
+    return cpu_traits(target).vector_registers >= 32 ? core_tile_for(target) : GemmTile{3, 4};
+}
+}  // namespace
+
 DecoderPanels cpu_decoder_panels(const Target &target) {
-    const int rows = gemm_blocking(target).rows();
+    const int rows = gemm_blocking(target, decoder_tile_for(target)).rows();
     return {rows, rows};
 }
 
@@ -39,7 +47,7 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     const DecoderPanels expected = cpu_decoder_panels(target);
     if (F.panels.logits_rows != expected.logits_rows || F.panels.dweights_rows != expected.dweights_rows)
         fail("schedule_softmax_decoder_cpu: the decoder must be defined with cpu_decoder_panels(target)");
-    const GemmBlocking blocking = gemm_blocking(target);
+    const GemmBlocking blocking = gemm_blocking(target, decoder_tile_for(target));
 
     Func logits = F.logits.in();
     logits.compute_root();

@@ -18,9 +18,9 @@ inline int64_t decoder_weight_rows(int64_t vocab) { return (vocab + kDecoderVoca
 // the runtime (lm/softmax_decoder.h) pads other widths with zero columns.
 int decoder_width_multiple(const Halide::Target &target);
 
-// The panels schedule_softmax_decoder_cpu reads: its GEMM core's register tile rows. A chunk of rows is best a
-// multiple of logits_rows (rows past one are computed and dropped: at 64-row panels 224 rows took 1.14x the time
-// of 256).
+// The panels schedule_softmax_decoder_cpu reads: the rows of its register tile (the core's; 3 vectors x 4 words
+// with 16 vector registers). A chunk of rows is best a multiple of logits_rows (rows past one are computed and
+// dropped: at 64-row panels 224 rows took 1.14x the time of 256).
 DecoderPanels cpu_decoder_panels(const Halide::Target &target);
 
 // Every Func of F (defined with cpu_decoder_panels(target)): logits and dweights on the GEMM core
