@@ -31,9 +31,9 @@ public:
                                   const Tensor<float> &bias);
 
     // Rows per pipeline call: at most chunk_rows x V logits exist at once. Default: kDefaultChunkRows, fewer
-    // where V is so large that their logits would pass kMaxChunkLogits, a multiple of the logits GEMM's panel rows
-    // (cpu_decoder_panels) and of dbias' 16 lanes; the N rows then split into near-equal chunks of such multiples (N = 2100:
-    // 6 x 320 + 180).
+    // where V is so large that their logits would pass kMaxChunkLogits, a multiple of the logits GEMM's panel
+    // rows (cpu_decoder_panels) and of dbias' 16 lanes; the N rows then split into near-equal chunks of such
+    // multiples (N = 2100 in 64-row panels: 6 x 320 + 180).
     int64_t chunk_rows() const { return chunk_; }
     void set_chunk_rows(int64_t rows);
     int64_t vocab() const { return vocab_; }

@@ -53,7 +53,7 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     logits.compute_root();
     // logits = bias + hidden weights^T on the GEMM core: M = the chunk's rows (packed, transposed in vec x vec
     // blocks), N = the vocabulary, K = the hidden units. (With 16 registers the earlier schedule, a vocabulary
-    // tile's weights in L1 while the chunk passes from L2, is faster at m <= 1024 but needs the chunk in L2:
+    // tile's weights in L1 while the chunk passes from L2, is faster at 320-640 units but needs the chunk in L2:
     // docs/schedules.md.)
     std::vector<Var> p = F.hidden_panels.args();  // (ni, k, no)
     Var nio("nio"), nii("nii");
