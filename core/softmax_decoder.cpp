@@ -69,7 +69,8 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, De
     if (panels.dweights_rows > 0) {
         const int P = panels.dweights_rows;
         Var ki("ki"), ko("ko");
-        F.hidden_kpanels(ki, n, ko) = in.hidden(min(ko * P + ki, F.width - 1), n);
+        // likely(): the pack's steady state without the min (a gather of the vector of columns).
+        F.hidden_kpanels(ki, n, ko) = in.hidden(min(likely(ko * P + ki), F.width - 1), n);
         F.dweights_acc(k, v) += F.hidden_kpanels(k % P, F.rows_r, k / P) * F.dlogits(F.rows_r, v);
     } else {
         F.dweights_acc(k, v) += F.hidden_c(k, F.rows_r) * F.dlogits(F.rows_r, v);

@@ -22,6 +22,7 @@ using Halide::Buffer;
 struct SoftmaxDecoder::Compiled {
     Halide::Target target;
     int width_multiple;
+    DecoderPanels panels;
     int panel_rows;  // rows the logits GEMM computes at once (its panels and dbias' lanes): chunks are multiples
     DecoderInputs eval_in, train_in;
     DecoderFuncs eval_f, train_f;
@@ -31,9 +32,10 @@ struct SoftmaxDecoder::Compiled {
     explicit Compiled(const Halide::Target &t)
         : target(t),
           width_multiple(decoder_width_multiple(t)),
-          panel_rows(std::lcm(cpu_decoder_panels(t).logits_rows, kDecoderBiasLanes)),
-          eval_f(define_softmax_decoder(eval_in, kDecoderVocabBlock, cpu_decoder_panels(t))),
-          train_f(define_softmax_decoder(train_in, kDecoderVocabBlock, cpu_decoder_panels(t))) {
+          panels(cpu_decoder_panels(t)),
+          panel_rows(std::lcm(panels.logits_rows, kDecoderBiasLanes)),
+          eval_f(define_softmax_decoder(eval_in, kDecoderVocabBlock, panels)),
+          train_f(define_softmax_decoder(train_in, kDecoderVocabBlock, panels)) {
         schedule_softmax_decoder_cpu(eval_f, t);
         schedule_softmax_decoder_cpu(train_f, t);
         eval = Halide::Pipeline(eval_f.row_loss);
