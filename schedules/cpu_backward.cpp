@@ -11,6 +11,7 @@
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
 #include "schedules/gemm_core.h"
+#include "schedules/gemm_tuning.h"
 #include "schedules/training_schedule.h"
 
 namespace qrnn {
@@ -40,14 +41,6 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
     return {gemm_h_tile(target, knobs), knobs.at("tile_t")};
 }
 
-// dX's register tile for a target: (vec * c_vectors) c x t steps. Tall in c so that a step's broadcasts of dpre
-// (t of them) are few beside its FMAs: 5 x 5 (25 accumulators, 5 loads and a broadcast: 31 registers) with 32 vector
-// registers; with 16, 3 x 4 (12 accumulators, 3 loads and a broadcast: 16 registers; 4 x 3 spills). Also the rows of
-// its weights panels (cpu_backward_panels).
-GemmTile dinput_tile_for(const Target &target) {
-    return cpu_traits(target).vector_registers >= 32 ? GemmTile{5, 5} : GemmTile{3, 4};
-}
-
 // dinput on the GEMM core (schedules/gemm_core.h): rows c, read from the weights packed into panels of the tile's
 // rows (weights_panels: a panel streams in order; transposed but unpacked, rows n floats apart, the 2500-unit dX ran
 // at 0.75 of the best sgemm), columns t (register tile) and b, reduction (h, j, g), K blocks over h.
@@ -75,12 +68,6 @@ void schedule_dweights_gemm(BackwardFuncs &D, GemmTile tile, const Target &targe
     dims.blocked = 1;
     dims.output = true;
     schedule_gemm(D.dweights, dims, D.m, gemm_blocking(target, tile));
-}
-
-// dW's register tile for a target: 4 vectors of h x 4 c with 32 vector registers (taller or wider tiles lose at the
-// 320-unit corners: docs/schedules.md), else 2 x 6 (12 accumulators, 2 loads and a broadcast in 16 registers).
-GemmTile dweights_tile_for(const Target &target) {
-    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 4} : GemmTile{2, 6};
 }
 
 // The register tiles the knobs set: the GEMMs' and their panels' (cpu_backward_panels).
@@ -166,21 +153,17 @@ const bool cpu_backward_registered = [] {
                            "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6},
                             {"dx_c_vectors", 4}, {"dx_tile_t", 3}, {"chains", 4}}};
     // Height ranges up to 5 vectors: tile_for_width's tallest with 32 vector registers (20 accumulators / 4).
-    tuned.knob_specs = {{"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 5}},
-                        {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
-                        {"dx_c_vectors", {"dx tile height in vectors of input channels", {2, 3, 4, 5}, 1, 6}},
-                        {"dx_tile_t", {"dx tile width in time steps", {3, 4, 5, 6, 8}, 1, 16}},
-                        {"chains", chains_knob_spec()}};
+    tuned.knob_specs = {{"chains", chains_knob_spec()}};
     tuned.knob_specs.merge(conv_tile_knob_specs());
-    // Register tiles from the target's vector registers (cpu_common.h); dW's: dweights_tile_for; dx's: dinput_tile_for.
+    tuned.knob_specs.merge(backward_tile_knob_specs());
+    // Register tiles: the GEMM core's knobs for the target (schedules/gemm_tuning.h).
     tuned.target_defaults = [base = tuned.defaults](const Target &t) {
         Knobs k = with_gemm_tile(base, t);
-        GemmTile dw = dweights_tile_for(t);
-        k["dw_h_vectors"] = dw.h_vectors;
-        k["tile_c"] = dw.t;
-        GemmTile dx = dinput_tile_for(t);
-        k["dx_c_vectors"] = dx.h_vectors;
-        k["dx_tile_t"] = dx.t;
+        const GemmCoreKnobs core = gemm_core_knobs(t);
+        k["dw_h_vectors"] = core.dweights.h_vectors;
+        k["tile_c"] = core.dweights.t;
+        k["dx_c_vectors"] = core.dinput.h_vectors;
+        k["dx_tile_t"] = core.dinput.t;
         return k;
     };
     // The forward's and dW's tiles for the width (tile_for_width): m = 77 with AVX-512 (5 vectors) 5 x 4 for the

@@ -5,6 +5,7 @@
 #include "core/chunked_scan.h"
 #include "schedules/cpu_target.h"
 #include "schedules/gemm_core.h"
+#include "schedules/gemm_tuning.h"
 
 namespace qrnn {
 using namespace Halide;
@@ -43,9 +44,7 @@ GemmTile tile_for_width(int64_t m, GemmTile preferred, const Target &target) {
     return best;
 }
 
-GemmTile core_tile_for(const Target &target) {
-    return cpu_traits(target).vector_registers >= 32 ? GemmTile{4, 6} : gemm_tile_for(target);
-}
+GemmTile core_tile_for(const Target &target) { return gemm_core_knobs(target).conv; }
 
 GemmTile wide_gemm_tile_for(const Target &target) {
     return cpu_traits(target).vector_registers >= 32 ? GemmTile{2, 12} : gemm_tile_for(target);
@@ -54,6 +53,13 @@ GemmTile wide_gemm_tile_for(const Target &target) {
 std::map<std::string, KnobSpec> conv_tile_knob_specs() {
     return {{"tile_h_vectors", {"conv GEMM tile height in vectors of h", {1, 2, 3, 4}, 1, 5}},
             {"tile_t", {"conv GEMM tile width in time steps", {4, 6, 8, 12}, 1, 16}}};
+}
+
+std::map<std::string, KnobSpec> backward_tile_knob_specs() {
+    return {{"dw_h_vectors", {"dW tile height in vectors of h", {2, 3, 4}, 1, 5}},
+            {"tile_c", {"dW tile width in input channels", {4, 6, 8, 12}, 1, 16}},
+            {"dx_c_vectors", {"dx tile height in vectors of input channels", {2, 3, 4, 5}, 1, 6}},
+            {"dx_tile_t", {"dx tile width in time steps", {3, 4, 5, 6, 8}, 1, 16}}};
 }
 
 KnobSpec chains_knob_spec() { return {"vectors of h scanned together (independent chains)", {1, 2, 4}, 1, 8}; }

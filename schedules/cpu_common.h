@@ -13,6 +13,7 @@ namespace qrnn {
 // Haswell at k=2 B=16 T=128 n=m=320, AVX2 target on the AMD EPYC AVX-512 VM, loaded machine).
 struct GemmTile {
     int h_vectors = 0, t = 0;
+    bool operator==(const GemmTile &o) const { return h_vectors == o.h_vectors && t == o.t; }
 };
 GemmTile gemm_tile_for(const Halide::Target &target);
 // The register tile of a GEMM that tiles h within rows of m (RoundUp): the height in vectors (up to 20 accumulators
@@ -26,13 +27,15 @@ GemmTile tile_for_width(int64_t m, GemmTile preferred, const Halide::Target &tar
 // m=203 over 2 x 8, single-thread CPU time, AMD EPYC AVX-512), else gemm_tile_for (on AVX2 1 x 12, 1 x 14 and 2 x 5
 // were 3-20% slower than 2 x 6).
 GemmTile wide_gemm_tile_for(const Halide::Target &target);
-// The GEMM core's register tile (schedules/gemm_core.h): 4 x 6 with 32 vector registers (24 accumulators, 4 loads and
-// a broadcast: 29 registers), 10 loads per 24 FMAs where 2 x 8 issues 10 per 16 (the layer forward 1.05-1.10x as
-// fast at 320-2500 units with AVX-512), else gemm_tile_for.
+// The register tile of the layer's conv on the GEMM core (schedules/gemm_core.h): gemm_core_knobs(target).conv
+// (schedules/gemm_tuning.h: 4 x 6 with 32 vector registers unless `qrnn autotune --gemm` found better).
 GemmTile core_tile_for(const Halide::Target &target);
 // The knobs of the conv's register tile (tile_h_vectors up to 5: the tallest tile_for_width takes with 32 registers;
 // tile_t up to 16) and of the scans' chains, as every CPU schedule with a conv GEMM and a serial scan declares them.
 std::map<std::string, KnobSpec> conv_tile_knob_specs();
+// The knobs of the training backward's register tiles on the core: dW (dw_h_vectors x tile_c) and dX (dx_c_vectors x
+// dx_tile_t).
+std::map<std::string, KnobSpec> backward_tile_knob_specs();
 KnobSpec chains_knob_spec();
 // `knobs` with tile_h_vectors and tile_t set from `tile`, unset (h_vectors = 0): core_tile_for(target).
 Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target, GemmTile tile = {});

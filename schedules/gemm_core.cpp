@@ -1,21 +1,19 @@
 #include "schedules/gemm_core.h"
 
 #include "schedules/cpu_target.h"
+#include "schedules/gemm_tuning.h"
 
 namespace qrnn {
 using namespace Halide;
 
 GemmBlocking gemm_blocking(const Target &target, GemmTile tile) {
-    const CpuTraits cpu = cpu_traits(target);
+    const GemmCoreKnobs knobs = gemm_core_knobs(target);
     GemmBlocking b;
     b.vec = target.natural_vector_size<float>();
-    b.tile = tile.h_vectors > 0 ? tile : core_tile_for(target);
-    // The column block's operand in about twice L2: it streams from L2/L3 once per panel (sequential rows, the
-    // prefetchers keep up), and the panels (MR x K, in L2) are re-read once per block.
-    b.block_bytes = 2 * cpu.l2_bytes;
-    // A panel's K block in half of L2, beside the column tile's rows and the block's sums.
-    b.panel_bytes = cpu.l2_bytes / 2;
-    b.cores = cpu.cores;
+    b.tile = tile.h_vectors > 0 ? tile : knobs.conv;
+    b.block_bytes = knobs.block_bytes;
+    b.panel_bytes = knobs.panel_bytes;
+    b.cores = cpu_traits(target).cores;
     return b;
 }
 

@@ -20,12 +20,12 @@
 
 namespace qrnn {
 
-// Register tile and block sizes for a target on this CPU.
+// Register tile and block sizes for a target on this CPU (the block sizes: gemm_core_knobs(target)).
 struct GemmBlocking {
     int vec = 0;              // lanes of the accumulator type per vector
     GemmTile tile;            // tile.h_vectors vectors of rows x tile.t columns, in registers
-    int64_t block_bytes = 0;  // the column block's operand (kc x columns) is sized to about this (from L2)
-    int64_t panel_bytes = 0;  // a panel's K block (MR x kc) is sized to at most this (from L2)
+    int64_t block_bytes = 0;  // the column block's operand (kc x columns) is sized to about this (gemm_tuning.h)
+    int64_t panel_bytes = 0;  // a panel's K block (MR x kc) is sized to at most this (gemm_tuning.h)
     int cores = 1;
     int rows() const { return vec * tile.h_vectors; }  // MR
 };

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "schedules/cpu_target.h"
+#include "schedules/gemm_tuning.h"
 
 namespace qrnn {
 
@@ -53,7 +54,9 @@ std::string to_json_line(const TuningRecord &r) {
         first = false;
     }
     os << "},\"status\":" << quoted(r.status) << ",\"median_ms\":" << r.median_ms << ",\"min_ms\":" << r.min_ms
-       << ",\"repeats\":" << r.repeats << ",\"rel_error\":" << r.rel_error << ",\"error\":" << quoted(r.error) << "}";
+       << ",\"repeats\":" << r.repeats << ",\"rel_error\":" << r.rel_error;
+    if (r.score > 0) os << ",\"score\":" << r.score;
+    os << ",\"error\":" << quoted(r.error) << "}";
     return os.str();
 }
 
@@ -85,6 +88,7 @@ TuningRecord parse_tuning_line(const std::string &line) {
         r.min_ms = tree.get<double>("min_ms", 0);
         r.repeats = tree.get<int>("repeats", 0);
         r.rel_error = tree.get<double>("rel_error", 0);
+        r.score = tree.get<double>("score", 0);
         return r;
     } catch (const Error &) {
         throw;
@@ -124,6 +128,14 @@ std::string tuning_record_problem(const TuningRecord &r) {
     if (r.shape.T < 1 || r.shape.B < 1 || r.shape.n < 1 || r.shape.m < 1 || r.shape.k < 1)
         return "shape " + r.shape.key() + " has a dimension < 1";
     if (!(r.median_ms >= 0) || !std::isfinite(r.median_ms)) return "median_ms is not a finite time";
+    if (r.schedule == kGemmCoreSchedule) {
+        try {
+            gemm_core_knobs_from(r.knobs, Halide::Target(r.target));
+        } catch (const std::exception &e) {
+            return e.what();
+        }
+        return "";
+    }
     try {
         const LayerSchedule &s = find_layer_schedule(r.schedule);
         if (s.name == "tuned-db") return "schedule 'tuned-db' would use the database recursively";
@@ -160,7 +172,7 @@ std::optional<TuningRecord> best_tuning_record(const std::vector<TuningRecord> &
     std::optional<TuningRecord> best;
     double best_distance = std::numeric_limits<double>::infinity();
     for (auto &r : records) {
-        if (r.status != "ok" || r.pooling != pooling || r.target != target || r.cpu != cpu) continue;
+        if (r.status != "ok" || r.schedule == kGemmCoreSchedule || r.pooling != pooling || r.target != target || r.cpu != cpu) continue;
         if (r.shape.T < 1 || r.shape.B < 1 || r.shape.n < 1 || r.shape.m < 1 || r.shape.k < 1) continue;
         double dist = distance(r.shape);
         if (dist < best_distance - 1e-12 || (dist <= best_distance + 1e-12 && best && r.median_ms < best->median_ms)) {

@@ -3,6 +3,8 @@
 //   {"version":1,"time":"2026-11-22T02:10:00Z","cpu":"AMD EPYC (AuthenticAMD 26/2/1)","pooling":"fo","target":"x86-64-linux-avx512...",
 //    "shape":{"T":128,"B":16,"n":320,"m":320,"k":2},"schedule":"tuned","knobs":{"tile_t":8,...},
 //    "status":"ok","median_ms":4.21,"min_ms":4.1,"repeats":5,"rel_error":1.3e-06,"error":""}
+// Records of schedule "gemm-core" (schedules/gemm_tuning.h, `qrnn autotune --gemm`) hold the GEMM core's knobs and
+// a "score": the geometric mean of its GEMMs' speed over the best sgemm's, measured side by side.
 // status: "ok" (measured and verified), "wrong" (rel_error above the tolerance), "failed" (compile/run
 // error, message in "error"). Only "ok" records of this CPU model and target are used: a tuning is per machine.
 #pragma once
@@ -20,6 +22,7 @@ struct TuningRecord {
     LayerShape shape;
     Knobs knobs;
     double median_ms = 0, min_ms = 0, rel_error = 0;
+    double score = 0;  // gemm-core records (written when > 0)
     int repeats = 0;
     int line = 0;  // line in the file it was read from
 };
@@ -41,7 +44,7 @@ std::string tuning_record_problem(const TuningRecord &record);
 // ("warning: tuning database F line N skipped: why") on `warnings`.
 std::vector<TuningRecord> read_usable_tuning_records(const std::string &path, std::ostream &warnings);
 
-// The fastest "ok" record for (pooling, target, cpu) at the shape nearest to `shape` (log-distance over
+// The fastest "ok" layer-schedule record (not gemm-core) for (pooling, target, cpu) at the shape nearest to `shape` (log-distance over
 // T, B, n, m, k); none if there is no such record.
 std::optional<TuningRecord> best_tuning_record(const std::vector<TuningRecord> &records, const std::string &pooling,
                                                const std::string &target, const LayerShape &shape,

@@ -136,7 +136,7 @@ TEST(CpuTargets, TrainingKnobsFollowTheWidth) {
     EXPECT_THROW(merge_knobs_for_width(tuned, {{"dw_h_vectors", 6}}, 77, avx512), Error);
 }
 
-// The training schedule's dX tile (schedules/cpu_backward.cpp: dinput_tile_for) is the target's: tall in c, its
+// The training schedule's dX tile (default_gemm_core_knobs, schedules/gemm_tuning.cpp) is the target's: tall in c, its
 // accumulators, weight vectors and a broadcast within the registers (AVX2's 4 x 3 spilled: dX at half speed).
 TEST(CpuTargets, DinputTileFollowsTheIsa) {
     for (auto [name, c_vectors, steps] : {std::tuple{"x86-64-linux-avx-avx2-fma-f16c", 3, 4},

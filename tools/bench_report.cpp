@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "runtime/timing.h"
 #include "schedules/cpu_target.h"
+#include "schedules/gemm_tuning.h"
 #include "schedules/tuning_db.h"
 #include "tools/options.h"
 
@@ -34,7 +35,8 @@ BenchReport::BenchReport(std::string pooling_, std::string target_text_, const H
       target_name(tuning_target_name(target_)), refs(bench::sgemm_references(target_)), repeats(repeats_),
       quick(quick_), triad(quick_ ? (8 << 20) : (32 << 20), target_) {
     std::cout << "qrnn bench: CPU " << cpu_info().describe() << "\n  target " << target_name << "; pooling=" << pooling
-              << ", medians of " << repeats << " alternating runs; sgemm references: " << ref_names() << "\n";
+              << ", medians of " << repeats << " alternating runs; sgemm references: " << ref_names() << "\n  GEMM core: "
+              << gemm_core_knobs(target).describe() << "\n";
 }
 
 std::string BenchReport::ref_names() const {
@@ -79,7 +81,8 @@ void BenchReport::write_json(const std::string &path, const std::string &clock, 
     std::ofstream f(path);
     f << "{\"context\":{\"date\":" << json_quote(utc_now_iso()) << ",\"cpu\":" << json_quote(cpu_info().describe())
       << ",\"cpu_isa\":" << json_quote(cpu_info().isa) << ",\"target\":" << json_quote(target_name)
-      << ",\"target_isa\":" << json_quote(target_isa(target)) << ",\"pooling\":" << json_quote(pooling)
+      << ",\"target_isa\":" << json_quote(target_isa(target)) << ",\"gemm_core\":" << json_quote(gemm_core_knobs(target).describe())
+      << ",\"pooling\":" << json_quote(pooling)
       << ",\"repeats\":" << repeats << ",\"clock\":" << json_quote(clock)
       << ",\"other_threads_cpu_share\":" << fixed(other_threads, 4)
       << ",\"statistic\":\"median of alternating runs\",\"sgemm_references\":"

@@ -9,6 +9,7 @@
 #include "harness/autotuner.h"
 #include "runtime/compiled_layer.h"
 #include "runtime/timing.h"
+#include "schedules/gemm_tuning.h"
 #include "schedules/tuning_db.h"
 #include "tools/bench_arch.h"
 #include "tools/bench_attention.h"
@@ -230,7 +231,8 @@ void BenchReport::autotuned() {
     const std::string db = default_tuning_db_path();
     std::optional<TuningRecord> newest;
     for (auto &r : read_tuning_records(db))
-        if (r.status == "ok" && r.pooling == pooling && r.target == target_name && r.cpu == tuning_cpu_name())
+        if (r.status == "ok" && r.schedule != kGemmCoreSchedule && r.pooling == pooling && r.target == target_name &&
+            r.cpu == tuning_cpu_name())
             newest = r;
     if (!newest) fail("--what autotuned: no verified ", pooling, " record for this target in ", db, " (run qrnn autotune)");
     LayerShape s = newest->shape;

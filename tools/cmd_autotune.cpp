@@ -12,9 +12,12 @@
 #include "harness/autotuner.h"
 #include "plugins/model.h"
 #include "runtime/compiled_layer.h"
+#include "schedules/cpu_target.h"
 #include "sweep/sweep_spec.h"
 #include "tools/command.h"
+#include "tools/gemm_autotune.h"
 #include "tools/options.h"
+#include "tools/progress_bar.h"
 #include "tools/table.h"
 
 namespace po = boost::program_options;
@@ -28,22 +31,43 @@ extern "C" void on_sigint(int) {
     std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends at once
 }
 
-std::string seconds_text(double s) {
-    int v = static_cast<int>(s + 0.5);
-    return v >= 60 ? std::to_string(v / 60) + "m" + std::to_string(v % 60) + "s" : std::to_string(v) + "s";
-}
-
 void progress(const std::string &prefix, int done, int total_trials, double elapsed, double budget_s,
               const std::optional<TuningRecord> &best) {
     double fraction = total_trials > 0 ? static_cast<double>(done) / total_trials : std::min(1.0, elapsed / budget_s);
-    double eta = total_trials > 0 ? (done ? elapsed / done * (total_trials - done) : 0) : std::max(0.0, budget_s - elapsed);
-    const int width = 24;
-    int filled = static_cast<int>(fraction * width);
-    std::cerr << "\r" << prefix << "[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done << " trials"
-              << (total_trials > 0 ? "/" + std::to_string(total_trials) : "") << "  elapsed " << seconds_text(elapsed)
-              << "  ETA " << seconds_text(eta);
-    if (best) std::cerr << "  best " << fixed(best->median_ms, 3) << " ms " << best->schedule;
-    std::cerr << "   " << std::flush;
+    double eta = total_trials > 0 ? (done ? elapsed / done * (total_trials - done) : 0) : budget_s - elapsed;
+    draw_progress(prefix, fraction, done, total_trials, elapsed, eta,
+                  best ? "best " + fixed(best->median_ms, 3) + " ms " + best->schedule : "");
+}
+
+// --gemm: the GEMM core's knobs (tools/gemm_autotune.h) at the LM's B=20 T=105 unless --seq/--batch are given.
+int autotune_gemm(const po::variables_map &vm) {
+    GemmAutotuneOptions o;
+    o.target = parse_target(vm["target"].as<std::string>());
+    if (o.target.has_gpu_feature() || !cpu_runs(o.target))
+        fail("--target ", o.target.to_string(), ": not a CPU target this machine can run (CPU: ", cpu_info().isa, ")");
+    o.db = vm["db"].as<std::string>();
+    o.pooling = vm["pooling"].as<std::string>();
+    o.warmup = vm["warmup"].as<int>();
+    o.repeats = vm["repeats"].as<int>();
+    o.trials = vm["trials"].as<int>();
+    o.seconds = vm["seconds"].defaulted() ? 300 : vm["seconds"].as<double>();
+    if (o.trials < 0 || o.seconds < 0) fail("--trials and --seconds must be >= 0");
+    if (o.warmup < 0 || o.repeats < 1) fail("--warmup must be >= 0 and --repeats >= 1");
+    const int64_t T = vm["seq"].defaulted() ? 105 : vm["seq"].as<int64_t>();
+    const int64_t B = vm["batch"].defaulted() ? 20 : vm["batch"].as<int64_t>();
+    const int64_t k = vm["window"].as<int64_t>();
+    if (T < 1 || B < 1 || k < 1) fail("--seq, --batch and --window must be >= 1");
+    for (int64_t w : parse_int_list("gemm-widths", vm["gemm-widths"].as<std::string>())) {
+        if (w < 1) fail("--gemm-widths: every width must be >= 1 (got ", w, ")");
+        o.shapes.push_back({T, B, w, w, k});
+    }
+    find_pooling(o.pooling);
+    read_tuning_records(o.db);  // a malformed database fails now, not after the search
+    interrupted = false;
+    auto previous = std::signal(SIGINT, on_sigint);
+    const int rc = gemm_autotune(o, interrupted);
+    std::signal(SIGINT, previous);
+    return rc;
 }
 
 int autotune_command(const std::vector<std::string> &args) {
@@ -69,10 +93,17 @@ int autotune_command(const std::vector<std::string> &args) {
         ("sweep", po::value<std::string>(),
          "tune every QRNN layer shape (pooling, T, B, n, m, k) of this sweep file; --trials and --seconds are then "
          "per shape and for all shapes")
+        ("gemm", "tune the GEMM core's register tiles and block sizes for this CPU and --target instead of a layer's "
+                 "schedule (conv, dW and dX against the best sgemm; --seconds defaults to 300); every op on the core "
+                 "then uses the best")
+        ("gemm-widths", po::value<std::string>()->default_value("320,1024"),
+         "--gemm: the widths n = m it measures, at --seq (default 105) x --batch (default 20), k = --window")
         ("db", po::value<std::string>()->default_value(default_tuning_db_path()), "tuning database (JSON lines, appended)")
         ("seed", po::value<uint32_t>()->default_value(1), "seed of the data and of the random search");
     po::variables_map vm;
     if (!parse_options("usage: qrnn autotune [options]", desc, args, vm)) return kExitOk;
+
+    if (vm.count("gemm")) return autotune_gemm(vm);
 
     ModelConfig cfg;
     cfg.model = vm["model"].as<std::string>();

@@ -1,7 +1,9 @@
 // `qrnn schedules`: the registered layer schedules, their target family and tunable knobs.
 #include <iostream>
 
+#include "schedules/gemm_tuning.h"
 #include "schedules/schedule.h"
+#include "schedules/tuning_db.h"
 #include "tools/command.h"
 #include "tools/options.h"
 #include "tools/table.h"
@@ -44,6 +46,9 @@ int schedules_command(const std::vector<std::string> &args) {
     table.print(std::cout);
     std::cout << "\n";
     for (auto &name : layer_schedule_names()) std::cout << name << ": " << find_layer_schedule(name).description << "\n";
+    const Halide::Target host = Halide::get_jit_target_from_environment();
+    std::cout << "\nGEMM core on this CPU, target " << tuning_target_name(host) << " (the defaults of the tiles above; "
+              << "qrnn autotune --gemm):\n  " << gemm_core_knobs(host).describe() << "\n";
     return kExitOk;
 }
 
