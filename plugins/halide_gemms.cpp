@@ -4,97 +4,99 @@
 
 #include "runtime/jit_compile.h"
 #include "schedules/cpu_common.h"
+#include "schedules/gemm_core.h"
+#include "schedules/gemm_tuning.h"
 
 namespace qrnn {
 namespace {
 using namespace Halide;
 
 // ---- Algorithms ------------------------------------------------------------------------------------------
+// On the GEMM core (schedules/gemm_core.h): M = h (the weights packed into panels of `mr` rows: one sequential
+// stream per tile), N = t, further columns b, gates batched, K = r. Reads past the operands' edges are clamped (the
+// core computes whole register tiles; `out`, an output, guards its tails).
 struct RowGemm {
     ImageParam w{Float(32), 3, "w"};        // (h, g, r)
     ImageParam x{Float(32), 3, "x"};        // (r, b, t)
     ImageParam bias{Float(32), 2, "bias"};  // (h, g)
     Var h{"h"}, g{"g"}, b{"b"}, t{"t"};
     RDom r;
-    Func acc{"row_gemm_acc"};  // (h, g, b, t): accumulates
-    Func out{"row_gemm"};      // output
+    Func w_packed{"row_gemm_w_packed"};  // (hi, r, g, ho)
+    Func acc{"row_gemm_acc"};            // (h, g, b, t): accumulates
+    Func out{"row_gemm"};                // output
 
-    RowGemm() {
-        Expr B = x.dim(1).extent();
+    explicit RowGemm(int mr) {
+        const Expr H = w.dim(0).extent(), B = x.dim(1).extent(), T = x.dim(2).extent();
         r = RDom(0, x.dim(0).extent(), "row_gemm_r");
-        acc(h, g, b, t) = bias(h, g);
-        acc(h, g, b, t) += w(h, g, r) * x(r, min(b, B - 1), t);
+        Var hi("hi"), ho("ho"), rr("rr");
+        w_packed(hi, rr, g, ho) = w(clamp(likely(ho * mr + hi), 0, H - 1), g, rr);
+        acc(h, g, b, t) = bias(min(h, bias.dim(0).extent() - 1), g);
+        acc(h, g, b, t) += w_packed(h % mr, r, g, h / mr) * x(r, min(b, B - 1), min(t, T - 1));
         out(h, g, b, t) = acc(h, g, b, t);
     }
 };
 
-// Reduced in chunks of about kChunkRows rows (whole steps t): a partial product per chunk, added into the
-// output, so that a chunk of d and a stays in cache while every output tile reads it.
-constexpr int kChunkRows = 64;
+// On the GEMM core: M = v (d packed into panels of `mr` rows), N = c (a packed into panels of `nr` columns), K = the
+// T*B rows (b inner, K blocks over t: a block is contiguous in both packs), as the QRNN's dW.
 struct WeightGrad {
     ImageParam d{Float(32), 3, "d"};  // (v, b, t)
     ImageParam a{Float(32), 3, "a"};  // (c, b, t)
-    Var v{"v"}, c{"c"}, k{"k"};
-    Expr steps;  // steps per chunk
-    RDom in_chunk, chunks;
-    Func partial{"weight_grad_partial"};  // (v, c, k): chunk k's product
+    Var v{"v"}, c{"c"};
+    RDom rows;
+    Func d_packed{"weight_grad_d_packed"};  // (vi, b, t, vo)
+    Func a_packed{"weight_grad_a_packed"};  // (ci, b, t, co)
+    Func acc{"weight_grad_acc"};
     Func out{"weight_grad"};
 
-    WeightGrad() {
-        Expr B = d.dim(1).extent(), T = d.dim(2).extent();
-        steps = max(1, kChunkRows / B);
-        in_chunk = RDom(0, B, 0, steps, "weight_grad_rows");
-        in_chunk.where(k * steps + in_chunk.y < T);
-        Expr t = min(k * steps + in_chunk.y, T - 1);  // (the where clause skips the clamped rows)
-        partial(v, c, k) = 0.0f;
-        partial(v, c, k) += d(v, in_chunk.x, t) * a(min(c, a.dim(0).extent() - 1), in_chunk.x, t);
-        chunks = RDom(0, (T + steps - 1) / steps, "weight_grad_chunks");
-        out(v, c) = 0.0f;
-        out(v, c) += partial(v, c, chunks);
+    WeightGrad(int mr, int nr) {
+        const Expr V = d.dim(0).extent(), C = a.dim(0).extent();
+        rows = RDom(0, d.dim(1).extent(), 0, d.dim(2).extent(), "weight_grad_rows");
+        Var vi("vi"), vo("vo"), ci("ci"), co("co"), b("b"), t("t");
+        d_packed(vi, b, t, vo) = d(clamp(likely(vo * mr + vi), 0, V - 1), b, t);
+        a_packed(ci, b, t, co) = a(min(co * nr + ci, C - 1), b, t);
+        acc(v, c) = 0.0f;
+        acc(v, c) += d_packed(v % mr, rows.x, rows.y, v / mr) * a_packed(c % nr, rows.x, rows.y, c / nr);
+        out(v, c) = acc(v, c);
     }
 };
 
 // ---- CPU schedules ---------------------------------------------------------------------------------------
-// row_gemm: register-blocked, width (2 vectors) of h x rows of b per tile, parallel over t.
-void schedule(RowGemm &f, int vec, int width, int rows) {
-    Var ho("ho"), hi("hi"), bo("bo"), bi("bi");
-    f.out.tile(f.h, f.b, ho, bo, hi, bi, width, rows).reorder(hi, bi, ho, f.g, bo, f.t).vectorize(hi, vec).parallel(f.t);
-    f.acc.compute_at(f.out, ho).vectorize(f.h, vec).unroll(f.h).unroll(f.b);
-    f.acc.update().reorder(f.h, f.b, f.r.x).vectorize(f.h, vec).unroll(f.h).unroll(f.b);
+void schedule(RowGemm &f, const GemmBlocking &blocking) {
+    schedule_packed_panels(f.w_packed, blocking.vec);
+    const OutputImageParam o = f.out.output_buffer();
+    GemmDims dims{f.acc, f.h, f.t, {f.b}, {f.g}, {f.r.x}, o.dim(3).extent(), o.dim(2).extent(), f.x.dim(0).extent()};
+    dims.output = true;
+    schedule_gemm(f.out, dims, o.dim(0).extent(), blocking);
 }
 
-// weight_grad: chunk by chunk (serial), every output tile of width of v x rows columns c (parallel over
-// the v strips) accumulates the chunk's rows in registers, then adds them into the output.
-void schedule(WeightGrad &f, int vec, int width, int rows) {
-    Var vo("vo"), vi("vi"), co("co"), ci("ci");
-    f.out.vectorize(f.v, vec).parallel(f.c);
-    f.out.update()
-        .split(f.v, vo, vi, width)
-        .split(f.c, co, ci, rows)
-        .reorder(vi, ci, co, vo, f.chunks)
-        .vectorize(vi, vec)
-        .unroll(vi)
-        .unroll(ci)
-        .parallel(vo);
-    f.partial.compute_at(f.out, co).vectorize(f.v, vec).unroll(f.v).unroll(f.c);
-    f.partial.update().reorder(f.v, f.c, f.in_chunk.x, f.in_chunk.y).vectorize(f.v, vec).unroll(f.v).unroll(f.c);
+// The packs walk their source in order, parallel over t.
+void schedule(WeightGrad &f, const GemmBlocking &blocking) {
+    const std::vector<Var> p = f.d_packed.args(), q = f.a_packed.args();  // (vi, b, t, vo), (ci, b, t, co)
+    f.d_packed.compute_root().reorder(p[0], p[3], p[1], p[2]).vectorize(p[0], blocking.vec).parallel(p[2]);
+    f.a_packed.compute_root().reorder(q[0], q[3], q[1], q[2]).unroll(q[0]).parallel(q[2]);
+    const OutputImageParam o = f.out.output_buffer();
+    GemmDims dims{f.acc, f.v, f.c, {}, {}, {f.rows.x, f.rows.y}, o.dim(1).extent(), 1, f.d.dim(1).extent() * f.d.dim(2).extent()};
+    dims.blocked = 1;
+    dims.output = true;
+    schedule_gemm(f.out, dims, o.dim(0).extent(), blocking);
 }
 
 struct Compiled {
-    int width, rows;  // the register tile: floats x rows
-    RowGemm row;
-    WeightGrad wg;
+    Target target = get_jit_target_from_environment();
+    GemmBlocking blocking = gemm_blocking(target), wg_blocking = gemm_blocking(target, gemm_core_knobs(target).dweights);
+    int width, rows;  // the callers' padding: gemm_tile_for's floats x rows
+    RowGemm row{blocking.rows()};
+    WeightGrad wg{wg_blocking.rows(), wg_blocking.tile.t};
     Pipeline row_pipeline, wg_pipeline;
     std::mutex mutex;
 
     Compiled() {
-        Target target = get_jit_target_from_environment();
         const int vec = target.natural_vector_size<float>();
         const GemmTile tile = gemm_tile_for(target);
         width = tile.h_vectors * vec;
         rows = tile.t;
-        schedule(row, vec, width, rows);
-        schedule(wg, vec, width, rows);
+        schedule(row, blocking);
+        schedule(wg, wg_blocking);
         row_pipeline = Pipeline(row.out);
         wg_pipeline = Pipeline(wg.out);
         compile_jit_pipelines({&row_pipeline, &wg_pipeline}, target);

@@ -1,14 +1,14 @@
 // GEMM-shaped Halide pipelines shared by the baselines' forward and backward passes (lstm-halide, cnn),
-// JIT-compiled once for the host target. Their ImageParams are shared: each call holds a lock.
+// JIT-compiled once for the JIT target. Their ImageParams are shared: each call holds a lock.
 //   row_gemm:    out(h, g, b, t) = bias(h, g) + sum_r w(h, g, r) * x(r, min(b, B_x - 1), t)
 //                (one GEMM over all T*B rows; rows b >= B_x of a padded batch repeat row B_x - 1)
 //   weight_grad: out(v, c) = sum_{b, t} d(v, b, t) * a(min(c, C_a - 1), b, t)
 //                (the weight-gradient GEMM, d^T a, reducing over all T*B rows; columns c >= C_a of a padded
 //                output repeat the last one)
-// Dimensions are Halide's (innermost first). Output extents: h and v multiples of gemm_tile(), b and c
-// multiples of gemm_rows() (pad the buffers; callers copy the valid part out). The register tile is
-// gemm_tile() x gemm_rows() accumulators, from the JIT target (schedules/cpu_common.h's gemm_tile_for:
-// 2 vectors x 8 rows with AVX-512's 32 vector registers, 2 x 6 with AVX2's 16).
+// Dimensions are Halide's (innermost first). Both run on the GEMM core (schedules/gemm_core.h: its knobs for the JIT
+// target, row_gemm with the conv's register tile, weight_grad with dW's) and take outputs of any extent. The callers
+// pad m to gemm_tile() and B to gemm_rows() (gemm_tile_for: 2 vectors x 8 rows with AVX-512's 32 vector registers,
+// 2 x 6 with AVX2's 16): the tiles of their per-step pipelines.
 #pragma once
 #include <Halide.h>
 
@@ -16,8 +16,8 @@
 
 namespace qrnn {
 
-int gemm_tile();  // floats of the register tile (2 vectors of the JIT target)
-int gemm_rows();  // rows of the register tile
+int gemm_tile();  // floats of the per-step pipelines' register tile (2 vectors of the JIT target)
+int gemm_rows();  // its rows
 
 void row_gemm(const Halide::Buffer<float> &w, const Halide::Buffer<float> &x, const Halide::Buffer<float> &bias,
               Halide::Buffer<float> &out);

@@ -27,9 +27,8 @@ LstmStep::LstmStep(bool save_gates) {
 }
 
 // ---- CPU schedule ----------------------------------------------------------------------------------------
-// Projection: row_gemm (register tile of the target: 2 vectors of h x 8 rows of b with AVX-512, parallel over t).
+// Projection: row_gemm (on the GEMM core).
 // Step: 1 vector of h x 4 gates x 4 batch rows of accumulators per tile, parallel over tiles.
-// Measured 44 ms = 152 GFLOP/s at B=32 T=128 n=m=320 (2-core AVX-512 EPYC VM; oneDNN 34 ms side by side).
 namespace {
 void schedule_cpu(LstmStep &s, const Target &target) {
     const int vec = target.natural_vector_size<float>();
