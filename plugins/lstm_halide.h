@@ -1,7 +1,7 @@
 // lstm-halide's recurrent step in Halide, shared by the model plugin (lstm_halide.cpp) and the trainable
 // layer (lstm_halide_layer.cpp). The input projection P = x W + b is plugins/halide_gemms.h's row_gemm over
 // all steps; the step, run serially over t by the host:
-//   pre(h, g, b) = P[t](h, g, b) + sum_c w_recurrent(h, g, c) * h_prev(c, b)
+//   pre(h, g, b) = P[t](h, g, b) + sum_c w_recurrent(h, g, c) * h_prev(c, b)   (w_recurrent packed in panels of h)
 //   cell(h, b)   = {c_t, h_t}, with save_gates also the activated gates {i, f, g, o} (for the backward).
 // Host buffers are padded (m to gemm_tile(), B to gemm_rows()) so every tile is full.
 #pragma once
@@ -18,23 +18,29 @@ struct LstmStep {
     Halide::ImageParam proj{Halide::Float(32), 3, "proj_t"};              // (h, g, b): P[t]
     Halide::ImageParam h_prev{Halide::Float(32), 2, "h_prev"};            // (c, b)
     Halide::ImageParam c_prev{Halide::Float(32), 2, "c_prev"};            // (h, b)
-    Halide::ImageParam w_recurrent{Halide::Float(32), 3, "w_recurrent"};  // (h, g, c): c unpadded (m rows)
+    Halide::ImageParam w_recurrent{Halide::Float(32), 4, "w_recurrent"};  // (hi, g, c, ho): pack_recurrent_into's panels
     Halide::Var h{"h"}, g{"g"}, b{"b"};
     Halide::RDom r;
     Halide::Func pre{"pre"};    // (h, g, b) gate pre-activations
     Halide::Func cell{"cell"};  // (h, b) -> {c_t, h_t} or {c_t, h_t, i, f, g, o}
 
-    explicit LstmStep(bool save_gates);
+    LstmStep(bool save_gates, int width);  // width: the panels' (a vector of the target)
 };
 
 // The step JIT-compiled for the host (once per variant); its ImageParams are shared: hold `mutex` while
 // setting them and realizing.
 struct CompiledLstmStep {
+    int width;  // of w_recurrent's panels
     LstmStep step;
     Halide::Pipeline pipeline;
     std::mutex mutex;
     explicit CompiledLstmStep(bool save_gates);
 };
 CompiledLstmStep &compiled_lstm_step(bool save_gates);
+
+// w [c][g][h] (m x 4 x m) -> panels [m_pad / width][m][4][width] (h = panel * width + hi; zero past m): the step's
+// operand, one contiguous stream per register tile (rows of the unpadded layout lie 4 m_pad floats apart and alias
+// in the caches: the step ran at 0.6x the speed). m_pad a multiple of width.
+Tensor<float> &pack_recurrent_into(const Tensor<float> &w, int64_t width, int64_t m_pad, Tensor<float> &dst);
 
 }  // namespace qrnn

@@ -27,17 +27,18 @@ struct LstmStepBack {
     ImageParam dy{Float(32), 2, "dy_t"};            // (h, b): unpadded, zero outside
     ImageParam dh_in{Float(32), 2, "dh_in"};        // (h, b): d h_T at the last step, else zeros
     ImageParam dc_in{Float(32), 2, "dc_in"};        // (h, b): d c_t from the steps after t
-    ImageParam w_rt{Float(32), 2, "w_rt"};          // (j, r): R transposed, r = g * m_pad + u
+    ImageParam w_rt{Float(32), 3, "w_rt"};          // (ji, r, jo): R transposed, r = g * m_pad + u, in panels of j
     ImageParam dpre_next{Float(32), 2, "dpre_next"};  // (r, b): dpre_{t+1}
     Var h{"h"}, b{"b"};
     RDom r;
     Func dh_rec{"dh_rec"};  // (h, b): dh_in + R^T dpre_{t+1}
     Func grads{"grads"};    // (h, b) -> {dpre_i, dpre_f, dpre_g, dpre_o, dc_{t-1}}
 
-    LstmStepBack() {
+    // width: of w_rt's panels (gemm_tile()).
+    explicit LstmStepBack(int width) {
         r = RDom(0, dpre_next.dim(0).extent(), "back_r");
         dh_rec(h, b) = dh_in(h, b);
-        dh_rec(h, b) += w_rt(h, r) * dpre_next(r, b);
+        dh_rec(h, b) += w_rt(h % width, r, h / width) * dpre_next(r, b);
         Expr dh = BoundaryConditions::constant_exterior(dy, 0.0f)(h, b) + dh_rec(h, b);
         Expr i = gates(h, kGateI, b), f = gates(h, kGateF, b), g = gates(h, kGateG, b), o = gates(h, kGateO, b);
         Expr tc = tanh_activation(c_t(h, b));
@@ -48,18 +49,23 @@ struct LstmStepBack {
 };
 
 // ---- CPU schedule ----------------------------------------------------------------------------------------
-// The GEMM register tile (gemm_tile() of h x gemm_rows() batch rows) of dh accumulators for R^T dpre,
-// parallel over tiles.
+// The GEMM register tile (gemm_tile() of h x gemm_rows() batch rows) of dh accumulators for R^T dpre, parallel
+// over tiles; h from 0 in whole tiles (the buffers are padded), so that a tile's rows are one panel of w_rt (packed:
+// its unpacked rows, m_pad floats apart, alias in the caches).
 struct CompiledStepBack {
-    LstmStepBack s;
+    LstmStepBack s{gemm_tile()};
     Pipeline pipeline;
     std::mutex mutex;
     CompiledStepBack() {
         Target target = get_jit_target_from_environment();
         const int vec = target.natural_vector_size<float>();
         Var ho("ho"), hi("hi"), bo("bo"), bi("bi"), tile("tile");
-        s.grads.tile(s.h, s.b, ho, bo, hi, bi, gemm_tile(), gemm_rows()).reorder(hi, bi, ho, bo).vectorize(hi, vec)
-            .fuse(ho, bo, tile).parallel(tile);
+        s.grads.output_buffers()[0].dim(0).set_min(0);
+        s.grads.tile(s.h, s.b, ho, bo, hi, bi, gemm_tile(), gemm_rows(), TailStrategy::RoundUp)
+            .reorder(hi, bi, bo, ho)
+            .vectorize(hi, vec)
+            .fuse(ho, bo, tile)
+            .parallel(tile);
         s.dh_rec.compute_at(s.grads, tile).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
         s.dh_rec.update().reorder(s.h, s.b, s.r.x).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
         pipeline = Pipeline(s.grads);
@@ -109,12 +115,12 @@ public:
         copy_block(state.at("c").data.data(), m_, tape.c.data.data(), mp_, B, m_);
 
         Tensor<float> &w_input = pad_last_into(value_.w_input, mp_, s_.w_input);
-        Tensor<float> &w_recurrent = pad_last_into(value_.w_recurrent, mp_, s_.w_recurrent);
+        CompiledLstmStep &c = compiled_lstm_step(true);
+        Tensor<float> &w_recurrent = pack_recurrent_into(value_.w_recurrent, c.width, mp_, s_.w_recurrent);
         Tensor<float> &bias = pad_last_into(value_.bias, mp_, s_.bias), &proj = ensure_shape(s_.proj, {T, Bp, G, mp_});
         Buffer<float> proj_out = view(proj);
         row_gemm(view(w_input), view(tape.x), view(bias), proj_out);
 
-        CompiledLstmStep &c = compiled_lstm_step(true);
         std::lock_guard<std::mutex> lock(c.mutex);
         LstmStep &s = c.step;
         s.w_recurrent.set(view(w_recurrent));
@@ -145,11 +151,13 @@ public:
         const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp), Gm = static_cast<int>(G * mp_);
         const size_t row = Bp * mp_;
 
-        // R transposed: w_rt[g * m_pad + u][j] = R[j][g][u], zero padded.
-        Tensor<float> &w_rt = ensure_shape(s_.w_rt, {G * mp_, mp_});
+        // R transposed in panels of j: w_rt[j / W][g * m_pad + u][j % W] = R[j][g][u], zero padded (W = gemm_tile()).
+        const int64_t W = gemm_tile();
+        Tensor<float> &w_rt = ensure_shape(s_.w_rt, {mp_ / W, G * mp_, W});
+        std::fill(w_rt.data.begin(), w_rt.data.end(), 0.0f);
         for (int64_t j = 0; j < m; j++)
             for (int64_t g = 0; g < G; g++)
-                for (int64_t u = 0; u < m; u++) w_rt(g * mp_ + u, j) = value_.w_recurrent(j, g, u);
+                for (int64_t u = 0; u < m; u++) w_rt(j / W, g * mp_ + u, j % W) = value_.w_recurrent(j, g, u);
         // dpre [T+1][B_pad][4][m_pad], row T zeros (no step after the last); dh_in, dc carries [B_pad][m_pad].
         Tensor<float> &dpre = ensure_shape(s_.dpre, {T + 1, Bp, G, mp_}), zeros({Bp, mp_}), dh_last({Bp, mp_});
         Tensor<float> *dc = s_.dc;
@@ -217,10 +225,12 @@ public:
         for (int64_t g = 0; g < G; g++) add_block(&dr(0, g * mp_), G * mp_, &grad_.w_recurrent(0, g, 0), G * m, m, m);
 
         if (d_initial) {
-            // d h_0 = R^T dpre_0 (row_gemm with w = R transposed as [4 m_pad][1][m_pad]); d c_0 the last carry.
-            Tensor<float> dh0({1, Bp, 1, mp_}), no_bias_m({1, mp_});
-            Buffer<float> dh0_out = view(dh0);
-            row_gemm(view(w_rt.data.data(), {{mp, 1}, {1, mp}, {Gm, mp}}),
+            // d h_0 = R^T dpre_0: row_gemm with w = w_rt's panels as (ji, jo, r), h = ji and the "gates" jo, into dh0
+            // [B_pad][m_pad] seen as (ji, jo, b, 1); d c_0 the last carry.
+            const int w = static_cast<int>(W), panels = static_cast<int>(mp_ / W);
+            Tensor<float> dh0({Bp, mp_}), no_bias_m({panels, W});
+            Buffer<float> dh0_out = view(dh0.data.data(), {{w, 1}, {panels, w}, {bp, mp}, {1, bp * mp}});
+            row_gemm(view(w_rt.data.data(), {{w, 1}, {panels, Gm * w}, {Gm, w}}),
                      view(dpre.data.data(), {{Gm, 1}, {bp, Gm}, {1, bp * Gm}}), view(no_bias_m), dh0_out);
             for (const char *name : {"h", "c"})
                 ensure_shape(d_initial->at(name), {B, m});
