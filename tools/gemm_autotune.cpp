@@ -126,7 +126,6 @@ public:
 private:
     void run(Trial &t) {
         GemmCoreTrial scope(o_.target, t.knobs);
-        const bool choose = best_ref_.empty();  // the first trial picks the best reference of every GEMM
         for (size_t s = 0; s < o_.shapes.size(); s++) {
             bench::ConvGemm conv(o_.pooling, o_.shapes[s], o_.target);
             bench::BackwardGemms backward(o_.pooling, o_.shapes[s], o_.target);
@@ -137,7 +136,8 @@ private:
                 if (g == 1) return [&backward, i] { backward.run_reference_dweights(i); };
                 return [&backward, i] { backward.run_reference_dinput(i); };
             };
-            if (choose) choose_references(reference);
+            // The first trial to reach a shape picks the best reference of each of its GEMMs.
+            if (best_ref_.size() < (s + 1) * kGemms) choose_references(reference);
             // Against one reference each (any computes the same GEMMs).
             const auto [dw_diff, dx_diff] = backward.max_rel_diff(best_ref_.at(s * kGemms + 1));
             for (double diff : {conv.max_rel_diff(best_ref_.at(s * kGemms)), dw_diff, dx_diff}) {
