@@ -149,7 +149,7 @@ GemmCoreKnobs tuned_or_default(const Target &target) {
     const std::string db = default_tuning_db_path();
     std::vector<TuningRecord> records;
     try {
-        records = read_tuning_records(db);
+        records = read_tuning_records(db, kGemmCoreSchedule);
     } catch (const Error &e) {
         std::cerr << "warning: GEMM core tuning not read (" << e.what() << "); using the defaults\n";
         return default_gemm_core_knobs(target);

@@ -98,13 +98,14 @@ TuningRecord parse_tuning_line(const std::string &line) {
 }
 
 namespace {
-// Calls use(record) for every non-blank line; a malformed one goes to bad(line number, message).
+// Calls use(record) for every non-blank line that contains `must_contain`; a malformed one goes to bad(line number,
+// message). The other lines are not parsed.
 template <class Use, class Bad>
-void for_each_tuning_line(const std::string &path, Use use, Bad bad) {
+void for_each_tuning_line(const std::string &path, Use use, Bad bad, const std::string &must_contain = "") {
     std::ifstream f(path);
     std::string line;
     for (int number = 1; f && std::getline(f, line); number++) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        if (line.find_first_not_of(" \t\r") == std::string::npos || line.find(must_contain) == std::string::npos) continue;
         try {
             TuningRecord r = parse_tuning_line(line);
             r.line = number;
@@ -116,11 +117,15 @@ void for_each_tuning_line(const std::string &path, Use use, Bad bad) {
 }
 }  // namespace
 
-std::vector<TuningRecord> read_tuning_records(const std::string &path) {
+std::vector<TuningRecord> read_tuning_records(const std::string &path, const std::string &schedule) {
     std::vector<TuningRecord> records;
     for_each_tuning_line(
-        path, [&](TuningRecord r) { records.push_back(std::move(r)); },
-        [&](int number, const std::string &why) { fail("tuning database ", path, " line ", number, ": ", why); });
+        path,
+        [&](TuningRecord r) {
+            if (schedule.empty() || r.schedule == schedule) records.push_back(std::move(r));
+        },
+        [&](int number, const std::string &why) { fail("tuning database ", path, " line ", number, ": ", why); },
+        schedule.empty() ? "" : "\"" + schedule + "\"");
     return records;
 }
 

@@ -35,8 +35,9 @@ std::string to_json_line(const TuningRecord &record);
 void append_tuning_record(const std::string &path, const TuningRecord &record);  // throws if not writable
 // One JSON line as a record; throws qrnn::Error (without file and line) if malformed.
 TuningRecord parse_tuning_line(const std::string &line);
-// All records of a file (none if it does not exist); a malformed line is an error naming file and line.
-std::vector<TuningRecord> read_tuning_records(const std::string &path);
+// All records of a file (none if it does not exist), or only those of `schedule` (lines not naming it are not parsed:
+// the GEMM core reads its records at every start-up); a malformed line read is an error naming file and line.
+std::vector<TuningRecord> read_tuning_records(const std::string &path, const std::string &schedule = "");
 // Why tuned-db cannot use a record ("" if it can): an unknown schedule, tuned-db itself (recursion), a
 // knob the schedule lacks or outside its range, a shape dimension < 1.
 std::string tuning_record_problem(const TuningRecord &record);

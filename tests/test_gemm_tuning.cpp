@@ -114,6 +114,15 @@ TEST(GemmTuning, BestRecordIsTheHighestScoreAtTheNewestShape) {
     const std::string path = scratch_path("gemm_core.jsonl");
     append_tuning_record(path, records[2]);  // odd at 0.97
     EXPECT_EQ(read_tuning_records(path).at(0).score, 0.97);
+    // The core reads only its own lines: another schedule's, even malformed, is not parsed.
+    TuningRecord layer = records[2];
+    layer.schedule = "tuned";
+    append_tuning_record(path, layer);
+    std::ofstream(path, std::ios::app) << "{\"schedule\":\"tuned\", not json\n";
+    EXPECT_THROW(read_tuning_records(path), Error);
+    const std::vector<TuningRecord> core = read_tuning_records(path, kGemmCoreSchedule);
+    ASSERT_EQ(core.size(), 1u);
+    EXPECT_EQ(core[0].line, 1);
 }
 
 TEST(GemmTuning, ATrialsKnobsAreEveryOpsDefaultsWhileItLasts) {

@@ -45,23 +45,24 @@ GemmTile op_tile(const GemmCoreKnobs &k, int op) { return op == 0 ? k.conv : op 
 
 std::string tile_text(GemmTile t) { return std::to_string(t.h_vectors) + "x" + std::to_string(t.t); }
 
-// Register tiles worth trying for each op, the default first; those that do not fit the target are dropped.
-std::vector<GemmTile> tile_candidates(GemmTile preferred, const Halide::Target &target, bool dinput) {
+// Register tiles worth trying for op (0 conv, 1 dW, 2 dX), its default first; those its knobs refuse for the target
+// (range, registers) are dropped.
+std::vector<GemmTile> tile_candidates(int op, const Halide::Target &target) {
     const bool wide = cpu_traits(target).vector_registers >= 32;
     std::vector<GemmTile> all = wide ? std::vector<GemmTile>{{4, 6}, {3, 8}, {5, 5}, {4, 4}, {2, 12}, {5, 4}, {3, 6}}
                                      : std::vector<GemmTile>{{2, 6}, {3, 4}, {2, 5}, {1, 12}, {2, 4}, {1, 8}};
-    if (wide && dinput) all.push_back({6, 4});
-    std::vector<GemmTile> out{preferred};
+    if (wide && op == 2) all.push_back({6, 4});
+    const GemmCoreKnobs defaults = default_gemm_core_knobs(target);
+    std::vector<GemmTile> out{op_tile(defaults, op)};
     for (GemmTile t : all) {
-        GemmCoreKnobs probe = default_gemm_core_knobs(target);
-        (dinput ? probe.dinput : probe.conv) = t;
+        GemmCoreKnobs probe = defaults;
+        op_tile(probe, op) = t;
         try {
             gemm_core_knobs_from(probe.knobs(), target);
         } catch (const Error &) {
             continue;
         }
-        if (std::find(out.begin(), out.end(), t) == out.end())
-            out.push_back(t);
+        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
     }
     return out;
 }
@@ -201,9 +202,7 @@ private:
 class GemmCandidates {
 public:
     GemmCandidates(const Halide::Target &target) : defaults_(default_gemm_core_knobs(target)) {
-        tiles_[0] = tile_candidates(defaults_.conv, target, false);
-        tiles_[1] = tile_candidates(defaults_.dweights, target, false);
-        tiles_[2] = tile_candidates(defaults_.dinput, target, true);
+        for (int op = 0; op < 3; op++) tiles_[op] = tile_candidates(op, target);
         tile_trials_ = std::max({tiles_[0].size(), tiles_[1].size(), tiles_[2].size()});
         const int64_t l2 = cpu_traits(target).l2_bytes;
         blocks_ = {l2, 4 * l2};
@@ -260,18 +259,21 @@ private:
         } else if (b < blocks_.size() + panels_.size()) {
             k.panel_bytes = panels_[b - blocks_.size()];
         } else {  // the better of each size, measured around base_
-            for (const Trial &t : search.trials()) {
-                const bool same_tiles = t.knobs.conv == base_.conv && t.knobs.dweights == base_.dweights && t.knobs.dinput == base_.dinput;
-                if (t.status != "ok" || !same_tiles) continue;
-                GemmCoreKnobs block = base_, panel = base_;
-                block.block_bytes = k.block_bytes, panel.panel_bytes = k.panel_bytes;
-                if (t.knobs.panel_bytes == base_.panel_bytes && search.mean_score(t.knobs) > search.mean_score(block))
-                    k.block_bytes = t.knobs.block_bytes;
-                if (t.knobs.block_bytes == base_.block_bytes && search.mean_score(t.knobs) > search.mean_score(panel))
-                    k.panel_bytes = t.knobs.panel_bytes;
-            }
+            k.block_bytes = best_around_base(search, &GemmCoreKnobs::block_bytes);
+            k.panel_bytes = best_around_base(search, &GemmCoreKnobs::panel_bytes);
         }
         return k;
+    }
+
+    // The value of `size` with the best mean score among base_ and the trials that differ from it in that size only.
+    int64_t best_around_base(const GemmSearch &search, int64_t GemmCoreKnobs::*size) const {
+        GemmCoreKnobs best = base_;
+        for (const Trial &t : search.trials()) {
+            GemmCoreKnobs only = base_;
+            only.*size = t.knobs.*size;
+            if (t.knobs == only && search.mean_score(only) > search.mean_score(best)) best = only;
+        }
+        return best.*size;
     }
 
     GemmCoreKnobs defaults_, base_;
