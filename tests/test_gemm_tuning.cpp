@@ -167,11 +167,13 @@ TEST(GemmTuning, AutotuneGemmThenEveryOpUsesTheDatabase) {
     r = run_cli("schedules");
     EXPECT_NE(r.output.find("conv 2x5, dW 3x4, dX 2x4, blocks 512K / 128K (tuned: " + db + " line 4)"), std::string::npos)
         << r.output;
-    const std::string layer = " --pooling fo --batch 3 --seq 11 --input 37 --hidden 29 --verify";
-    for (const std::string pass : {"inference", "training"}) {
-        r = run_cli("run" + layer + " --pass " + pass);
-        EXPECT_EQ(r.exit_code, 0) << pass << "\n" << r.output;
-    }
+    // Odd widths; T = 1, B = 1 with k > T.
+    for (const std::string layer : {" --pooling fo --batch 3 --seq 11 --input 37 --hidden 29 --window 2",
+                                     " --pooling ifo --batch 1 --seq 1 --input 5 --hidden 7 --window 3"})
+        for (const std::string pass : {"inference", "training"}) {
+            r = run_cli("run" + layer + " --verify --pass " + pass);
+            EXPECT_EQ(r.exit_code, 0) << layer << " " << pass << "\n" << r.output;
+        }
     setenv("QRNN_GEMM_TUNING", "defaults", 1);
     r = run_cli("schedules");
     EXPECT_NE(r.output.find("(defaults)"), std::string::npos) << r.output;
