@@ -4,8 +4,10 @@ namespace qrnn {
 using namespace Halide;
 
 std::vector<Argument> DecoderInputs::eval_arguments() const { return {hidden, weights, bias, targets}; }
-std::vector<Argument> DecoderInputs::training_arguments() const {
-    return {hidden, weights, bias, targets, dweights_in, dbias_in};
+std::vector<Argument> DecoderInputs::training_arguments(bool packed_weights) const {
+    std::vector<Argument> args{hidden, weights, bias, targets, dweights_in, dbias_in};
+    if (packed_weights) args.push_back(weights_panels);
+    return args;
 }
 
 namespace {
@@ -54,15 +56,34 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, De
     Expr onehot = select(v == target, 1.0f, 0.0f);
     F.dlogits(n, v) = select(inside, exp_nonpositive(F.logits(n, word(v)) - F.log_norm(n)) - onehot, 0.0f);
 
-    // dhidden: a sum over blocks of vocab_block entries (dlogits is zero past V, the weights' row clamped there).
-    F.block_r = RDom(0, vocab_block, "decoder_block_r");
-    F.blocks_r = RDom(0, (V + vocab_block - 1) / vocab_block, "decoder_blocks_r");
-    Expr w = j * vocab_block + F.block_r;
-    F.dhidden_part(k, n, j) = 0.0f;
-    F.dhidden_part(k, n, j) += F.weights_c(k, min(w, V - 1)) * F.dlogits(n, w);
-    F.dhidden_sum(k, n) = 0.0f;
-    F.dhidden_sum(k, n) += F.dhidden_part(k, n, F.blocks_r);
-    F.dhidden(k, n) = F.dhidden_sum(k, n);
+    if (panels.dhidden_units > 0) {
+        // dhidden on packed operands, each a stream per panel: weights panel ko holds hidden units ko * P ..
+        // ko * P + P - 1 of every word in turn (the weights' rows themselves are m floats apart, 4 KB at m = 1024);
+        // dlogits panel no rows no * Q .. no * Q + Q - 1 of every word.
+        const int P = panels.dhidden_units;
+        Var ki("ki"), ko("ko");
+        F.weights_pack(ki, v, ko) = in.weights(min(likely(ko * P + ki), in.weights.dim(0).extent() - 1), v);
+        F.dhidden_r = RDom(0, V, "decoder_dhidden_r");
+        F.dhidden_acc(k, n) = 0.0f;
+        const int Q = panels.logits_rows;
+        Var ni("ni"), no("no");
+        F.dlogits_panels(ni, v, no) = F.dlogits(no * Q + ni, v);
+        // The panel index clamped (a no-op) for bounds inference: the union of the tasks' regions it derives for
+        // k / P is about twice the panels there are.
+        Expr panel = min(k / P, in.weights_panels.dim(2).extent() - 1);
+        F.dhidden_acc(k, n) += in.weights_panels(k % P, F.dhidden_r, panel) * F.dlogits_panels(n % Q, F.dhidden_r, n / Q);
+        F.dhidden(k, n) = F.dhidden_acc(k, n);
+    } else {
+        // A sum over blocks of vocab_block entries (dlogits is zero past V, the weights' row clamped there).
+        F.block_r = RDom(0, vocab_block, "decoder_block_r");
+        F.blocks_r = RDom(0, (V + vocab_block - 1) / vocab_block, "decoder_blocks_r");
+        Expr w = j * vocab_block + F.block_r;
+        F.dhidden_part(k, n, j) = 0.0f;
+        F.dhidden_part(k, n, j) += F.weights_c(k, min(w, V - 1)) * F.dlogits(n, w);
+        F.dhidden_sum(k, n) = 0.0f;
+        F.dhidden_sum(k, n) += F.dhidden_part(k, n, F.blocks_r);
+        F.dhidden(k, n) = F.dhidden_sum(k, n);
+    }
 
     F.rows_r = RDom(0, R, "decoder_rows_r");
     F.dweights_acc(k, v) = 0.0f;
@@ -71,7 +92,8 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, De
         Var ki("ki"), ko("ko");
         // likely(): the pack's steady state without the min (a gather of the vector of columns).
         F.hidden_kpanels(ki, n, ko) = in.hidden(min(likely(ko * P + ki), F.width - 1), n);
-        F.dweights_acc(k, v) += F.hidden_kpanels(k % P, F.rows_r, k / P) * F.dlogits(F.rows_r, v);
+        // v clamped for bounds inference (the output guards v < V): the union it derives is about twice V.
+        F.dweights_acc(k, v) += F.hidden_kpanels(k % P, F.rows_r, k / P) * F.dlogits(F.rows_r, min(v, V - 1));
     } else {
         F.dweights_acc(k, v) += F.hidden_c(k, F.rows_r) * F.dlogits(F.rows_r, v);
     }

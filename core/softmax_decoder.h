@@ -27,16 +27,22 @@ struct DecoderInputs {
     Halide::ImageParam targets{Halide::Int(32), 1, "decoder_targets"};            // (n)
     Halide::ImageParam dweights_in{Halide::Float(32), 2, "decoder_dweights_in"};  // (k, v)
     Halide::ImageParam dbias_in{Halide::Float(32), 1, "decoder_dbias_in"};        // (v)
+    // The weights packed by DecoderFuncs::weights_pack (the training pipeline's, with DecoderPanels::dhidden_units).
+    Halide::ImageParam weights_panels{Halide::Float(32), 3, "decoder_weights_panels"};  // (ki, v, ko)
     // Arguments of the evaluation pipeline (row_loss only) and of the training pipeline.
     std::vector<Halide::Argument> eval_arguments() const;
-    std::vector<Halide::Argument> training_arguments() const;
+    std::vector<Halide::Argument> training_arguments(bool packed_weights = false) const;
 };
 
-// Operands a GEMM schedule reads packed into panels of its register tile's rows (0: read as they are): the chunk's
-// rows for logits (M = rows), its columns for dweights (M = hidden units).
+// Operands a GEMM schedule reads packed into panels of its register tile (0: read as they are): the chunk's rows
+// for logits and dlogits' rows for dhidden (M = rows, logits_rows a panel), the chunk's columns for dweights (M =
+// hidden units), the weights' columns for dhidden (N = hidden units, dhidden_units a panel; packed by weights_pack,
+// a pipeline of its own, run once per call: the weights do not change from chunk to chunk). dhidden_units > 0
+// needs logits_rows > 0.
 struct DecoderPanels {
     int logits_rows = 0;
     int dweights_rows = 0;
+    int dhidden_units = 0;
 };
 
 struct DecoderFuncs {
@@ -57,16 +63,19 @@ struct DecoderFuncs {
     Halide::Func log_norm{"decoder_log_norm"};            // (n): logsumexp
     Halide::Func row_loss{"decoder_row_loss"};            // (n): output
     Halide::Func dlogits{"decoder_dlogits"};              // (n, v)
-    Halide::Func dhidden_part{"decoder_dhidden_part"};    // (k, n, j): one vocabulary block's sum
-    Halide::Func dhidden_sum{"decoder_dhidden_sum"};      // (k, n): sum of the parts over blocks_r
-    Halide::Func dhidden{"decoder_dhidden"};              // (k, n): output, dhidden_sum
+    Halide::Func dlogits_panels{"decoder_dlogits_panels"};  // (ni, v, no): rows in panels of logits_rows (dhidden)
+    Halide::Func weights_pack{"decoder_weights_pack"};    // (ki, v, ko): weights' columns in panels of dhidden_units
+    Halide::Func dhidden_part{"decoder_dhidden_part"};    // (k, n, j): one vocabulary block's sum (unpacked)
+    Halide::Func dhidden_sum{"decoder_dhidden_sum"};      // (k, n): sum of the parts over blocks_r (unpacked)
+    Halide::Func dhidden_acc{"decoder_dhidden_acc"};      // (k, n): sum over dhidden_r of weights_panels (packed)
+    Halide::Func dhidden{"decoder_dhidden"};              // (k, n): output, dhidden_sum or dhidden_acc
     Halide::Func dweights_acc{"decoder_dweights_acc"};    // (k, v): sum over the chunk's rows
     Halide::Func dweights{"decoder_dweights"};            // (k, v): output
     Halide::Func dbias_lanes{"decoder_dbias_lanes"};      // (j, v): rows j, j + kDecoderBiasLanes, ... summed
     Halide::Func dbias_acc{"decoder_dbias_acc"};          // (v): sum of the lanes
     Halide::Func dbias{"decoder_dbias"};                  // (v): output
 
-    Halide::RDom logits_r, vocab_r, block_r, blocks_r, rows_r, lane_blocks_r, lanes_r;
+    Halide::RDom logits_r, vocab_r, block_r, blocks_r, dhidden_r, rows_r, lane_blocks_r, lanes_r;
 };
 
 // dbias sums the chunk's rows in this many interleaved lanes (contiguous rows of a dlogits column: a vector

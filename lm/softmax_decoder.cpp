@@ -26,7 +26,7 @@ struct SoftmaxDecoder::Compiled {
     int panel_rows;  // rows the logits GEMM computes at once (its panels and dbias' lanes): chunks are multiples
     DecoderInputs eval_in, train_in;
     DecoderFuncs eval_f, train_f;
-    Halide::Pipeline eval, train;
+    Halide::Pipeline eval, train, pack;  // pack: the weights' panels for train (once per call)
     std::mutex mutex;
 
     explicit Compiled(const Halide::Target &t)
@@ -40,13 +40,15 @@ struct SoftmaxDecoder::Compiled {
         schedule_softmax_decoder_cpu(train_f, t);
         eval = Halide::Pipeline(eval_f.row_loss);
         train = Halide::Pipeline({train_f.row_loss, train_f.dhidden, train_f.dweights, train_f.dbias});
-        compile_jit_pipelines({&eval, &train}, t);
+        pack = Halide::Pipeline(train_f.weights_pack);
+        compile_jit_pipelines({&eval, &train, &pack}, t);
     }
 };
 
 struct SoftmaxDecoder::Scratch {
     Tensor<float> hidden, dweights, dhidden;  // zero-padded copies when the width is padded
     Tensor<float> weights;                    // the weights' copy when not read in place (weights_in_place), flat
+    Tensor<float> weight_panels;              // training: the weights packed for dhidden (DecoderFuncs::weights_pack)
     std::vector<float> row_loss;
 };
 
@@ -71,12 +73,9 @@ void copy_rows(const float *src, int64_t src_width, float *dst, int64_t dst_widt
 }
 
 // Whether the GEMM tiles can read the caller's weights ([V][m], unpadded width) where they are: rows on 64-byte
-// boundaries and, for training, rows that do not alias in L1: dhidden reads 256 rows a column at a time, which fall
-// into 4096 / gcd(4 m, 4096) sets; 16 or more, or the copy (its rows padded by a cache line).
-bool weights_in_place(const Tensor<float> &weights, int64_t m, bool training) {
-    const bool aligned = m % 16 == 0 && reinterpret_cast<uintptr_t>(weights.data.data()) % 64 == 0;
-    const bool sets_apart = std::gcd<int64_t>(4 * m, 4096) <= 256;
-    return aligned && (!training || sets_apart);
+// boundaries (logits reads each row as whole vectors; dhidden reads the packed copy).
+bool weights_in_place(const Tensor<float> &weights, int64_t m) {
+    return m % 16 == 0 && reinterpret_cast<uintptr_t>(weights.data.data()) % 64 == 0;
 }
 
 void check_tokens(const char *what, const std::vector<int32_t> &ids, int64_t vocab) {
@@ -155,7 +154,7 @@ double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &t
     // floats would alias in L1/L2).
     const int64_t mp = (m + c.width_multiple - 1) / c.width_multiple * c.width_multiple, w_stride = mp + 16;
     const bool padded = mp != m;
-    const bool in_place = !padded && weights_in_place(weights, m, training);
+    const bool in_place = !padded && weights_in_place(weights, m);
     Buffer<float> w_buf = rows_view(weights.data.data(), m, V);
     if (!in_place) {
         const int64_t w_rows = decoder_weight_rows(V);
@@ -186,6 +185,11 @@ double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &t
     if (training) {
         in.dweights_in.set(dw_buf);
         in.dbias_in.set(db_buf);
+        const int P = c.panels.dhidden_units;
+        Tensor<float> &panels = ensure_shape(s.weight_panels, {(mp + P - 1) / P, V, P});
+        Buffer<float> panels_buf(panels.data.data(), P, I(V), I((mp + P - 1) / P));
+        c.pack.realize(panels_buf);
+        in.weights_panels.set(panels_buf);
     }
     double total = 0;
     const int64_t chunk = chunk_for(N);

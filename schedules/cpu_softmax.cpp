@@ -20,32 +20,18 @@ GemmTile decoder_tile_for(const Target &target) {
 }  // namespace
 
 DecoderPanels cpu_decoder_panels(const Target &target) {
-    const int rows = gemm_blocking(target, decoder_tile_for(target)).rows();
-    return {rows, rows};
+    const GemmBlocking blocking = gemm_blocking(target, decoder_tile_for(target));
+    return {blocking.rows(), blocking.rows(), blocking.tile.t};
 }
-
-namespace {
-// A register-blocked GEMM: `acc` (its pure step and its update over `reduction`) computed at `out`'s tile
-// loop `at`, its vectorised dimension `vec_dim` (tile of `width` floats) and unrolled `other` (`rows`),
-// both of fixed extent (bound_extent: `out` guards its tails).
-void register_tile(Func acc, const Var &vec_dim, const Var &other, const std::vector<VarOrRVar> &reduction, const Func &out,
-                   const Var &at, int vec, int width, int rows) {
-    acc.compute_at(out, at).bound_extent(vec_dim, width).bound_extent(other, rows);
-    acc.vectorize(vec_dim, vec).unroll(vec_dim).unroll(other);
-    std::vector<VarOrRVar> order{vec_dim, other};
-    order.insert(order.end(), reduction.begin(), reduction.end());
-    acc.update().reorder(order).vectorize(vec_dim, vec).unroll(vec_dim).unroll(other);
-}
-}  // namespace
 
 void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     const int vec = target.natural_vector_size<float>();
-    const int width = decoder_width_multiple(target), rows = gemm_tile_for(target).t;
     Var k = F.k, n = F.n, v = F.v;
-    Var ko("ko"), ki("ki"), no("no"), ni("ni"), vo("vo"), vi("vi");
+    Var ko("ko"), ki("ki"), no("no"), ni("ni");
 
     const DecoderPanels expected = cpu_decoder_panels(target);
-    if (F.panels.logits_rows != expected.logits_rows || F.panels.dweights_rows != expected.dweights_rows)
+    if (F.panels.logits_rows != expected.logits_rows || F.panels.dweights_rows != expected.dweights_rows ||
+        F.panels.dhidden_units != expected.dhidden_units)
         fail("schedule_softmax_decoder_cpu: the decoder must be defined with cpu_decoder_panels(target)");
     const GemmBlocking blocking = gemm_blocking(target, decoder_tile_for(target));
 
@@ -79,41 +65,27 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
         .reorder(ni, no, v)
         .parallel(v, 64, TailStrategy::RoundUp);
 
-    // dhidden = dlogits weights, summed over the vocabulary block by block into dhidden_sum (copied out).
-    // With 32 vector registers transposed (rows innermost) and copied out in vec x vec blocks: register tiles of
-    // (2 vectors of rows x 8 hidden units), the 8 broadcasts from one weights row (consecutive floats), the rows'
-    // vectors from dlogits (whole lines), one block of hidden units per core. Tiled as with 16 registers it took
-    // 1.25-1.4x the logits GEMM's time for the same flops, this way 1.16-1.33x (a small gain for the whole training
-    // call, within the run-to-run spread). With 16 registers (AVX2: 3 vectors of rows x 4 units timed 1.01-1.06x):
-    // tiles of (width hidden units x `rows` rows), a broadcast from each of `rows` dlogits rows, the chunk's rows
-    // split into one block per core. 8 divides the width multiple.
-    const int cores = cpu_traits(target).cores;
-    // Register tiles of (x_tile along the vectorised x, y_tile along y), y split into one block per core.
-    auto sum_tiles = [&](const Var &x, const Var &y, int x_tile, int y_tile, const Expr &core_block) {
-        Var xo("xo"), xi("xi"), yo("yo"), yi("yi"), yc("yc");
-        const bool x_is_rows = x.same_as(n);
-        const Var &rows_outer = x_is_rows ? xo : yo, &other_outer = x_is_rows ? yo : xo;
-        F.dhidden_sum.update()
-            .split(y, yc, y, core_block, TailStrategy::GuardWithIf)
-            .split(x, xo, xi, x_tile, TailStrategy::GuardWithIf)
-            .split(y, yo, yi, y_tile, TailStrategy::GuardWithIf)
-            .reorder(xi, yi, rows_outer, other_outer, F.blocks_r.x, yc)
-            .vectorize(xi, vec)
-            .unroll(yi)
-            .parallel(yc);
-        register_tile(F.dhidden_part, x, y, {F.block_r.x}, F.dhidden_sum, rows_outer, vec, x_tile, y_tile);
-    };
-    if (cpu_traits(target).vector_registers >= 32) {
-        const int k_tile = 8;
-        F.dhidden_sum.compute_root().reorder_storage(n, k).vectorize(n, vec, TailStrategy::GuardWithIf);
-        sum_tiles(n, k, 2 * vec, k_tile, (F.width + cores * k_tile - 1) / (cores * k_tile) * k_tile);
-        F.dhidden_part.reorder_storage(n, k, F.j);
+    // dhidden = dlogits weights on the GEMM core: M = the chunk's rows (dlogits copied into panels of MR rows), N =
+    // the hidden units (the weights packed once per call in panels of NR units), K = the vocabulary; each operand
+    // one stream per panel. Stored rows innermost, then copied out transposed in vec x vec blocks. (Other
+    // layouts lost: docs/schedules.md.)
+    std::vector<Var> w = F.weights_pack.args();  // (ki, v, ko)
+    F.weights_pack.compute_root()
+        .bound(w[0], 0, F.panels.dhidden_units)
+        .reorder(w[0], w[2], w[1])
+        .unroll(w[0])
+        .parallel(w[1], 64, TailStrategy::GuardWithIf);
+    std::vector<Var> d = F.dlogits_panels.args();  // (ni, v, no)
+    F.dlogits_panels.compute_root().vectorize(d[0], vec).parallel(d[2]);
+    Func dhidden_tiles = F.dhidden_acc.in();
+    // Hidden units from 0: the tiles start at multiples of NR, so each tile's weights panel is known outside the
+    // reduction loop (else its index is computed per unit: 1.4x the time on AVX2).
+    const int nr = blocking.tile.t;
+    dhidden_tiles.compute_root().reorder_storage(n, k).bound(k, 0, (F.width + nr - 1) / nr * nr);
+    schedule_gemm(dhidden_tiles, {F.dhidden_acc, n, k, {}, {}, {F.dhidden_r.x}, F.width, 1, F.vocab}, F.rows, blocking);
+    {
         Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
         F.dhidden.tile(k, n, xo, yo, xi, yi, vec, vec, TailStrategy::GuardWithIf).vectorize(xi).unroll(yi).parallel(yo);
-    } else {
-        F.dhidden_sum.compute_root().vectorize(k, vec, TailStrategy::GuardWithIf);
-        sum_tiles(k, n, width, rows, (F.rows + cores * rows - 1) / (cores * rows) * rows);
-        F.dhidden.vectorize(k, vec, TailStrategy::GuardWithIf).parallel(n, 16, TailStrategy::GuardWithIf);
     }
 
     // dweights += hidden^T dlogits on the GEMM core: M = the hidden units (packed), N = the vocabulary, K = the

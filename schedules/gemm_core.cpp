@@ -17,6 +17,16 @@ GemmBlocking gemm_blocking(const Target &target, GemmTile tile) {
     return b;
 }
 
+namespace {
+// m first in f's storage, so that its vectors along m are stored whole.
+void store_m_innermost(Func f, const Var &m) {
+    std::vector<Var> order{m};
+    for (const Var &a : f.args())
+        if (!a.same_as(m)) order.push_back(a);
+    f.reorder_storage(order);
+}
+}  // namespace
+
 void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const GemmBlocking &blk) {
     struct {
         Var mo{"mo"}, mi{"mi"}, no{"no"}, ni{"ni"}, block{"block"}, task{"task"}, ko{"ko"};
@@ -44,7 +54,8 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
     order.push_back(v.mo);
     order.push_back(v.block);
     // m (and an output's n) from 0: tiles (and acc's) start at multiples of MR (NR), so a packed operand's panel
-    // index is one per tile.
+    // index is one per tile. (A caller whose operand is packed along n bounds tiles' n from 0 itself: some consumers
+    // read past the extent, e.g. the gates in whole scan chunks.)
     if (d.output) {
         const std::vector<Var> args = tiles.args();
         for (size_t i = 0; i < args.size(); i++)
@@ -65,6 +76,8 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
     Func partial = acc.update()
                        .split(split_var, v.rko, v.rki, split_block, TailStrategy::GuardWithIf)
                        .rfactor(v.rko, v.ko);
+    store_m_innermost(acc, d.m);
+    store_m_innermost(partial, d.m);
     acc.compute_at(tiles, d.batch.empty() ? v.task : d.batch.front()).vectorize(d.m, blk.vec);
     std::vector<VarOrRVar> acc_order{v.acc_mi, v.acc_ni};
     for (const Var &c : d.columns) acc_order.push_back(c);

@@ -7,7 +7,7 @@
 
 namespace qrnn {
 
-// dhidden's vocabulary blocking for the CPU schedule (a block of weights and dlogits stays in L2).
+// dhidden's vocabulary blocking on unpacked operands (the CUDA schedule's).
 constexpr int kDecoderVocabBlock = 256;
 
 // Rows of a weights buffer that serves any schedule for a vocabulary of V (rows past V zero): the CUDA
@@ -23,10 +23,9 @@ int decoder_width_multiple(const Halide::Target &target);
 // dropped: at 64-row panels 224 rows took 1.14x the time of 256).
 DecoderPanels cpu_decoder_panels(const Halide::Target &target);
 
-// Every Func of F (defined with cpu_decoder_panels(target)): logits and dweights on the GEMM core
-// (schedules/gemm_core.h), dhidden register-tiled (gemm_tile_for(target)), logits and dlogits computed once per chunk,
-// the softmax reductions on vectors of rows; parallel over vocabulary tiles (logits, dweights) and hidden
-// tiles (dhidden).
+// Every Func of F (defined with cpu_decoder_panels(target)): logits, dhidden and dweights on the GEMM core
+// (schedules/gemm_core.h), logits and dlogits computed once per chunk, the softmax reductions on vectors of rows.
+// The training pipeline reads the weights packed by a pipeline of F.weights_pack (scheduled here too).
 void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Halide::Target &target);
 
 // One GPU thread per output element (logits, dlogits, dhidden, dweights, dbias, per row for the reductions),

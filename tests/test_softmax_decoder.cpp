@@ -126,9 +126,10 @@ HalideErrors halide_vs_reference(const Shape &s, const std::string &target, int6
 }
 
 // N = 1, V = 1, widths odd and below / not a multiple of the tile, V not a multiple of the vector or tile,
-// rows over several chunks with a partial last one; {130, 64, 530}: the vocabulary past one dhidden block. The
-// weights read in place (lm/softmax_decoder.cpp, exactly V rows: a read past them is an error) at m = 32 and 64
-// (V = 8 and 17: the last logits tile past V reads row V - 1), for evaluation only at m = 128 (training copies them).
+// rows over several chunks with a partial last one; {130, 64, 530}: several panels of rows and of hidden units in
+// dhidden. The weights read in place (lm/softmax_decoder.cpp, exactly V rows: a read past them is an error) at
+// m = 32, 64 and 128 (V = 8 and 17: the last logits tile past V reads row V - 1). dhidden's K blocks (V past
+// panel_bytes / (4 MR)): DefaultChunksMatchReference's V = 100000.
 const Shape kHalideShapes[] = {{1, 1, 1},  {1, 5, 3},     {3, 1, 2},      {7, 3, 17}, {37, 19, 100},
                                {70, 33, 301}, {130, 64, 530}, {9, 32, 8}, {5, 32, 17}, {23, 128, 45}};
 }  // namespace
