@@ -92,8 +92,7 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, De
         Var ki("ki"), ko("ko");
         // likely(): the pack's steady state without the min (a gather of the vector of columns).
         F.hidden_kpanels(ki, n, ko) = in.hidden(min(likely(ko * P + ki), F.width - 1), n);
-        // v clamped for bounds inference (the output guards v < V): the union it derives is about twice V.
-        F.dweights_acc(k, v) += F.hidden_kpanels(k % P, F.rows_r, k / P) * F.dlogits(F.rows_r, min(v, V - 1));
+        F.dweights_acc(k, v) += F.hidden_kpanels(k % P, F.rows_r, k / P) * F.dlogits(F.rows_r, v);
     } else {
         F.dweights_acc(k, v) += F.hidden_c(k, F.rows_r) * F.dlogits(F.rows_r, v);
     }
