@@ -61,9 +61,10 @@ void check_language_model_memory(const TrainConfig &cfg, int64_t vocab) {
     c.batch = cfg.batch, c.seq = cfg.bptt, c.pass = "training";
     MemoryShape shape;
     const double V = static_cast<double>(vocab), rows = static_cast<double>(cfg.batch) * static_cast<double>(cfg.bptt);
-    // embedding and decoder (weights, gradients, copies: the decoder's weights packed for dh), and the decoder's
-    // logits, their gradient and its packed copy (at most all rows in one chunk)
-    shape.extra_floats = 3 * V * static_cast<double>(c.input + c.hidden) + 3 * rows * V;
+    // the embedding (weights, gradients, a copy), the decoder (weights, gradients, the weights packed for dh and,
+    // at a width the tile does not divide, padded copies of the weights and gradients: lm/softmax_decoder.cpp) and
+    // its logits, their gradient and its packed copy (at most all rows in one chunk)
+    shape.extra_floats = V * (3 * static_cast<double>(c.input) + 5 * static_cast<double>(c.hidden)) + 3 * rows * V;
     check_run_memory(c, false, 0, shape);
 }
 
