@@ -72,8 +72,8 @@ void schedule(RowGemm &f, const GemmBlocking &blocking) {
 // The packs walk their source in order, parallel over t.
 void schedule(WeightGrad &f, const GemmBlocking &blocking) {
     const std::vector<Var> p = f.d_packed.args(), q = f.a_packed.args();  // (vi, b, t, vo), (ci, b, t, co)
-    f.d_packed.compute_root().reorder(p[0], p[3], p[1], p[2]).vectorize(p[0], blocking.vec).parallel(p[2]);
-    f.a_packed.compute_root().reorder(q[0], q[3], q[1], q[2]).unroll(q[0]).parallel(q[2]);
+    schedule_panels_in_source_order(f.d_packed, p[2], blocking.vec);
+    schedule_panels_in_source_order(f.a_packed, q[2], 0);
     const OutputImageParam o = f.out.output_buffer();
     GemmDims dims{f.acc, f.v, f.c, {}, {}, {f.rows.x, f.rows.y}, o.dim(1).extent(), 1, f.d.dim(1).extent() * f.d.dim(2).extent()};
     dims.blocked = 1;

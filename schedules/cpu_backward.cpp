@@ -62,8 +62,8 @@ void schedule_dweights_gemm(BackwardFuncs &D, GemmTile tile, const Target &targe
     // panel, 5 panels at 320 units left a core idle).
     const int vec = target.natural_vector_size<float>();
     std::vector<Var> p = D.dpre_panels.args(), q = D.input_panels.args();  // (hi, b, t, g, ho), (ci, b, t, co)
-    D.dpre_panels.compute_root().reorder(p[0], p[4], p[1], p[2], p[3]).vectorize(p[0], vec).parallel(p[2]);
-    D.input_panels.compute_root().reorder(q[0], q[3], q[1], q[2]).unroll(q[0]).parallel(q[2]);
+    schedule_panels_in_source_order(D.dpre_panels, p[2], vec);
+    schedule_panels_in_source_order(D.input_panels, q[2], 0);
     GemmDims dims{D.dweights_acc, D.h, D.c, {D.j}, {D.g}, {D.dweights_r.y, D.dweights_r.x}, D.n, D.k, D.T * D.B};
     dims.blocked = 1;
     dims.output = true;

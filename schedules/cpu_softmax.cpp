@@ -70,11 +70,8 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
     // one stream per panel. Stored rows innermost, then copied out transposed in vec x vec blocks. (Other
     // layouts lost: docs/schedules.md.)
     std::vector<Var> w = F.weights_pack.args();  // (ki, v, ko)
-    F.weights_pack.compute_root()
-        .bound(w[0], 0, F.panels.dhidden_units)
-        .reorder(w[0], w[2], w[1])
-        .unroll(w[0])
-        .parallel(w[1], 64, TailStrategy::GuardWithIf);
+    F.weights_pack.bound(w[0], 0, F.panels.dhidden_units);
+    schedule_panels_in_source_order(F.weights_pack, w[1], 0, 64);
     std::vector<Var> d = F.dlogits_panels.args();  // (ni, v, no)
     F.dlogits_panels.compute_root().vectorize(d[0], vec).parallel(d[2]);
     Func dhidden_tiles = F.dhidden_acc.in();

@@ -102,4 +102,15 @@ void schedule_packed_panels(Func packed, int vec) {
     packed.compute_root().vectorize(args.front(), vec).parallel(args.back());
 }
 
+void schedule_panels_in_source_order(Func packed, const Var &parallel, int vec, int block) {
+    const std::vector<Var> args = packed.args();
+    std::vector<VarOrRVar> order{args.front(), args.back()};
+    order.insert(order.end(), args.begin() + 1, args.end() - 1);
+    packed.compute_root().reorder(order);
+    if (vec > 0) packed.vectorize(args.front(), vec);
+    else packed.unroll(args.front());
+    if (block > 1) packed.parallel(parallel, block, TailStrategy::GuardWithIf);
+    else packed.parallel(parallel);
+}
+
 }  // namespace qrnn

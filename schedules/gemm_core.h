@@ -58,4 +58,9 @@ void schedule_gemm(Halide::Func tiles, const GemmDims &dims, const Halide::Expr 
 // A packed operand (panel_row, ..., panel) at root: vectorised along panel_row, parallel over panels.
 void schedule_packed_panels(Halide::Func packed, int vec);
 
+// A packed operand (panel_row, ..., panel) at root that walks its source in order: per source position every panel
+// in turn (loops panel_row, panel, then the others innermost first), panel_row vectorised (vec > 0: panels of whole
+// vectors) or unrolled (vec = 0: panels narrower than a vector), parallel over `parallel` (in blocks of `block`).
+void schedule_panels_in_source_order(Halide::Func packed, const Halide::Var &parallel, int vec, int block = 1);
+
 }  // namespace qrnn
