@@ -2,6 +2,7 @@
 
 #include "schedules/cpu_common.h"
 #include "schedules/cpu_target.h"
+#include "schedules/gemm_core.h"
 
 namespace qrnn {
 namespace {
@@ -42,15 +43,6 @@ Var by_rows(Func f, const Var &h, const Var &rows, const Target &target) {
     return ro;
 }
 
-// The tasks of a per-sequence GEMM (its `rows` in register tiles `tile_rows` high): each sequence b in `parts` tasks
-// when B >= 2, so a core keeps one sequence's operands; else a task per tile of rows. At T=37 S=53 B=5 m=203 the
-// forward took 0.82-0.85x the time of tasks per (row tile, b), at T=64 S=64 B=16 m=320 0.91-0.96x; the backward's
-// dcell and denc in halves of sequences 0.96-0.98x the time of whole ones at m=203 (2 cores, AMD EPYC; in-process A/B).
-Expr per_sequence_tasks(const Expr &B, const Expr &rows, int tile_rows, int parts = 1) {
-    const Expr tiles = max(1, (rows + tile_rows - 1) / tile_rows);
-    return select(B >= 2, max(1, (tiles + parts - 1) / parts), 1);
-}
-
 // The register tile of the backward's dk/dc, dcell and denc GEMMs: 2 x 10 with 32 vector registers (with 2 x 8, the
 // default, the backward took up to 1.05x the time at m=203), else gemm_tile_for (AVX2: 2 x 4 and 2 x 5 took 1.03x
 // the time of 2 x 6, 2 x 7 spills).
@@ -79,24 +71,29 @@ Pipeline build_attention_forward(const AttentionInputs &in, const Target &target
     AttentionFuncs A = define_attention(in);
     const Var h = A.h, b = A.b, t = A.t, s = A.s;
     if (!target.has_gpu_feature()) {
-        // The scores, context and mix GEMMs register-blocked, the softmax per sequence b (figures: `qrnn bench --what
-        // attention`, README).
+        // The scores, context and mix GEMMs on the core, the softmax per sequence b (figures: `qrnn bench --what
+        // attention`).
         cpu_block_transpose(A.enc_t, in.enc, s, h, A.S, A.m, b);
-        TileLoops sv, kv, mv;
-        kv.task_size = per_sequence_tasks(A.B, A.T, gemm_tile_for(target).t);
+        const GemmBlocking blocking = gemm_blocking(target, gemm_tile_for(target));
         const Var task = per_sequence_softmax(A.alpha, s, t, b, A.B, A.T, target);
-        sv.at = LoopLevel(A.alpha, task);
-        cpu_gemm(A.score.in(), A.score, s, t, A.S, A.T, sv, {sv.ao, sv.bo, b}, 0, {A.score_r}, target);
+        A.score.in().compute_at(A.alpha, task);
+        GemmDims score{A.score, s, t, {}, {b}, {A.score_r}, A.T, 1, A.m};
+        score.in_place = true;
+        score.parallel = false;
+        schedule_gemm(A.score.in(), score, A.S, blocking);
         const int vec = target.natural_vector_size<float>();
         for (Func f : {A.score_max, A.weight_sum}) {
             f.compute_at(A.alpha, task).vectorize(t, vec, TailStrategy::GuardWithIf);
             f.update().reorder(t, A.source_r).vectorize(t, vec, TailStrategy::GuardWithIf);
         }
         A.weight.compute_at(A.alpha, task).vectorize(s, vec, TailStrategy::GuardWithIf);
-        cpu_gemm(A.context, A.context_acc, h, t, A.m, A.T, kv, {kv.ao, kv.bo, b}, 2, {A.source_r}, target);
+        GemmDims context{A.context_acc, h, t, {}, {b}, {A.source_r}, A.T, 1, A.S};
+        context.in_place = true;
+        schedule_gemm(A.context, context, A.m, blocking);
         // Over the T B rows of every sequence: edge tiles once, not once per sequence.
-        mv.b_block = 16;
-        cpu_gemm(A.mixed, A.mix_acc, h, A.r, A.m, A.T * A.B, mv, {mv.bo, mv.ao, mv.bb}, 2, {A.mix_r}, target);
+        GemmDims mix{A.mix_acc, h, A.r, {}, {}, {A.mix_r}, A.T * A.B, 1, 2 * A.m};
+        mix.in_place = true;
+        schedule_gemm(A.mixed, mix, A.m, blocking);
         by_rows(A.out, h, A.r, target);
         return Pipeline(A.outputs());
     }
@@ -121,35 +118,39 @@ Pipeline build_attention_backward(const AttentionBackwardInputs &in, const Targe
     const Var h = D.h, c = D.c, b = D.b, t = D.t, s = D.s, i = D.i;
     if (!target.has_gpu_feature()) {
         // Seven parallel regions (dgate_o fused with dmixed, dk and dc one GEMM, dalpha in the softmax backward's
-        // tasks; enc_t from the tape); the GEMMs register-blocked. Achieved (as the forward): 1.24-1.45 / 0.97-1.26
-        // of its steps in the best libraries at m=320 / 203, 1.05-1.38 / 0.85-1.09 of its GEMMs alone; one thread
-        // 0.96-0.98 / 0.83-0.87.
+        // tasks; enc_t from the tape), the GEMMs on the core.
         const int vec = target.natural_vector_size<float>();
         cpu_block_transpose(D.weights_t, in.fwd.weights, c, h, D.m, D.m, i);
         Var ro = by_rows(D.dmixed, h, D.r, target);
         by_rows(D.dgate_o, h, D.r, target);
         D.dgate_o.compute_with(D.dmixed, ro);
-        TileLoops wv, kv, av, dv, ev;
+        const Expr rows = D.rows_r.x.extent() * D.rows_r.y.extent();
         // dW: both halves (i unrolled: the select between k and c folds) per tile of (h, c).
         D.dweights.bound(i, 0, 2);
-        cpu_gemm(D.dweights, D.dweights_acc, h, c, D.m, D.m, wv, {i, wv.ao, wv.bo}, 2, {D.rows_r.x, D.rows_r.y}, target,
-                 [&](Stage st) { st.unroll(i); }, wide_gemm_tile_for(target));
-        const GemmTile tile = backward_tile_for(target);
-        dv.task_size = per_sequence_tasks(D.B, D.T, tile.t, 2);
-        ev.task_size = per_sequence_tasks(D.B, D.S, tile.t, 2);
-        // dk and dc: one GEMM over the T B rows, parallel over i (a core's transposed weights) and within it over
-        // tiles. Not i fused into one parallel loop with the tiles: then i, inferred from the fused loop, took 55
-        // values at T=37 B=5 m=203 (17 MB allocated for weights_t and dkc, 0.6 MB used), 279 at T=64 B=16 m=320.
-        kv.b_block = 16;
-        cpu_gemm(D.dkc.in(), D.dkc, c, D.r, D.m, D.T * D.B, kv, {kv.bo, kv.ao, kv.bb, i}, 0, {D.hidden_r}, target,
-                 [&](Stage st) { st.fuse(kv.ao, kv.bb, kv.par).parallel(kv.par).parallel(i); }, tile);
+        GemmDims dweights{D.dweights_acc, h, c, {i}, {}, {D.rows_r.x, D.rows_r.y}, D.m, 2, rows};
+        dweights.in_place = true;
+        dweights.unrolled = {i};
+        schedule_gemm(D.dweights, dweights, D.m, gemm_blocking(target, wide_gemm_tile_for(target)));
+        const GemmBlocking blocking = gemm_blocking(target, backward_tile_for(target));
+        // dk and dc: one GEMM over the T B rows, both halves (i) per tile.
+        D.dkc.in().compute_root();
+        GemmDims dkc{D.dkc, c, D.r, {}, {i}, {D.hidden_r}, D.T * D.B, 1, D.m};
+        dkc.in_place = true;
+        schedule_gemm(D.dkc.in(), dkc, D.m, blocking);
         const Var task = per_sequence_softmax(D.dscore, s, t, b, D.B, D.T, target);
-        av.at = LoopLevel(D.dscore, task);
-        cpu_gemm(D.dalpha.in(), D.dalpha, s, t, D.S, D.T, av, {av.ao, av.bo, b}, 0, {D.hidden_r}, target);
+        D.dalpha.in().compute_at(D.dscore, task);
+        GemmDims dalpha{D.dalpha, s, t, {}, {b}, {D.hidden_r}, D.T, 1, D.m};
+        dalpha.in_place = true;
+        dalpha.parallel = false;
+        schedule_gemm(D.dalpha.in(), dalpha, D.S, gemm_blocking(target, gemm_tile_for(target)));
         D.alpha_dot.compute_at(D.dscore, task).vectorize(t, vec, TailStrategy::GuardWithIf);
         D.alpha_dot.update().reorder(t, D.source_r).vectorize(t, vec, TailStrategy::GuardWithIf);
-        cpu_gemm(D.dcell, D.dcell_acc, h, t, D.m, D.T, dv, {dv.ao, dv.bo, b}, 2, {D.source_r}, target, {}, tile);
-        cpu_gemm(D.denc, D.denc_acc, h, s, D.m, D.S, ev, {ev.ao, ev.bo, b}, 2, {D.target_r}, target, {}, tile);
+        GemmDims dcell{D.dcell_acc, h, t, {}, {b}, {D.source_r}, D.T, 1, D.S};
+        dcell.in_place = true;
+        schedule_gemm(D.dcell, dcell, D.m, blocking);
+        GemmDims denc{D.denc_acc, h, s, {}, {b}, {D.target_r}, D.S, 1, D.T};
+        denc.in_place = true;
+        schedule_gemm(D.denc, denc, D.m, blocking);
         return Pipeline(D.outputs());
     }
     at_root(D.weights_t, {{c, h, i}}, i, h, target);

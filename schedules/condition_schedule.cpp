@@ -1,6 +1,7 @@
 #include "schedules/condition_schedule.h"
 
 #include "schedules/cpu_common.h"
+#include "schedules/gemm_core.h"
 
 namespace qrnn {
 namespace {
@@ -24,8 +25,9 @@ void gpu_at_root(Func f, const Var &x, const Var &y, const Var &z) {
 Pipeline build_condition_forward(const ConditionInputs &in, const Target &target) {
     ConditionFuncs F = define_condition(in);
     if (!target.has_gpu_feature()) {
-        TileLoops v;
-        cpu_gemm(F.bias, F.bias_acc, F.h, F.b, F.m, F.B, v, {v.ao, v.bo, F.g}, 3, {F.hidden_r}, target);
+        GemmDims dims{F.bias_acc, F.h, F.b, {}, {F.g}, {F.hidden_r}, F.B, 1, F.m};
+        dims.in_place = true;
+        schedule_gemm(F.bias, dims, F.m, gemm_blocking(target, gemm_tile_for(target)));
     } else {
         gpu_at_root(F.bias_acc, F.h, F.b, F.g);
         gpu_at_root(F.bias, F.h, F.b, F.g);
@@ -37,10 +39,14 @@ Pipeline build_condition_backward(const ConditionBackwardInputs &in, const Targe
     ConditionBackwardFuncs D = define_condition_backward(in);
     const Var h = D.h, c = D.c, b = D.b, g = D.g;
     if (!target.has_gpu_feature()) {
-        TileLoops wv, lv;
-        cpu_gemm(D.dV, D.dV_acc, h, c, D.m, D.m, wv, {wv.ao, wv.bo, g}, 3, {D.batch_r}, target);
+        const GemmBlocking blocking = gemm_blocking(target, gemm_tile_for(target));
+        GemmDims dv{D.dV_acc, h, c, {}, {g}, {D.batch_r}, D.m, 1, D.B};
+        dv.in_place = true;
+        schedule_gemm(D.dV, dv, D.m, blocking);
         cpu_block_transpose(D.V_t, in.fwd.V, c, h, D.m, D.m, g);
-        cpu_gemm(D.dlast, D.dlast_acc, c, b, D.m, D.B, lv, {lv.ao, lv.bo}, 2, {D.rows_r.x, D.rows_r.y}, target);
+        GemmDims dlast{D.dlast_acc, c, b, {}, {}, {D.rows_r.x, D.rows_r.y}, D.B, 1, D.rows_r.x.extent() * D.rows_r.y.extent()};
+        dlast.in_place = true;
+        schedule_gemm(D.dlast, dlast, D.m, blocking);
     } else {
         gpu_at_root(D.dV_acc, h, c, g);
         gpu_at_root(D.dV, h, c, g);

@@ -1,6 +1,6 @@
 // Schedules of the decoder's conditioning pipelines (core/condition.h):
-//   CPU: bias, dV and dlast register-tiled GEMMs (cpu_common.h cpu_gemm: tile from the target, edge tiles shifted
-//        inwards), V transposed once in vector blocks for dlast; parallel over the fused tile loops.
+//   CPU: bias, dV and dlast on the GEMM core with their operands read in place (schedules/gemm_core.h, the gates
+//        the batch), V transposed once in vector blocks for dlast.
 //   CUDA: every stage at root, one thread per output element (32-wide rows), the other dimensions in blocks,
 //        reductions serial in the thread. Compiled and ptxas-assembled for sm_90 in tests (no GPU here).
 #pragma once

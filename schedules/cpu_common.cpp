@@ -210,62 +210,6 @@ void schedule_cpu_chunked_scan(ChunkedScan &S, const Var &h, const Var &b, const
         .parallel(tj);
 }
 
-void cpu_gemm(Func tiles, Func acc, const Var &a, const Var &bv, const Expr &a_extent, const Expr &b_extent,
-              const TileLoops &v, const std::vector<VarOrRVar> &order, size_t fused, const std::vector<VarOrRVar> &reduction,
-              const Target &target, const StageEdit &each, GemmTile tile) {
-    const int vec = target.natural_vector_size<float>();
-    if (tile.h_vectors == 0) tile = gemm_tile_for(target);
-    struct Version {
-        int a_lanes, b_rows;
-        Expr when;
-    };
-    const std::vector<Version> versions{{vec * tile.h_vectors, tile.t, a_extent >= vec * tile.h_vectors && b_extent >= tile.t},
-                                        {vec, 1, a_extent >= vec}, {1, 1, Expr()}};
-    if (v.at)
-        tiles.compute_at(*v.at);
-    else
-        tiles.compute_root();
-    acc.compute_at(tiles, fused == order.size() && fused > 1 ? v.par : order[0].var);
-    std::vector<VarOrRVar> update_order{a, bv};
-    update_order.insert(update_order.end(), reduction.begin(), reduction.end());
-    for (const Version &version : versions) {
-        const bool last = !version.when.defined(), vector = version.a_lanes >= vec;
-        Stage t = last ? Stage(tiles) : tiles.specialize(version.when);
-        std::vector<VarOrRVar> loops{v.ai, v.bi};
-        loops.insert(loops.end(), order.begin(), order.end());
-        t.tile(a, bv, v.ao, v.bo, v.ai, v.bi, version.a_lanes, version.b_rows, TailStrategy::ShiftInwards);
-        if (v.b_block > 0) {
-            // Blocks of at most b_block row tiles, all of one size: the cores' shares even (16 + 8 tiles at T=37
-            // B=5 could leave one core idle for up to half of the GEMM).
-            Expr row_tiles = (b_extent + version.b_rows - 1) / version.b_rows;
-            Expr blocks = (row_tiles + v.b_block - 1) / v.b_block;
-            t.split(v.bo, v.bb, v.bo, max(1, (row_tiles + blocks - 1) / blocks), TailStrategy::GuardWithIf);
-        }
-        t.reorder(loops);
-        if (vector) t.vectorize(v.ai, vec);
-        if (fused > 0) {
-            Var fused_var = order[order.size() - fused].var;
-            for (size_t k = order.size() - fused + 1; k < order.size(); k++) {
-                Var next(k + 1 == order.size() ? v.par.name() : "fused" + std::to_string(k));
-                t.fuse(fused_var, order[k].var, next);
-                fused_var = next;
-            }
-            if (v.task_size.defined()) {
-                t.split(fused_var, v.task, fused_var, v.task_size, TailStrategy::GuardWithIf).parallel(v.task);
-            } else {
-                t.parallel(fused_var);
-            }
-        }
-        if (each) each(t);
-        for (int u = -1; u < acc.num_update_definitions(); u++) {
-            Stage s = u < 0 ? (last ? Stage(acc) : acc.specialize(version.when))
-                            : (last ? acc.update(u) : acc.update(u).specialize(version.when));
-            if (u >= 0) s.reorder(update_order);
-            if (vector) s.vectorize(a, vec).unroll(a).unroll(bv);
-        }
-    }
-}
-
 namespace {
 // f at root in n x n tiles where both extents reach n (vectorised along x, y unrolled, edge tiles shifted inwards),
 // parallel over `outer`.

@@ -1,7 +1,6 @@
 // Schedule pieces shared by the CPU schedules.
 #pragma once
 #include <functional>
-#include <optional>
 
 #include "schedules/schedule.h"
 
@@ -112,29 +111,6 @@ void schedule_serial_scan(Halide::Func scan, const Halide::Var &h, const Halide:
 struct ChunkedScan;
 void schedule_cpu_chunked_scan(ChunkedScan &S, const Halide::Var &h, const Halide::Var &b, const Halide::Var &t,
                                const Halide::Expr &m, int vec, int chains, int interleave);
-
-// A GEMM with edge tiles shifted inwards: `tiles` (a pure Func of `acc`: an output, or acc.in()) at root in
-// register tiles of (a, bv) (gemm_tile_for(target)); edge tiles overlap their neighbours, so nothing is read past an
-// input's edge (no padded or clamped copies, no rounded-up outputs); `acc` computed per tile, its accumulators in
-// registers over `reduction`. `order`: the loops outside the tile (v.ao, v.bo and the other Vars, innermost first);
-// its last `fused` loops fused into one parallel loop (v.par); acc computed at order[0] (at v.par if all are
-// fused). `each` finishes every version of tiles. Extents below a tile: tiles of one vector x 1, else scalars.
-// b_block > 0: the tiles of b in the fewest blocks of at most b_block tiles, all of one size (the last one not
-// short), v.bb the block, v.bo the tile within it (e.g. order {bo, ao, bb}: each a tile's panel serves a block of
-// rows that stays in cache). task_size defined: the iterations of v.par run in parallel tasks of that many (v.task),
-// e.g. one task per sequence. `at` defined: `tiles` computed there (inside a consumer's parallel loop), fused 0.
-struct TileLoops {
-    Halide::Var ao{"ao"}, ai{"ai"}, bo{"bo"}, bi{"bi"}, par{"par"}, bb{"bb"}, task{"task"};
-    int b_block = 0;
-    Halide::Expr task_size;
-    std::optional<Halide::LoopLevel> at;
-};
-using StageEdit = std::function<void(Halide::Stage)>;
-// `tile`: the register tile when not gemm_tile_for(target) (h_vectors = 0).
-void cpu_gemm(Halide::Func tiles, Halide::Func acc, const Halide::Var &a, const Halide::Var &bv, const Halide::Expr &a_extent,
-              const Halide::Expr &b_extent, const TileLoops &v, const std::vector<Halide::VarOrRVar> &order, size_t fused,
-              const std::vector<Halide::VarOrRVar> &reduction, const Halide::Target &target, const StageEdit &each = {},
-              GemmTile tile = {});
 
 // A transposing copy f(x, y, ..) = src(y, .., x, ..) at root in vec x vec blocks (vectorised along x, y unrolled:
 // each source line read once per block), parallel over `outer`; extents below a vector: vectorised along x, guarded.

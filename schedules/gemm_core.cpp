@@ -25,9 +25,78 @@ void store_m_innermost(Func f, const Var &m) {
         if (!a.same_as(m)) order.push_back(a);
     f.reorder_storage(order);
 }
+
+// Column tiles per block: the block's operand (k_steps x nr x columns floats a tile) in block_bytes, and at least as
+// many blocks as cores when there are tiles enough.
+Expr column_block_tiles(const GemmDims &d, const Expr &k_steps, int nr, const GemmBlocking &blk) {
+    Expr n_tiles = (d.n_extent + nr - 1) / nr;
+    Expr tile_bytes = max(1, k_steps * nr * d.columns_per_n * 4);
+    Expr fit = max(1, static_cast<int>(blk.block_bytes) / tile_bytes);
+    return max(1, min(fit, (n_tiles + blk.cores - 1) / blk.cores));
+}
+
+// The tiles' loops, innermost first: mi, ni, columns, no, batch, mo, block (batch_outer: the batch after block).
+std::vector<VarOrRVar> tile_loop_order(const GemmDims &d, const Var &mi, const Var &ni, const Var &no, const Var &mo,
+                                       const Var &block, bool batch_outer = false) {
+    std::vector<VarOrRVar> order{mi, ni};
+    order.insert(order.end(), d.columns.begin(), d.columns.end());
+    order.push_back(no);
+    if (!batch_outer) order.insert(order.end(), d.batch.begin(), d.batch.end());
+    order.insert(order.end(), {mo, block});
+    if (batch_outer) order.insert(order.end(), d.batch.begin(), d.batch.end());
+    return order;
+}
+
+// dims.in_place: tiles of MR x NR where both extents reach them, else one vector x 1 where m reaches a vector, else
+// scalars; edges shifted inwards; acc computed per register tile over the whole reduction. A batch of large GEMMs
+// outermost and parallel as well as their tasks, so that a core keeps one GEMM's operands (e.g. a sequence's encoder
+// states: with the batch inside the tasks attention's dcell and denc took 1.04x the time at T=S=64 B=16 m=320);
+// small ones inside the tasks (a nested parallel loop costs microseconds: 1.5x the time at T=S=32 B=4 m=64).
+void schedule_gemm_in_place(Func tiles, const GemmDims &d, const Expr &m_extent, const GemmBlocking &blk) {
+    Var mo("mo"), mi("mi"), no("no"), ni("ni"), block("block"), task("task");
+    struct Version {
+        int m_lanes, n_cols;
+        bool batch_outer;
+        Expr when;
+    };
+    const int mr = blk.rows(), nr = blk.tile.t, vec = blk.vec;
+    const Expr full = m_extent >= mr && d.n_extent >= nr;
+    std::vector<Version> versions{{mr, nr, false, full}, {vec, 1, false, m_extent >= vec}, {1, 1, false, Expr()}};
+    const Expr fmas = cast<int64_t>(m_extent) * d.n_extent * d.k_steps;
+    if (!d.batch.empty() && d.parallel) versions.insert(versions.begin(), Version{mr, nr, true, full && fmas >= (1 << 18)});
+    Func acc = d.acc;
+    // K is not blocked, so a column block (K x its columns) is kept in half of L2, panel_bytes, where the panels
+    // stream past it (with block_bytes, in L3, the AVX2 target's attention took 1.08x the time at m=320).
+    GemmBlocking in_l2 = blk;
+    in_l2.block_bytes = blk.panel_bytes;
+    const Var &innermost_column = d.columns.empty() ? no : d.columns.front();
+    acc.compute_at(tiles, innermost_column);
+    std::vector<VarOrRVar> update_order{d.m, d.n};
+    update_order.insert(update_order.end(), d.reduction.begin(), d.reduction.end());
+    for (const Version &version : versions) {
+        const bool last = !version.when.defined(), vector = version.m_lanes >= vec;
+        Stage t = last ? Stage(tiles) : tiles.specialize(version.when);
+        t.tile(d.m, d.n, mo, no, mi, ni, version.m_lanes, version.n_cols, TailStrategy::ShiftInwards)
+            .split(no, block, no, column_block_tiles(d, d.k_steps, version.n_cols, in_l2), TailStrategy::GuardWithIf)
+            .reorder(tile_loop_order(d, mi, ni, no, mo, block, version.batch_outer))
+            .fuse(mo, block, task);
+        if (vector) t.vectorize(mi, vec);
+        for (const Var &u : d.unrolled) t.unroll(u);
+        if (d.parallel) t.parallel(task);
+        if (version.batch_outer)
+            for (const Var &g : d.batch) t.parallel(g);
+        for (int u = -1; u < acc.num_update_definitions(); u++) {
+            Stage s = u < 0 ? (last ? Stage(acc) : acc.specialize(version.when))
+                            : (last ? acc.update(u) : acc.update(u).specialize(version.when));
+            if (u >= 0) s.reorder(update_order);
+            if (vector) s.vectorize(d.m, vec).unroll(d.m).unroll(d.n);
+        }
+    }
+}
 }  // namespace
 
 void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const GemmBlocking &blk) {
+    if (d.in_place) return schedule_gemm_in_place(tiles, d, m_extent, blk);
     struct {
         Var mo{"mo"}, mi{"mi"}, no{"no"}, ni{"ni"}, block{"block"}, task{"task"}, ko{"ko"};
         Var acc_mo{"acc_mo"}, acc_mi{"acc_mi"}, acc_no{"acc_no"}, acc_ni{"acc_ni"};
@@ -40,19 +109,8 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
     const Expr split_steps = split_var.extent();
     Expr split_block = max(1, (split_steps + k_blocks - 1) / k_blocks);
     Expr block_steps = max(1, d.k_steps / max(1, split_steps)) * split_block;
-    // Column tiles per block: the block's operand (kc x nr x columns floats a tile) in block_bytes, and at least as
-    // many blocks as cores when there are tiles enough.
-    Expr n_tiles = (d.n_extent + nr - 1) / nr;
-    Expr tile_bytes = max(1, block_steps * nr * d.columns_per_n * 4);
-    Expr fit = max(1, static_cast<int>(blk.block_bytes) / tile_bytes);
-    Expr block_tiles = max(1, min(fit, (n_tiles + blk.cores - 1) / blk.cores));
-
-    std::vector<VarOrRVar> order{v.mi, v.ni};
-    for (const Var &c : d.columns) order.push_back(c);
-    order.push_back(v.no);
-    for (const Var &g : d.batch) order.push_back(g);
-    order.push_back(v.mo);
-    order.push_back(v.block);
+    Expr block_tiles = column_block_tiles(d, block_steps, nr, blk);
+    std::vector<VarOrRVar> order = tile_loop_order(d, v.mi, v.ni, v.no, v.mo, v.block);
     // m (and an output's n) from 0: tiles (and acc's) start at multiples of MR (NR), so a packed operand's panel
     // index is one per tile. (A caller whose operand is packed along n bounds tiles' n from 0 itself: some consumers
     // read past the extent, e.g. the gates in whole scan chunks.)

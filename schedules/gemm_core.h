@@ -45,6 +45,13 @@ struct GemmDims {
     Halide::Expr k_steps;                   // steps of the whole reduction
     bool output = false;                    // `tiles` is an output (a buffer of exactly m x n): tails guarded
     size_t blocked = 0;                     // the reduction variable K blocks split
+    // Operands read in place, for GEMMs whose operands sit in cache (attention, conditioning): no panels, K not
+    // blocked (acc in registers over the whole reduction, computed per tile), edge tiles shifted inwards to overlap
+    // their neighbours (nothing read or written past an edge; tiles need not start at 0), extents below a tile in
+    // tiles of one vector x 1, then scalars.
+    bool in_place = false;
+    bool parallel = true;  // false: tiles computed inside a consumer's parallel loop (the caller's compute_at)
+    std::vector<Halide::Var> unrolled;  // in place: column or batch loops unrolled (e.g. so a select on them folds)
 };
 
 // `tiles`: a pure Func over acc's dimensions that reads acc at the same point (an epilogue such as the
@@ -52,7 +59,8 @@ struct GemmDims {
 // in m and n: its buffer must hold them; guarded instead for an output); acc's register tiles accumulate one K
 // block each into acc's buffer. Its m must start at 0 (else bound here to [0, round_up(m_extent, MR))), so that
 // tiles align with the panels of an operand packed by MR rows. Its loops, innermost first: mi (vectorised), ni, columns, no, batch, then
-// task = (column block, mo) fused and parallel; acc's buffer at its innermost batch loop (else task).
+// task = (column block, mo) fused and parallel; acc's buffer at its innermost batch loop (else task). In place
+// (dims.in_place): the same loops (a large GEMM's batch outermost, parallel too), acc per register tile.
 void schedule_gemm(Halide::Func tiles, const GemmDims &dims, const Halide::Expr &m_extent, const GemmBlocking &blocking);
 
 // A packed operand (panel_row, ..., panel) at root: vectorised along panel_row, parallel over panels.

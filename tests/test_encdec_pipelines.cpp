@@ -1,7 +1,7 @@
 // The encoder-decoder's Halide pipelines alone, the attention (runtime/compiled_attention.h) and the conditioning
 // (runtime/compiled_condition.h), forward and gradients against the double reference (reference/attention.h,
 // reference/encoder_decoder.h) on every CPU target this machine runs, on shapes that reach each version of the CPU
-// schedules' GEMMs (cpu_common.h cpu_gemm): full register tiles with overlapping edge tiles (m = 37, 203; T, S, B
+// schedules' GEMMs (gemm_core.h, in place): full register tiles with overlapping edge tiles (m = 37, 203; T, S, B
 // not multiples of a tile), one-vector tiles (m = 20 under AVX-512), scalars (m < a vector), T = 1 (a decoding
 // step), B = 1, masked sources.
 #include <gtest/gtest.h>
