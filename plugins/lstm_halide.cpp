@@ -11,6 +11,7 @@
 #include "plugins/lstm_model.h"
 #include "runtime/jit_compile.h"
 #include "schedules/cpu_target.h"
+#include "schedules/gemm_core.h"
 
 namespace qrnn {
 using namespace Halide;
@@ -29,23 +30,21 @@ LstmStep::LstmStep(bool save_gates, int width) {
 
 // ---- CPU schedule ----------------------------------------------------------------------------------------
 // Projection: row_gemm (on the GEMM core).
-// Step: 1 vector of h x 4 gates x 4 batch rows of accumulators per tile with 32 vector registers, x 2 rows with 16
-// (4 spill there: the AVX2 forward took 1.2x the time), parallel over tiles; the batch tiles of one panel of
-// w_recurrent together (it stays in L2).
+// Step: on the GEMM core in place (padded): M = h, N = b, K = c, the 4 gates of a unit inside the register tile (the
+// cell update reads all four): 1 vector of h x 4 gates x 4 batch rows of accumulators with 32 vector registers, x 2
+// rows with 16 (4 spill there: the AVX2 forward took 1.2x the time).
 namespace {
 void schedule_cpu(LstmStep &s, const Target &target) {
-    const int vec = target.natural_vector_size<float>(), rows = cpu_traits(target).vector_registers >= 32 ? 4 : 2;
-    Var ho("ho"), hi("hi"), bo("bo"), bi("bi"), tile("tile");
+    const int rows = cpu_traits(target).vector_registers >= 32 ? 4 : 2;
     // h from 0 in whole vectors (the buffers are padded), so that a vector of h is one panel's row.
     s.cell.output_buffers()[0].dim(0).set_min(0);
-    s.cell.tile(s.h, s.b, ho, bo, hi, bi, vec, rows, TailStrategy::RoundUp)
-        .reorder(hi, bi, bo, ho)
-        .vectorize(hi)
-        .fuse(bo, ho, tile)
-        .parallel(tile);
-    s.pre.compute_at(s.cell, tile).vectorize(s.h).unroll(s.g).unroll(s.b);
-    s.pre.update().reorder(s.h, s.g, s.b, s.r.x).vectorize(s.h).unroll(s.g).unroll(s.b);
     s.pre.bound(s.g, 0, kLstmGates);
+    const OutputImageParam out = s.cell.output_buffers()[0];
+    GemmDims dims{s.pre, s.h, s.b, {}, {}, {s.r.x}, out.dim(1).extent(), 1, s.r.x.extent()};
+    dims.in_place = true;
+    dims.padded = true;
+    dims.unrolled = {s.g};
+    schedule_gemm(s.cell, dims, out.dim(0).extent(), gemm_blocking(target, GemmTile{1, rows}));
 }
 }  // namespace
 

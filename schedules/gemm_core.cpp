@@ -26,6 +26,12 @@ void store_m_innermost(Func f, const Var &m) {
     f.reorder_storage(order);
 }
 
+bool has_arg(const Func &f, const Var &v) {
+    for (const Var &a : f.args())
+        if (a.same_as(v)) return true;
+    return false;
+}
+
 // Column tiles per block: the block's operand (k_steps x nr x columns floats a tile) in block_bytes, and at least as
 // many blocks as cores when there are tiles enough.
 Expr column_block_tiles(const GemmDims &d, const Expr &k_steps, int nr, const GemmBlocking &blk) {
@@ -48,7 +54,9 @@ std::vector<VarOrRVar> tile_loop_order(const GemmDims &d, const Var &mi, const V
 }
 
 // dims.in_place: tiles of MR x NR where both extents reach them, else one vector x 1 where m reaches a vector, else
-// scalars; edges shifted inwards; acc computed per register tile over the whole reduction. A batch of large GEMMs
+// scalars; edges shifted inwards; acc computed per register tile over the whole reduction. K is not blocked, so a
+// column block (K x its columns) is kept in half of L2, panel_bytes, where the panels stream past it (in the packed
+// mode's L3-sized block the AVX2 target's attention took 1.08x the time at m=320). A batch of large GEMMs
 // outermost and parallel as well as their tasks, so that a core keeps one GEMM's operands (e.g. a sequence's encoder
 // states: with the batch inside the tasks attention's dcell and denc took 1.04x the time at T=S=64 B=16 m=320);
 // small ones inside the tasks (a nested parallel loop costs microseconds: 1.5x the time at T=S=32 B=4 m=64).
@@ -64,24 +72,30 @@ void schedule_gemm_in_place(Func tiles, const GemmDims &d, const Expr &m_extent,
     std::vector<Version> versions{{mr, nr, false, full}, {vec, 1, false, m_extent >= vec}, {1, 1, false, Expr()}};
     const Expr fmas = cast<int64_t>(m_extent) * d.n_extent * d.k_steps;
     if (!d.batch.empty() && d.parallel) versions.insert(versions.begin(), Version{mr, nr, true, full && fmas >= (1 << 18)});
-    Func acc = d.acc;
-    // K is not blocked, so a column block (K x its columns) is kept in half of L2, panel_bytes, where the panels
-    // stream past it (with block_bytes, in L3, the AVX2 target's attention took 1.08x the time at m=320).
+    if (d.padded) versions = {{mr, nr, false, Expr()}};
+    const TailStrategy edges = d.padded ? TailStrategy::RoundUp : TailStrategy::ShiftInwards;
     GemmBlocking in_l2 = blk;
     in_l2.block_bytes = blk.panel_bytes;
+    Func acc = d.acc;
     const Var &innermost_column = d.columns.empty() ? no : d.columns.front();
     acc.compute_at(tiles, innermost_column);
+    // acc's unrolled dimensions that tiles lack: inside the register tile.
+    std::vector<Var> inner;
+    for (const Var &u : d.unrolled)
+        if (!has_arg(tiles, u)) inner.push_back(u);
     std::vector<VarOrRVar> update_order{d.m, d.n};
+    update_order.insert(update_order.end(), inner.begin(), inner.end());
     update_order.insert(update_order.end(), d.reduction.begin(), d.reduction.end());
     for (const Version &version : versions) {
         const bool last = !version.when.defined(), vector = version.m_lanes >= vec;
         Stage t = last ? Stage(tiles) : tiles.specialize(version.when);
-        t.tile(d.m, d.n, mo, no, mi, ni, version.m_lanes, version.n_cols, TailStrategy::ShiftInwards)
+        t.tile(d.m, d.n, mo, no, mi, ni, version.m_lanes, version.n_cols, edges)
             .split(no, block, no, column_block_tiles(d, d.k_steps, version.n_cols, in_l2), TailStrategy::GuardWithIf)
             .reorder(tile_loop_order(d, mi, ni, no, mo, block, version.batch_outer))
             .fuse(mo, block, task);
         if (vector) t.vectorize(mi, vec);
-        for (const Var &u : d.unrolled) t.unroll(u);
+        for (const Var &u : d.unrolled)
+            if (has_arg(tiles, u)) t.unroll(u);
         if (d.parallel) t.parallel(task);
         if (version.batch_outer)
             for (const Var &g : d.batch) t.parallel(g);
@@ -90,6 +104,7 @@ void schedule_gemm_in_place(Func tiles, const GemmDims &d, const Expr &m_extent,
                             : (last ? acc.update(u) : acc.update(u).specialize(version.when));
             if (u >= 0) s.reorder(update_order);
             if (vector) s.vectorize(d.m, vec).unroll(d.m).unroll(d.n);
+            for (const Var &g : inner) s.unroll(g);
         }
     }
 }

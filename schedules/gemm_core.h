@@ -51,7 +51,13 @@ struct GemmDims {
     // tiles of one vector x 1, then scalars.
     bool in_place = false;
     bool parallel = true;  // false: tiles computed inside a consumer's parallel loop (the caller's compute_at)
-    std::vector<Halide::Var> unrolled;  // in place: column or batch loops unrolled (e.g. so a select on them folds)
+    // In place, the buffers padded to whole tiles from 0 (the caller sets an output's min to 0): tiles rounded up,
+    // none shifted, so a tile's rows are one panel of an operand packed by MR rows (its index one per tile).
+    bool padded = false;
+    // In place: loops unrolled. Of tiles' columns or batch (e.g. so a select on them folds), or of acc's dimensions
+    // that tiles lack, which then lie inside the register tile (e.g. an LSTM's 4 gates, all of which its epilogue
+    // reads).
+    std::vector<Halide::Var> unrolled;
 };
 
 // `tiles`: a pure Func over acc's dimensions that reads acc at the same point (an epilogue such as the
