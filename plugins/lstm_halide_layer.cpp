@@ -51,9 +51,9 @@ struct LstmStepBack {
 // ---- CPU schedule ----------------------------------------------------------------------------------------
 // The GEMM register tile (gemm_tile() of h x gemm_rows() batch rows) of dh accumulators for R^T dpre, parallel
 // over tiles; h from 0 in whole tiles (the buffers are padded), so that a tile's rows are one panel of w_rt (packed:
-// its unpacked rows, m_pad floats apart, alias in the caches). Not on the GEMM core: in place (padded) there, the AVX2
-// target's training step took 1.05-1.13x the time at B=16 m=320 with the core's column blocks, with the loops of the
-// register tile the same; a task per tile, as here, matched it but cost the forward step 1.17x.
+// its unpacked rows, m_pad floats apart, alias in the caches). Not on the GEMM core: in place (padded) there, with the
+// register tile's loops the same, the AVX2 target's training step took 1.05-1.13x the time at B=16 m=320 (the core's
+// column blocks; a task per tile, as here, matched it, but as the core's rule it cost the forward step 1.17x).
 struct CompiledStepBack {
     LstmStepBack s{gemm_tile()};
     Pipeline pipeline;
