@@ -70,7 +70,7 @@ int autotune_gemm(const po::variables_map &vm) {
     return rc;
 }
 
-int autotune_command(const std::vector<std::string> &args) {
+po::options_description autotune_options() {
     po::options_description desc("qrnn autotune options (one layer shape; budget: --trials and/or --seconds)");
     desc.add_options()("help,h", "show this help")
         ("model", po::value<std::string>()->default_value("qrnn"), "model: qrnn")
@@ -100,11 +100,32 @@ int autotune_command(const std::vector<std::string> &args) {
          "--gemm: the widths n = m it measures, at --seq (default 105) x --batch (default 20), k = --window")
         ("db", po::value<std::string>()->default_value(default_tuning_db_path()), "tuning database (JSON lines, appended)")
         ("seed", po::value<uint32_t>()->default_value(1), "seed of the data and of the random search");
-    po::variables_map vm;
-    if (!parse_options("usage: qrnn autotune [options]", desc, args, vm)) return kExitOk;
+    return desc;
+}
 
-    if (vm.count("gemm")) return autotune_gemm(vm);
+// The layer search's budget and timing, checked.
+struct LayerSearch {
+    int trials = 0, warmup = 1, repeats = 5;
+    double seconds = 0, prune = 1.5, tolerance = 1e-4;
+    std::string db, target;
+    std::vector<std::string> schedules;
+};
+LayerSearch layer_search(const po::variables_map &vm) {
+    LayerSearch s;
+    s.trials = vm["trials"].as<int>(), s.warmup = vm["warmup"].as<int>(), s.repeats = vm["repeats"].as<int>();
+    s.seconds = vm["seconds"].as<double>(), s.prune = vm["prune"].as<double>(), s.tolerance = vm["tolerance"].as<double>();
+    if (s.trials < 0) fail("--trials must be >= 0 (got ", s.trials, ")");
+    if (s.seconds < 0) fail("--seconds must be >= 0 (got ", s.seconds, ")");
+    if (s.trials == 0 && s.seconds == 0) fail("give a budget: --trials N and/or --seconds S");
+    if (s.warmup < 0 || s.repeats < 1) fail("--warmup must be >= 0 and --repeats >= 1");
+    if (!(s.prune == 0 || s.prune >= 1)) fail("--prune must be 0 (off) or >= 1 (got ", s.prune, ")");
+    s.db = vm["db"].as<std::string>(), s.target = vm["target"].as<std::string>();
+    read_tuning_records(s.db);  // a malformed database fails now, not after the search
+    s.schedules = split_list("schedules", vm["schedules"].as<std::string>());
+    return s;
+}
 
+ModelConfig layer_config(const po::variables_map &vm) {
     ModelConfig cfg;
     cfg.model = vm["model"].as<std::string>();
     cfg.pooling = vm["pooling"].as<std::string>();
@@ -115,96 +136,104 @@ int autotune_command(const std::vector<std::string> &args) {
     cfg.hidden = vm["hidden"].as<int64_t>();
     cfg.seed = vm["seed"].as<uint32_t>();
     validate_model_config(cfg);
-    const int trials = vm["trials"].as<int>(), warmup = vm["warmup"].as<int>(), repeats = vm["repeats"].as<int>();
-    const double seconds = vm["seconds"].as<double>(), prune = vm["prune"].as<double>();
-    if (trials < 0) fail("--trials must be >= 0 (got ", trials, ")");
-    if (seconds < 0) fail("--seconds must be >= 0 (got ", seconds, ")");
-    if (trials == 0 && seconds == 0) fail("give a budget: --trials N and/or --seconds S");
-    if (warmup < 0 || repeats < 1) fail("--warmup must be >= 0 and --repeats >= 1");
-    if (!(prune == 0 || prune >= 1)) fail("--prune must be 0 (off) or >= 1 (got ", prune, ")");
-    const std::string db = vm["db"].as<std::string>(), target = vm["target"].as<std::string>();
-    read_tuning_records(db);  // a malformed database fails now, not after the search
+    return cfg;
+}
 
-    // The shapes: this one, or every distinct QRNN layer of the sweep (each layer of a stack is its own shape).
+// The shapes: this one, or every distinct QRNN layer of the sweep (each layer of a stack is its own shape).
+std::vector<ModelConfig> shapes_to_tune(const po::variables_map &vm, const ModelConfig &cfg) {
+    if (!vm.count("sweep")) return {cfg};
     std::vector<ModelConfig> shapes;
-    if (vm.count("sweep")) {
-        std::set<std::string> seen;
-        for (auto &run : sweep::load_sweep(vm["sweep"].as<std::string>()).runs) {
-            const ModelConfig &c = run.spec.config;
-            if (c.model != "qrnn") continue;
-            for (int64_t l = 0; l < c.layers; l++) {
-                ModelConfig one = cfg;
-                one.pooling = c.pooling, one.window = c.window, one.batch = c.batch, one.seq = c.seq;
-                one.input = c.layer_input(l), one.hidden = c.hidden;
-                if (seen.insert(one.describe()).second) shapes.push_back(one);
-            }
+    std::set<std::string> seen;
+    for (auto &run : sweep::load_sweep(vm["sweep"].as<std::string>()).runs) {
+        const ModelConfig &c = run.spec.config;
+        if (c.model != "qrnn") continue;
+        for (int64_t l = 0; l < c.layers; l++) {
+            ModelConfig one = cfg;
+            one.pooling = c.pooling, one.window = c.window, one.batch = c.batch, one.seq = c.seq;
+            one.input = c.layer_input(l), one.hidden = c.hidden;
+            if (seen.insert(one.describe()).second) shapes.push_back(one);
         }
-        if (shapes.empty()) fail("--sweep ", vm["sweep"].as<std::string>(), ": no qrnn runs to tune");
-    } else {
-        shapes.push_back(cfg);
     }
-    const std::vector<std::string> schedules = split_list("schedules", vm["schedules"].as<std::string>());
-    const Halide::Target halide_target = parse_target(target);
+    if (shapes.empty()) fail("--sweep ", vm["sweep"].as<std::string>(), ": no qrnn runs to tune");
+    return shapes;
+}
 
+bool is_tuned_default(const TuningRecord &r, const Halide::Target &target) {
+    return r.schedule == "tuned" && r.knobs == default_knobs(find_layer_schedule("tuned"), target);
+}
+
+struct SearchOutcome {
+    std::vector<TuningRecord> done;
+    std::optional<TuningRecord> best, tuned_default;  // of the last shape
+};
+
+// Each shape's trials until its budget (an equal share of the time left) runs out or Ctrl-C; every trial appended to
+// the database as it completes.
+SearchOutcome search_shapes(const std::vector<ModelConfig> &shapes, const LayerSearch &s, uint32_t seed) {
+    const Halide::Target halide_target = parse_target(s.target);
     interrupted = false;
     auto previous = std::signal(SIGINT, on_sigint);
     auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-    std::vector<TuningRecord> done;
-    std::optional<TuningRecord> best, tuned_default;
+    SearchOutcome out;
     for (size_t si = 0; si < shapes.size() && !interrupted; si++) {
         const ModelConfig &shape_cfg = shapes[si];
         const std::string prefix = shapes.size() > 1 ? "shape " + std::to_string(si + 1) + "/" + std::to_string(shapes.size()) + " " : "";
-        // Each shape gets an equal share of what is left of the time budget.
         const double shape_start = elapsed();
-        const double shape_budget = seconds > 0 ? (seconds - shape_start) / static_cast<double>(shapes.size() - si) : 0;
-        CandidateGenerator generator(schedules, cfg.seed, halide_target);  // same seed: same candidates, compiled once
+        const double shape_budget = s.seconds > 0 ? (s.seconds - shape_start) / static_cast<double>(shapes.size() - si) : 0;
+        CandidateGenerator generator(s.schedules, seed, halide_target);  // same seed: same candidates, compiled once
         std::cerr << "autotune: " << prefix << shape_cfg.describe() << "\nautotune: computing the reference...\n";
-        TrialRunner runner(shape_cfg, target, warmup, repeats, vm["tolerance"].as<double>());
+        TrialRunner runner(shape_cfg, s.target, s.warmup, s.repeats, s.tolerance);
         int shape_trials = 0;
-        best.reset();
-        tuned_default.reset();
+        out.best.reset();
+        out.tuned_default.reset();
         auto shape_elapsed = [&] { return elapsed() - shape_start; };
-        while (!interrupted && (trials == 0 || shape_trials < trials) && (seconds == 0 || shape_elapsed() < shape_budget)) {
-            progress(prefix, shape_trials, trials, shape_elapsed(), shape_budget, best);
+        while (!interrupted && (s.trials == 0 || shape_trials < s.trials) && (s.seconds == 0 || shape_elapsed() < shape_budget)) {
+            progress(prefix, shape_trials, s.trials, shape_elapsed(), shape_budget, out.best);
             auto candidate = generator.next();
             if (!candidate) break;
-            double prune_ms = prune > 0 && best ? prune * best->median_ms : std::numeric_limits<double>::infinity();
+            double prune_ms = s.prune > 0 && out.best ? s.prune * out.best->median_ms : std::numeric_limits<double>::infinity();
             TuningRecord r = runner.run(*candidate, prune_ms);
-            append_tuning_record(db, r);
-            if (r.status == "ok" && (!best || r.median_ms < best->median_ms)) best = r;
-            if (r.schedule == "tuned" && r.knobs == default_knobs(find_layer_schedule("tuned"), halide_target)) tuned_default = r;
-            done.push_back(std::move(r));
+            append_tuning_record(s.db, r);
+            if (r.status == "ok" && (!out.best || r.median_ms < out.best->median_ms)) out.best = r;
+            if (is_tuned_default(r, halide_target)) out.tuned_default = r;
+            out.done.push_back(std::move(r));
             shape_trials++;
         }
-        progress(prefix, shape_trials, trials, shape_elapsed(), shape_budget, best);
+        progress(prefix, shape_trials, s.trials, shape_elapsed(), shape_budget, out.best);
         std::cerr << "\n";
     }
     std::signal(SIGINT, previous);
-    if (interrupted) std::cerr << "autotune: interrupted; the " << done.size() << " measured trials are kept in " << db << "\n";
-    if (shapes.size() > 1) {
-        Table table({"shape", "trials", "best schedule", "best_ms", "tuned_ms", "speed-up"});
-        for (auto &shape_cfg : shapes) {
-            LayerShape s{shape_cfg.seq, shape_cfg.batch, shape_cfg.input, shape_cfg.hidden, shape_cfg.window};
-            std::optional<TuningRecord> b, d;
-            int n = 0;
-            for (auto &r : done) {
-                if (r.shape.key() != s.key() || r.pooling != shape_cfg.pooling) continue;
-                n++;
-                if (r.status == "ok" && (!b || r.median_ms < b->median_ms)) b = r;
-                if (r.schedule == "tuned" && r.knobs == default_knobs(find_layer_schedule("tuned"), halide_target)) d = r;
-            }
-            table.add({shape_cfg.pooling + " " + s.key(), std::to_string(n), b ? b->schedule : "-", b ? fixed(b->median_ms, 3) : "-",
-                       d ? fixed(d->median_ms, 3) : "-", b && d ? fixed(d->median_ms / b->median_ms, 2) + "x" : "-"});
-        }
-        table.print(std::cout);
-        std::cout << "autotune: " << done.size() << " trials over " << shapes.size() << " shapes appended to " << db
-                  << "\nautotune: use them with: qrnn run --schedule tuned-db (QRNN_TUNING_DB=" << db << ")\n";
-        return kExitOk;
-    }
+    if (interrupted) std::cerr << "autotune: interrupted; the " << out.done.size() << " measured trials are kept in " << s.db << "\n";
+    return out;
+}
 
+// Several shapes: one row per shape, its best schedule against tuned's defaults.
+void print_shapes(const std::vector<ModelConfig> &shapes, const SearchOutcome &o, const LayerSearch &s) {
+    const Halide::Target halide_target = parse_target(s.target);
+    Table table({"shape", "trials", "best schedule", "best_ms", "tuned_ms", "speed-up"});
+    for (auto &shape_cfg : shapes) {
+        LayerShape shape{shape_cfg.seq, shape_cfg.batch, shape_cfg.input, shape_cfg.hidden, shape_cfg.window};
+        std::optional<TuningRecord> b, d;
+        int n = 0;
+        for (auto &r : o.done) {
+            if (r.shape.key() != shape.key() || r.pooling != shape_cfg.pooling) continue;
+            n++;
+            if (r.status == "ok" && (!b || r.median_ms < b->median_ms)) b = r;
+            if (is_tuned_default(r, halide_target)) d = r;
+        }
+        table.add({shape_cfg.pooling + " " + shape.key(), std::to_string(n), b ? b->schedule : "-", b ? fixed(b->median_ms, 3) : "-",
+                   d ? fixed(d->median_ms, 3) : "-", b && d ? fixed(d->median_ms / b->median_ms, 2) + "x" : "-"});
+    }
+    table.print(std::cout);
+    std::cout << "autotune: " << o.done.size() << " trials over " << shapes.size() << " shapes appended to " << s.db
+              << "\nautotune: use them with: qrnn run --schedule tuned-db (QRNN_TUNING_DB=" << s.db << ")\n";
+}
+
+// One shape: every trial, then the best against tuned's defaults.
+void print_trials(const SearchOutcome &o, const std::string &db) {
     Table table({"schedule", "knobs", "status", "median_ms", "rel_err", "error"});
-    for (auto &r : done) {
+    for (auto &r : o.done) {
         std::string knobs;
         for (auto &kv : r.knobs) knobs += (knobs.empty() ? "" : ",") + kv.first + "=" + std::to_string(kv.second);
         std::string err = r.error.substr(0, r.error.find('\n')).substr(0, 60);
@@ -212,16 +241,30 @@ int autotune_command(const std::vector<std::string> &args) {
                    r.status == "failed" ? "-" : scientific(r.rel_error), err.empty() ? "-" : err});
     }
     table.print(std::cout);
-    std::cout << "autotune: " << done.size() << " trials appended to " << db << "\n";
-    if (best) {
-        std::cout << "autotune: best " << best->schedule << " " << fixed(best->median_ms, 3) << " ms";
-        if (tuned_default)
-            std::cout << "; tuned (defaults) " << fixed(tuned_default->median_ms, 3) << " ms; speed-up "
-                      << fixed(tuned_default->median_ms / best->median_ms, 2) << "x";
-        std::cout << "\nautotune: use it with: qrnn run --schedule tuned-db (QRNN_TUNING_DB=" << db << ")\n";
-    } else {
+    std::cout << "autotune: " << o.done.size() << " trials appended to " << db << "\n";
+    if (!o.best) {
         std::cout << "autotune: no verified trial\n";
+        return;
     }
+    std::cout << "autotune: best " << o.best->schedule << " " << fixed(o.best->median_ms, 3) << " ms";
+    if (o.tuned_default)
+        std::cout << "; tuned (defaults) " << fixed(o.tuned_default->median_ms, 3) << " ms; speed-up "
+                  << fixed(o.tuned_default->median_ms / o.best->median_ms, 2) << "x";
+    std::cout << "\nautotune: use it with: qrnn run --schedule tuned-db (QRNN_TUNING_DB=" << db << ")\n";
+}
+
+int autotune_command(const std::vector<std::string> &args) {
+    po::variables_map vm;
+    if (!parse_options("usage: qrnn autotune [options]", autotune_options(), args, vm)) return kExitOk;
+    if (vm.count("gemm")) return autotune_gemm(vm);
+    const ModelConfig cfg = layer_config(vm);
+    const LayerSearch search = layer_search(vm);
+    const std::vector<ModelConfig> shapes = shapes_to_tune(vm, cfg);
+    const SearchOutcome outcome = search_shapes(shapes, search, cfg.seed);
+    if (shapes.size() > 1)
+        print_shapes(shapes, outcome, search);
+    else
+        print_trials(outcome, search.db);
     return kExitOk;
 }
 

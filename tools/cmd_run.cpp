@@ -78,7 +78,7 @@ Knobs parse_knobs(const std::vector<std::string> &items) {
     return knobs;
 }
 
-int run_command(const std::vector<std::string> &args) {
+po::options_description run_options() {
     po::options_description desc("qrnn run options (size options take comma-separated lists: a table of all combinations)");
     desc.add_options()("help,h", "show this help")
         ("model", po::value<std::string>()->default_value("qrnn"), "model(s), e.g. qrnn,lstm-onednn (`qrnn plugins`)")
@@ -107,9 +107,11 @@ int run_command(const std::vector<std::string> &args) {
         ("load", po::value<std::string>(), "take inputs and parameters from this HDF5 dump")
         ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file (qrnn; with --pass training also every gradient, for any trainable model: README \"Dump file\")")
         ("dry-run", "validate the configurations (sizes, knobs, memory) and list them; run nothing");
-    po::variables_map vm;
-    if (!parse_options("usage: qrnn run [options]", desc, args, vm)) return kExitOk;
+    return desc;
+}
 
+// The settings every configuration shares (model list, layers, schedule, target, mode, rates, seed, pass).
+ModelConfig shared_config(const po::variables_map &vm) {
     ModelConfig base;
     base.model = vm["model"].as<std::string>();  // a list: expand() makes one config per model
     base.layers = vm["layers"].as<int64_t>();
@@ -122,6 +124,10 @@ int run_command(const std::vector<std::string> &args) {
     base.dropout = parse_double("dropout", vm["dropout"].as<std::string>());
     base.seed = vm["seed"].as<uint32_t>();
     base.pass = vm["pass"].as<std::string>();
+    return base;
+}
+
+RunOptions run_settings(const po::variables_map &vm) {
     RunOptions opts;
     opts.warmup = vm["warmup"].as<int>();
     opts.repeats = vm["repeats"].as<int>();
@@ -132,11 +138,40 @@ int run_command(const std::vector<std::string> &args) {
     if (vm.count("dump")) opts.dump_path = vm["dump"].as<std::string>();
     if (vm.count("max-memory")) opts.max_memory = parse_memory_size("max-memory", vm["max-memory"].as<std::string>());
     if (vm.count("knob")) opts.knobs = parse_knobs(vm["knob"].as<std::vector<std::string>>());
-    const double tolerance = vm["tolerance"].as<double>();
-    if (!valid_tolerance(tolerance)) fail("--tolerance must be a finite number > 0 (got ", tolerance, ")");
+    return opts;
+}
 
-    std::vector<ModelConfig> configs = expand(vm, base);
-    for (auto &c : configs) {  // every config checked before anything runs
+std::vector<std::string> results_header(bool verify, bool several, bool training_pass) {
+    std::vector<std::string> header{"model", "pooling", "k", "B", "T", "n", "m", "L", "schedule", "mode",
+                                    "median_ms", "min_ms", "max_ms", "GFLOP/s"};
+    if (verify) header.insert(header.end(), {"max_abs_err", "max_rel_err", "check"});
+    if (several) header.insert(header.begin() + 14, "vs_first");
+    if (training_pass) header.insert(header.begin() + 10, "pass");
+    return header;
+}
+
+// One configuration's row; `ok` false where --verify found it above the tolerance.
+std::vector<std::string> results_row(const ModelConfig &c, const RunReport &r, double first_ms, bool several,
+                                     bool training_pass, double tolerance, bool &ok) {
+    const bool has_window = uses(find_model(c.model), "window");
+    std::vector<std::string> row{c.model, c.pooling, has_window ? std::to_string(c.window) : "-", std::to_string(c.batch),
+                                 std::to_string(c.seq), std::to_string(c.input), std::to_string(c.hidden),
+                                 std::to_string(c.layers), c.schedule, c.stochastic ? "train" : "eval",
+                                 fixed(r.timing.median(), 3), fixed(r.timing.min(), 3), fixed(r.timing.max(), 3),
+                                 fixed(r.gflops, 1)};
+    if (several) row.push_back(fixed(r.timing.median() / first_ms, 2));
+    if (training_pass) row.insert(row.begin() + 10, c.pass);
+    ok = true;
+    if (r.error) {
+        ok = r.error->finite && r.error->rel() <= tolerance;
+        row.insert(row.end(), {scientific(r.error->max_abs), scientific(r.error->rel()), ok ? "ok" : "FAIL"});
+    }
+    return row;
+}
+
+// Every configuration checked before anything runs; false (after listing them) for --dry-run.
+bool check_configs(const po::variables_map &vm, const std::vector<ModelConfig> &configs, RunOptions &opts) {
+    for (auto &c : configs) {
         validate_model_config(c);
         check_model_memory(c, opts);
         if (uses(find_model(c.model), "schedule")) merge_knobs(find_layer_schedule(c.schedule), opts.knobs);
@@ -144,21 +179,38 @@ int run_command(const std::vector<std::string> &args) {
     if (vm.count("dry-run")) {
         for (auto &c : configs) std::cout << c.describe() << "\n";
         std::cout << configs.size() << " configurations valid; nothing run (--dry-run)\n";
-        return kExitOk;
+        return false;
     }
     if (configs.size() > 1 && (!opts.load_path.empty() || !opts.dump_path.empty()))
         fail("--load and --dump take a single configuration, got ", configs.size());
+    return true;
+}
+
+void print_verdicts(const RunOptions &opts, bool all_ok, double tolerance, bool training_pass) {
+    if (opts.verify)
+        std::cout << (all_ok ? "verify: all within" : "verify: FAILED, some above") << " max relative error "
+                  << scientific(tolerance)
+                  << (training_pass ? " (max|y-ref| / max|ref| of the worst of h and every gradient, float vs double)\n"
+                                    : " (max|y-ref| / max|ref| over every output, float vs double)\n");
+    if (!opts.dump_path.empty())
+        std::cout << "dump: wrote " << opts.dump_path
+                  << (all_ok ? "" : " (verify FAILED: its outputs are this run's, above the tolerance)") << "\n";
+}
+
+int run_command(const std::vector<std::string> &args) {
+    po::variables_map vm;
+    if (!parse_options("usage: qrnn run [options]", run_options(), args, vm)) return kExitOk;
+    const ModelConfig base = shared_config(vm);
+    RunOptions opts = run_settings(vm);
+    const double tolerance = vm["tolerance"].as<double>();
+    if (!valid_tolerance(tolerance)) fail("--tolerance must be a finite number > 0 (got ", tolerance, ")");
+    const std::vector<ModelConfig> configs = expand(vm, base);
+    if (!check_configs(vm, configs, opts)) return kExitOk;
     if (!base.stochastic && (base.zoneout > 0 || base.dropout > 0))
         std::cerr << "note: --zoneout/--dropout apply only with --mode train\n";
 
-    std::vector<std::string> header{"model", "pooling", "k", "B", "T", "n", "m", "L", "schedule", "mode",
-                                    "median_ms", "min_ms", "max_ms", "GFLOP/s"};
-    if (opts.verify) header.insert(header.end(), {"max_abs_err", "max_rel_err", "check"});
-    if (configs.size() > 1) header.insert(header.begin() + 14, "vs_first");
-    const bool training_pass = base.training_pass();
-    if (training_pass) header.insert(header.begin() + 10, "pass");
-    Table table(header);
-    bool all_ok = true;
+    const bool training_pass = base.training_pass(), several = configs.size() > 1;
+    Table table(results_header(opts.verify, several, training_pass));
     std::vector<std::string> skipped;
     std::vector<ModelConfig> runnable;
     for (auto &c : configs) {
@@ -168,37 +220,19 @@ int run_command(const std::vector<std::string> &args) {
     }
     std::vector<RunReport> reports;
     if (vm.count("interleave")) reports = run_experiments_interleaved(runnable, opts);
+    bool all_ok = true;
     double first_ms = 0;
     for (size_t i = 0; i < runnable.size(); i++) {
-        const ModelConfig &c = runnable[i];
-        RunReport r = vm.count("interleave") ? reports[i] : run_experiment(c, opts);
-        const bool has_window = uses(find_model(c.model), "window");
+        RunReport r = vm.count("interleave") ? reports[i] : run_experiment(runnable[i], opts);
         if (first_ms == 0) first_ms = r.timing.median();
-        std::vector<std::string> row{c.model, c.pooling, has_window ? std::to_string(c.window) : "-", std::to_string(c.batch),
-                                     std::to_string(c.seq), std::to_string(c.input), std::to_string(c.hidden),
-                                     std::to_string(c.layers), c.schedule, c.stochastic ? "train" : "eval",
-                                     fixed(r.timing.median(), 3), fixed(r.timing.min(), 3), fixed(r.timing.max(), 3),
-                                     fixed(r.gflops, 1)};
-        if (configs.size() > 1) row.push_back(fixed(r.timing.median() / first_ms, 2));
-        if (training_pass) row.insert(row.begin() + 10, c.pass);
-        if (r.error) {
-            bool ok = r.error->finite && r.error->rel() <= tolerance;
-            all_ok = all_ok && ok;
-            row.insert(row.end(), {scientific(r.error->max_abs), scientific(r.error->rel()), ok ? "ok" : "FAIL"});
-        }
-        table.add(row);
+        bool ok = true;
+        table.add(results_row(runnable[i], r, first_ms, several, training_pass, tolerance, ok));
+        all_ok = all_ok && ok;
     }
     if (skipped.size() < configs.size()) table.print(std::cout);
     for (auto &line : skipped) std::cout << line << "\n";
     if (skipped.size() == configs.size()) return kExitUnavailable;
-    if (opts.verify)
-        std::cout << (all_ok ? "verify: all within" : "verify: FAILED, some above") << " max relative error "
-                  << scientific(tolerance)
-                  << (training_pass ? " (max|y-ref| / max|ref| of the worst of h and every gradient, float vs double)\n"
-                                    : " (max|y-ref| / max|ref| over every output, float vs double)\n");
-    if (!opts.dump_path.empty())
-        std::cout << "dump: wrote " << opts.dump_path
-                  << (all_ok ? "" : " (verify FAILED: its outputs are this run's, above the tolerance)") << "\n";
+    print_verdicts(opts, all_ok, tolerance, training_pass);
     return all_ok ? kExitOk : kExitCheckFailed;
 }
 
