@@ -34,11 +34,11 @@ bool has_arg(const Func &f, const Var &v) {
 
 // Column tiles per block: the block's operand (k_steps x nr x columns floats a tile) in block_bytes, and at least as
 // many blocks as cores when there are tiles enough.
-Expr column_block_tiles(const GemmDims &d, const Expr &k_steps, int nr, const GemmBlocking &blk) {
+Expr column_block_tiles(const GemmDims &d, const Expr &k_steps, int nr, int64_t block_bytes, int cores) {
     Expr n_tiles = (d.n_extent + nr - 1) / nr;
     Expr tile_bytes = max(1, k_steps * nr * d.columns_per_n * 4);
-    Expr fit = max(1, static_cast<int>(blk.block_bytes) / tile_bytes);
-    return max(1, min(fit, (n_tiles + blk.cores - 1) / blk.cores));
+    Expr fit = max(1, static_cast<int>(block_bytes) / tile_bytes);
+    return max(1, min(fit, (n_tiles + cores - 1) / cores));
 }
 
 // The tiles' loops, innermost first: mi, ni, columns, no, batch, mo, block (batch_outer: the batch after block).
@@ -68,14 +68,14 @@ void schedule_gemm_in_place(Func tiles, const GemmDims &d, const Expr &m_extent,
         Expr when;
     };
     const int mr = blk.rows(), nr = blk.tile.t, vec = blk.vec;
-    const Expr full = m_extent >= mr && d.n_extent >= nr;
-    std::vector<Version> versions{{mr, nr, false, full}, {vec, 1, false, m_extent >= vec}, {1, 1, false, Expr()}};
-    const Expr fmas = cast<int64_t>(m_extent) * d.n_extent * d.k_steps;
-    if (!d.batch.empty() && d.parallel) versions.insert(versions.begin(), Version{mr, nr, true, full && fmas >= (1 << 18)});
-    if (d.padded) versions = {{mr, nr, false, Expr()}};
+    std::vector<Version> versions{{mr, nr, false, Expr()}};  // padded: whole tiles only
+    if (!d.padded) {
+        const Expr full = m_extent >= mr && d.n_extent >= nr;
+        versions = {{mr, nr, false, full}, {vec, 1, false, m_extent >= vec}, {1, 1, false, Expr()}};
+        const Expr fmas = cast<int64_t>(m_extent) * d.n_extent * d.k_steps;
+        if (!d.batch.empty() && d.parallel) versions.insert(versions.begin(), Version{mr, nr, true, full && fmas >= (1 << 18)});
+    }
     const TailStrategy edges = d.padded ? TailStrategy::RoundUp : TailStrategy::ShiftInwards;
-    GemmBlocking in_l2 = blk;
-    in_l2.block_bytes = blk.panel_bytes;
     Func acc = d.acc;
     const Var &innermost_column = d.columns.empty() ? no : d.columns.front();
     acc.compute_at(tiles, innermost_column);
@@ -90,7 +90,7 @@ void schedule_gemm_in_place(Func tiles, const GemmDims &d, const Expr &m_extent,
         const bool last = !version.when.defined(), vector = version.m_lanes >= vec;
         Stage t = last ? Stage(tiles) : tiles.specialize(version.when);
         t.tile(d.m, d.n, mo, no, mi, ni, version.m_lanes, version.n_cols, edges)
-            .split(no, block, no, column_block_tiles(d, d.k_steps, version.n_cols, in_l2), TailStrategy::GuardWithIf)
+            .split(no, block, no, column_block_tiles(d, d.k_steps, version.n_cols, blk.panel_bytes, blk.cores), TailStrategy::GuardWithIf)
             .reorder(tile_loop_order(d, mi, ni, no, mo, block, version.batch_outer))
             .fuse(mo, block, task);
         if (vector) t.vectorize(mi, vec);
@@ -124,7 +124,7 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
     const Expr split_steps = split_var.extent();
     Expr split_block = max(1, (split_steps + k_blocks - 1) / k_blocks);
     Expr block_steps = max(1, d.k_steps / max(1, split_steps)) * split_block;
-    Expr block_tiles = column_block_tiles(d, block_steps, nr, blk);
+    Expr block_tiles = column_block_tiles(d, block_steps, nr, blk.block_bytes, blk.cores);
     std::vector<VarOrRVar> order = tile_loop_order(d, v.mi, v.ni, v.no, v.mo, v.block);
     // m (and an output's n) from 0: tiles (and acc's) start at multiples of MR (NR), so a packed operand's panel
     // index is one per tile. (A caller whose operand is packed along n bounds tiles' n from 0 itself: some consumers

@@ -107,7 +107,8 @@ po::options_description autotune_options() {
 struct LayerSearch {
     int trials = 0, warmup = 1, repeats = 5;
     double seconds = 0, prune = 1.5, tolerance = 1e-4;
-    std::string db, target;
+    std::string db, target;  // target: as given (the trials' pipelines parse it themselves)
+    Halide::Target halide_target;
     std::vector<std::string> schedules;
 };
 LayerSearch layer_search(const po::variables_map &vm) {
@@ -122,6 +123,7 @@ LayerSearch layer_search(const po::variables_map &vm) {
     s.db = vm["db"].as<std::string>(), s.target = vm["target"].as<std::string>();
     read_tuning_records(s.db);  // a malformed database fails now, not after the search
     s.schedules = split_list("schedules", vm["schedules"].as<std::string>());
+    s.halide_target = parse_target(s.target);
     return s;
 }
 
@@ -170,7 +172,6 @@ struct SearchOutcome {
 // Each shape's trials until its budget (an equal share of the time left) runs out or Ctrl-C; every trial appended to
 // the database as it completes.
 SearchOutcome search_shapes(const std::vector<ModelConfig> &shapes, const LayerSearch &s, uint32_t seed) {
-    const Halide::Target halide_target = parse_target(s.target);
     interrupted = false;
     auto previous = std::signal(SIGINT, on_sigint);
     auto start = std::chrono::steady_clock::now();
@@ -181,7 +182,7 @@ SearchOutcome search_shapes(const std::vector<ModelConfig> &shapes, const LayerS
         const std::string prefix = shapes.size() > 1 ? "shape " + std::to_string(si + 1) + "/" + std::to_string(shapes.size()) + " " : "";
         const double shape_start = elapsed();
         const double shape_budget = s.seconds > 0 ? (s.seconds - shape_start) / static_cast<double>(shapes.size() - si) : 0;
-        CandidateGenerator generator(s.schedules, seed, halide_target);  // same seed: same candidates, compiled once
+        CandidateGenerator generator(s.schedules, seed, s.halide_target);  // same seed: same candidates, compiled once
         std::cerr << "autotune: " << prefix << shape_cfg.describe() << "\nautotune: computing the reference...\n";
         TrialRunner runner(shape_cfg, s.target, s.warmup, s.repeats, s.tolerance);
         int shape_trials = 0;
@@ -196,7 +197,7 @@ SearchOutcome search_shapes(const std::vector<ModelConfig> &shapes, const LayerS
             TuningRecord r = runner.run(*candidate, prune_ms);
             append_tuning_record(s.db, r);
             if (r.status == "ok" && (!out.best || r.median_ms < out.best->median_ms)) out.best = r;
-            if (is_tuned_default(r, halide_target)) out.tuned_default = r;
+            if (is_tuned_default(r, s.halide_target)) out.tuned_default = r;
             out.done.push_back(std::move(r));
             shape_trials++;
         }
@@ -210,7 +211,6 @@ SearchOutcome search_shapes(const std::vector<ModelConfig> &shapes, const LayerS
 
 // Several shapes: one row per shape, its best schedule against tuned's defaults.
 void print_shapes(const std::vector<ModelConfig> &shapes, const SearchOutcome &o, const LayerSearch &s) {
-    const Halide::Target halide_target = parse_target(s.target);
     Table table({"shape", "trials", "best schedule", "best_ms", "tuned_ms", "speed-up"});
     for (auto &shape_cfg : shapes) {
         LayerShape shape{shape_cfg.seq, shape_cfg.batch, shape_cfg.input, shape_cfg.hidden, shape_cfg.window};
@@ -220,7 +220,7 @@ void print_shapes(const std::vector<ModelConfig> &shapes, const SearchOutcome &o
             if (r.shape.key() != shape.key() || r.pooling != shape_cfg.pooling) continue;
             n++;
             if (r.status == "ok" && (!b || r.median_ms < b->median_ms)) b = r;
-            if (is_tuned_default(r, halide_target)) d = r;
+            if (is_tuned_default(r, s.halide_target)) d = r;
         }
         table.add({shape_cfg.pooling + " " + shape.key(), std::to_string(n), b ? b->schedule : "-", b ? fixed(b->median_ms, 3) : "-",
                    d ? fixed(d->median_ms, 3) : "-", b && d ? fixed(d->median_ms / b->median_ms, 2) + "x" : "-"});
