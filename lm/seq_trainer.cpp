@@ -156,6 +156,148 @@ void set_final_attrs(SeqResults &results, double best) {
     results.attrs["final_accuracy"] = last.accuracy, results.attrs["best_accuracy"] = best;
 }
 
+const char *metric_of(const TrainConfig &cfg) { return is_transduction(cfg.seq.task) ? "exact_match" : "accuracy"; }
+
+int64_t parameter_count(const std::vector<nn::Param> &params) {
+    int64_t n = 0;
+    for (auto &p : params) n += static_cast<int64_t>(p.value->size());
+    return n;
+}
+
+// The results file's attributes known before training.
+std::map<std::string, Attr> run_attrs(const TrainConfig &cfg, int64_t n_params) {
+    const bool transduction = is_transduction(cfg.seq.task);
+    const MachineInfo machine = machine_info();
+    return {{"task", cfg.seq.task},
+            {"metric", std::string(metric_of(cfg))},
+            {"chance", transduction ? 0.0 : 1.0 / nn::CountTask::kClasses},
+            {"model", cfg.lm.stack.model},
+            {"attention", std::string(transduction ? (attention_on(cfg) ? "on" : "off") : "-")},
+            {"config", config_text(cfg)},
+            {"parameters", n_params},
+            {"load_start", load_average()},
+            {"host", machine.host},
+            {"cpu_model", machine.cpu_model},
+            {"cores", machine.cores}};
+}
+
+void print_task_line(const TrainConfig &cfg, const std::map<std::string, Attr> &attrs, std::ostream &log) {
+    const bool transduction = is_transduction(cfg.seq.task);
+    const std::string attention = std::get<std::string>(attrs.at("attention"));
+    log << "task " << cfg.seq.task << ": lengths " << cfg.seq.min_len << ".." << cfg.seq.max_len << ", vocab " << cfg.seq.vocab
+        << "; model " << cfg.lm.stack.model << (transduction ? " (attention " + attention + ")" : " (pool " + cfg.seq.pool + ")")
+        << " " << cfg.lm.stack.layers << " x " << cfg.lm.stack.hidden << ", " << std::get<int64_t>(attrs.at("parameters"))
+        << " parameters; batch " << cfg.batch << ", " << cfg.epochs << " epochs x " << cfg.max_batches
+        << " steps; held-out " << metric_of(cfg) << " of " << cfg.seq.eval_size << " sequences\n";
+}
+
+// The training loop: epochs of steps, each epoch ended by a held-out evaluation, the results file and the
+// checkpoint. It starts fresh or where the checkpoint left it (then the same command goes on bit-identically).
+class SeqTraining {
+public:
+    SeqTraining(const TrainConfig &cfg, TaskRun &run, SeqResults &results, std::ostream &log)
+        : cfg_(cfg), run_(run), results_(results), log_(log), params_(run.params()),
+          adam_({cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay}) {
+        at_.identity = identity(cfg);
+        lock_ = prepare_run_files(cfg);
+        if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
+            at_ = read_seq_checkpoint(cfg.checkpoint, at_.identity, params_);
+            adam_.set_state(at_.adam);
+            results_.epochs = at_.history;
+            log << "resuming from " << cfg.checkpoint << ": epoch " << at_.epoch + 1 << ", step " << at_.step << "\n";
+        }
+        at_.config = config_text(cfg);  // resumable keys (epochs, paths) as now
+        start_ = Clock::now(), seconds_before_ = at_.seconds;
+    }
+
+    void run() {
+        const bool reached = !at_.history.empty() && at_.history.back().accuracy >= cfg_.seq.target_accuracy;
+        for (int64_t epoch = at_.epoch; epoch < cfg_.epochs && !reached; epoch++) {
+            train_epoch(epoch);
+            if (at_.epoch_steps == 0) break;
+            if (end_epoch(epoch)) break;
+        }
+        if (!results_.heatmap) results_.heatmap = run_.heatmap();  // a finished run resumed: nothing trained
+        set_final_attrs(results_, at_.best);
+    }
+
+private:
+    double seconds() const { return seconds_before_ + std::chrono::duration<double>(Clock::now() - start_).count(); }
+    bool out_of_time() const { return cfg_.seq.time_limit > 0 && seconds() >= cfg_.seq.time_limit; }
+    int64_t total_steps() const { return cfg_.epochs * cfg_.max_batches; }
+
+    void save() {
+        if (cfg_.checkpoint.empty()) return;
+        require_finite_params(params_, at_.step, cfg_.checkpoint);
+        at_.seconds = seconds(), at_.adam = adam_.state();
+        write_seq_checkpoint(cfg_.checkpoint, at_, params_);
+    }
+
+    void train_epoch(int64_t epoch) {
+        run_.set_stochastic(true);
+        while (at_.epoch_steps < cfg_.max_batches && !out_of_time()) {
+            at_.step++, at_.epoch_steps++;
+            const double decay = 1.0 - static_cast<double>(at_.step - 1) / static_cast<double>(total_steps());
+            adam_.set_lr(cfg_.sgd.lr * std::max(0.05, decay));
+            const double loss = run_.train_step(static_cast<uint64_t>(at_.step));
+            require_finite("training loss", loss, at_.step, cfg_.checkpoint);
+            at_.epoch_loss += loss;
+            adam_.step(params_);
+            if (cfg_.checkpoint_every > 0 && at_.step % cfg_.checkpoint_every == 0 && at_.epoch_steps < cfg_.max_batches)
+                save();
+            if (seconds() - last_log_ >= cfg_.log_seconds) log_progress(epoch);
+        }
+    }
+
+    void log_progress(int64_t epoch) {
+        last_log_ = seconds();
+        char line[256];
+        std::snprintf(line, sizeof line, "epoch %lld/%lld  step %lld/%lld | %.1f steps/s | loss %.4f | lr %.3g | %.0f s",
+                      (long long)(epoch + 1), (long long)cfg_.epochs, (long long)at_.step, (long long)total_steps(),
+                      static_cast<double>(at_.step) / last_log_, at_.epoch_loss / static_cast<double>(at_.epoch_steps),
+                      adam_.lr(), last_log_);
+        log_ << line << "\n" << std::flush;
+    }
+
+    // Held-out evaluation, the epoch's record, the results file and the checkpoint; true: stop training.
+    bool end_epoch(int64_t epoch) {
+        run_.set_stochastic(false);
+        SeqEpoch rec;
+        rec.step = static_cast<double>(at_.step), rec.lr = adam_.lr();
+        rec.train_loss = at_.epoch_loss / static_cast<double>(at_.epoch_steps);
+        int64_t evaluated = 0;
+        rec.accuracy = run_.accuracy([this] { return out_of_time(); }, &evaluated);
+        if (evaluated < cfg_.seq.eval_size)
+            log_ << "held-out evaluation cut at the time limit (" << cfg_.seq.time_limit << " s) after " << evaluated << " of "
+                 << cfg_.seq.eval_size << " sequences\n";
+        rec.seconds = seconds();
+        at_.best = std::max(at_.best, rec.accuracy);
+        results_.epochs.push_back(rec);
+        char line[256];
+        std::snprintf(line, sizeof line, "epoch %lld done: step %lld  %.1f s | train loss %.4f | held-out %s %.4f",
+                      (long long)(epoch + 1), (long long)at_.step, rec.seconds, rec.train_loss, metric_of(cfg_), rec.accuracy);
+        log_ << line << "\n" << std::flush;
+        set_final_attrs(results_, at_.best);
+        results_.attrs["load_end"] = load_average();
+        results_.heatmap = run_.heatmap();
+        if (!cfg_.results.empty()) write_seq_results(cfg_.results, results_);
+        at_.epoch = epoch + 1, at_.epoch_steps = 0, at_.epoch_loss = 0, at_.history = results_.epochs;
+        save();
+        return rec.accuracy >= cfg_.seq.target_accuracy || out_of_time();
+    }
+
+    const TrainConfig &cfg_;
+    TaskRun &run_;
+    SeqResults &results_;
+    std::ostream &log_;
+    const std::vector<nn::Param> params_;
+    nn::Adam adam_;
+    SeqCheckpoint at_;  // where the run stands
+    std::unique_ptr<WriterLock> lock_;
+    Clock::time_point start_;
+    double seconds_before_ = 0, last_log_ = -1e9;
+};
+
 }  // namespace
 
 TrainConfig task_defaults(const std::string &task) {
@@ -215,107 +357,14 @@ void validate_seq_task(const TrainConfig &cfg) {
 SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
     validate_seq_task(cfg);
     check_output_files(cfg);  // before the model is built
-    const std::string &task = cfg.seq.task;
-    const bool transduction = is_transduction(task);
     std::unique_ptr<TaskRun> run;
-    if (transduction) run = std::make_unique<TransductionRun>(cfg);
+    if (is_transduction(cfg.seq.task)) run = std::make_unique<TransductionRun>(cfg);
     else run = std::make_unique<ClassifyRun>(cfg);
-    const std::vector<nn::Param> params = run->params();
-    int64_t n_params = 0;
-    for (auto &p : params) n_params += static_cast<int64_t>(p.value->size());
-    const std::string metric = transduction ? "exact_match" : "accuracy";
-    const std::string attention = transduction ? (attention_on(cfg) ? "on" : "off") : "-";
-    log << "task " << task << ": lengths " << cfg.seq.min_len << ".." << cfg.seq.max_len << ", vocab " << cfg.seq.vocab
-        << "; model " << cfg.lm.stack.model << (transduction ? " (attention " + attention + ")" : " (pool " + cfg.seq.pool + ")")
-        << " " << cfg.lm.stack.layers << " x " << cfg.lm.stack.hidden << ", " << n_params << " parameters; batch "
-        << cfg.batch << ", " << cfg.epochs << " epochs x " << cfg.max_batches << " steps; held-out " << metric << " of "
-        << cfg.seq.eval_size << " sequences\n";
-
     SeqResults results;
-    const MachineInfo machine = machine_info();
-    results.attrs = {{"task", task},
-                     {"metric", metric},
-                     {"chance", transduction ? 0.0 : 1.0 / nn::CountTask::kClasses},
-                     {"model", cfg.lm.stack.model},
-                     {"attention", attention},
-                     {"config", config_text(cfg)},
-                     {"parameters", n_params},
-                     {"load_start", load_average()},
-                     {"host", machine.host},
-                     {"cpu_model", machine.cpu_model},
-                     {"cores", machine.cores}};
-    nn::Adam adam({cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay});
-    // Where the run stands: fresh, or as its checkpoint left it (then the same command goes on bit-identically).
-    SeqCheckpoint at;
-    at.identity = identity(cfg);
-    const std::unique_ptr<WriterLock> lock = prepare_run_files(cfg);
-    if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
-        at = read_seq_checkpoint(cfg.checkpoint, at.identity, params);
-        adam.set_state(at.adam);
-        results.epochs = at.history;
-        log << "resuming from " << cfg.checkpoint << ": epoch " << at.epoch + 1 << ", step " << at.step << "\n";
-    }
-    at.config = config_text(cfg);  // resumable keys (epochs, paths) as now
-    const int64_t total = cfg.epochs * cfg.max_batches;
-    const auto start = Clock::now();
-    const double seconds_before = at.seconds;
-    auto seconds = [&] { return seconds_before + std::chrono::duration<double>(Clock::now() - start).count(); };
-    auto out_of_time = [&] { return cfg.seq.time_limit > 0 && seconds() >= cfg.seq.time_limit; };
-    auto save = [&] {
-        if (cfg.checkpoint.empty()) return;
-        require_finite_params(params, at.step, cfg.checkpoint);
-        at.seconds = seconds(), at.adam = adam.state();
-        write_seq_checkpoint(cfg.checkpoint, at, params);
-    };
-    const bool reached = !at.history.empty() && at.history.back().accuracy >= cfg.seq.target_accuracy;
-    double last_log = -1e9;
-    for (int64_t epoch = at.epoch; epoch < cfg.epochs && !reached; epoch++) {
-        run->set_stochastic(true);
-        while (at.epoch_steps < cfg.max_batches && !out_of_time()) {
-            at.step++, at.epoch_steps++;
-            adam.set_lr(cfg.sgd.lr * std::max(0.05, 1.0 - static_cast<double>(at.step - 1) / static_cast<double>(total)));
-            const double loss = run->train_step(static_cast<uint64_t>(at.step));
-            require_finite("training loss", loss, at.step, cfg.checkpoint);
-            at.epoch_loss += loss;
-            adam.step(params);
-            if (cfg.checkpoint_every > 0 && at.step % cfg.checkpoint_every == 0 && at.epoch_steps < cfg.max_batches) save();
-            if (seconds() - last_log >= cfg.log_seconds) {
-                last_log = seconds();
-                char line[256];
-                std::snprintf(line, sizeof line, "epoch %lld/%lld  step %lld/%lld | %.1f steps/s | loss %.4f | lr %.3g | %.0f s",
-                              (long long)(epoch + 1), (long long)cfg.epochs, (long long)at.step, (long long)total,
-                              static_cast<double>(at.step) / last_log, at.epoch_loss / static_cast<double>(at.epoch_steps),
-                              adam.lr(), last_log);
-                log << line << "\n" << std::flush;
-            }
-        }
-        if (at.epoch_steps == 0) break;
-        run->set_stochastic(false);
-        SeqEpoch rec;
-        rec.step = static_cast<double>(at.step), rec.lr = adam.lr();
-        rec.train_loss = at.epoch_loss / static_cast<double>(at.epoch_steps);
-        int64_t evaluated = 0;
-        rec.accuracy = run->accuracy(out_of_time, &evaluated);
-        if (evaluated < cfg.seq.eval_size)
-            log << "held-out evaluation cut at the time limit (" << cfg.seq.time_limit << " s) after " << evaluated << " of "
-                << cfg.seq.eval_size << " sequences\n";
-        rec.seconds = seconds();
-        at.best = std::max(at.best, rec.accuracy);
-        results.epochs.push_back(rec);
-        char line[256];
-        std::snprintf(line, sizeof line, "epoch %lld done: step %lld  %.1f s | train loss %.4f | held-out %s %.4f",
-                      (long long)(epoch + 1), (long long)at.step, rec.seconds, rec.train_loss, metric.c_str(), rec.accuracy);
-        log << line << "\n" << std::flush;
-        set_final_attrs(results, at.best);
-        results.attrs["load_end"] = load_average();
-        results.heatmap = run->heatmap();
-        if (!cfg.results.empty()) write_seq_results(cfg.results, results);
-        at.epoch = epoch + 1, at.epoch_steps = 0, at.epoch_loss = 0, at.history = results.epochs;
-        save();
-        if (rec.accuracy >= cfg.seq.target_accuracy || out_of_time()) break;
-    }
-    if (!results.heatmap) results.heatmap = run->heatmap();  // a finished run resumed: nothing trained
-    set_final_attrs(results, at.best);
+    results.attrs = run_attrs(cfg, parameter_count(run->params()));
+    print_task_line(cfg, results.attrs, log);
+    SeqTraining training(cfg, *run, results, log);
+    training.run();
     return results;
 }
 

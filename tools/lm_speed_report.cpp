@@ -49,27 +49,63 @@ double paired_ratio(const std::vector<double> &a, const std::vector<double> &b) 
     return r.empty() ? NAN : median(r);
 }
 
-}  // namespace
+// One model of one file, under the label the report shows.
+struct Row {
+    const lm::ModelStepTimes *times;
+    size_t file;
+    std::string label;
+};
 
-void print_step_timings(const lm::StepTimings &t, const std::string &path, const std::string &paper_csv, std::ostream &os) {
-    print_step_timings(std::vector<std::pair<std::string, lm::StepTimings>>{{path, t}}, paper_csv, os);
-}
-
-void print_step_timings(const std::vector<std::pair<std::string, lm::StepTimings>> &files, const std::string &paper_csv,
-                        std::ostream &os) {
-    if (files.empty()) return;
+// What the parts of the report share: the rows, their bars (ours, in the rows' order) and the paper's bars.
+struct StepReport {
+    std::vector<Row> rows;
+    std::vector<Bar> ours;
     std::vector<lm::PaperBar> paper;
-    if (!paper_csv.empty() && std::filesystem::exists(paper_csv)) paper = lm::read_paper_fig4_left(paper_csv);
-    auto paper_bar = [&](const std::string &model) -> const lm::PaperBar * {
+
+    const lm::PaperBar *paper_bar(const std::string &model) const {
         const std::string name = lm::paper_counterpart(model);
         for (auto &b : paper)
             if (b.model == name) return &b;
         return nullptr;
-    };
+    }
+    const Bar &bar_of(const Row &r) const { return ours[static_cast<size_t>(&r - rows.data())]; }
+    // The QRNN timed in `file`, if any.
+    const Row *qrnn_of(size_t file) const {
+        for (auto &r : rows)
+            if (r.file == file && r.times->model == "qrnn") return &r;
+        return nullptr;
+    }
+};
 
-    const lm::StepTimings &t = files.front().second;
+using TimingFiles = std::vector<std::pair<std::string, lm::StepTimings>>;
+
+// Every model of every file in one list; a name already taken by an earlier file gets "#<file number>".
+std::vector<Row> labelled_rows(const TimingFiles &files) {
+    std::vector<Row> rows;
+    for (size_t f = 0; f < files.size(); f++)
+        for (auto &m : files[f].second.models) {
+            std::string label = m.model;
+            for (auto &r : rows)
+                if (r.label == label) label = m.model + "#" + std::to_string(f + 1);
+            rows.push_back({&m, f, label});
+        }
+    return rows;
+}
+
+const Row *first_qrnn(const std::vector<Row> &rows) {
+    for (auto &r : rows)
+        if (r.times->model == "qrnn") return &r;
+    return nullptr;
+}
+
+bool has_environment(const lm::StepTimings &t) {
+    return attr_text(t.attrs, "environment") != "-" && !attr_text(t.attrs, "environment").empty();
+}
+
+void print_first_file(const std::pair<std::string, lm::StepTimings> &file, std::ostream &os) {
+    const lm::StepTimings &t = file.second;
     const std::string config = attr_text(t.attrs, "config");
-    os << files.front().first << ": training steps timed side by side, " << attr_text(t.attrs, "cpu_model") << " ("
+    os << file.first << ": training steps timed side by side, " << attr_text(t.attrs, "cpu_model") << " ("
        << attr_text(t.attrs, "cores") << " cores), target " << attr_text(t.attrs, "target") << "\n"
        << "model: " << config_value(config, "layers") << " x " << config_value(config, "hidden") << ", embedding "
        << config_value(config, "emb") << ", batch " << config_value(config, "batch") << " x bptt " << config_value(config, "bptt")
@@ -80,52 +116,47 @@ void print_step_timings(const std::vector<std::pair<std::string, lm::StepTimings
        << config_value(config, "weight_decay") << "\n"
        << "medians of " << attr_text(t.attrs, "batches") << " timed batches per model after " << attr_text(t.attrs, "warmup")
        << " warm-up rounds, one step of every model per round (order rotated)\n";
-    if (attr_text(t.attrs, "environment") != "-" && !attr_text(t.attrs, "environment").empty())
-        os << "environment: " << attr_text(t.attrs, "environment") << "\n";
+    if (has_environment(t)) os << "environment: " << attr_text(t.attrs, "environment") << "\n";
+}
 
-    // Every model of every file in one list; a name already taken by an earlier file gets "#<file number>".
-    struct Row {
-        const lm::ModelStepTimes *times;
-        size_t file;
-        std::string label;
-    };
-    std::vector<Row> rows;
-    for (size_t f = 0; f < files.size(); f++)
-        for (auto &m : files[f].second.models) {
-            std::string label = m.model;
-            for (auto &r : rows)
-                if (r.label == label) label = m.model + "#" + std::to_string(f + 1);
-            rows.push_back({&m, f, label});
-        }
+// What of file `o`'s configuration differs from the first file's `t` ("" when nothing).
+std::string configuration_difference(const lm::StepTimings &o, const lm::StepTimings &t) {
+    const std::string config = attr_text(t.attrs, "config"), oc = attr_text(o.attrs, "config");
+    std::string differ;
+    for (const char *key : {"layers", "hidden", "emb", "batch", "bptt", "window", "zoneout", "dropout", "io_dropout"})
+        if (config_value(oc, key) != config_value(config, key))
+            differ += std::string(differ.empty() ? "" : ", ") + key + " " + config_value(oc, key);
+    if (attr_text(o.attrs, "vocab") != attr_text(t.attrs, "vocab"))
+        differ += (differ.empty() ? "" : ", ") + std::string("vocab ") + attr_text(o.attrs, "vocab");
+    if (attr_text(o.attrs, "cpu_model") != attr_text(t.attrs, "cpu_model"))
+        differ += (differ.empty() ? "" : ", ") + std::string("another CPU");
+    return differ;
+}
+
+// A line per further file (a separate run): its models, CPU and counts, and a warning if its configuration differs.
+void print_further_files(const TimingFiles &files, const std::vector<Row> &rows, std::ostream &os) {
     for (size_t f = 1; f < files.size(); f++) {
         const lm::StepTimings &o = files[f].second;
-        const std::string oc = attr_text(o.attrs, "config");
         std::string labels;
         for (auto &r : rows)
             if (r.file == f) labels += (labels.empty() ? "" : ", ") + r.label;
         os << "with " << files[f].first << " (a separate run): " << labels << "; " << attr_text(o.attrs, "cpu_model") << " ("
            << attr_text(o.attrs, "cores") << " cores), medians of " << attr_text(o.attrs, "batches") << " timed batches after "
            << attr_text(o.attrs, "warmup") << " warm-up\n";
-        if (attr_text(o.attrs, "environment") != "-" && !attr_text(o.attrs, "environment").empty())
-            os << "  environment: " << attr_text(o.attrs, "environment") << "\n";
-        std::string differ;
-        for (const char *key : {"layers", "hidden", "emb", "batch", "bptt", "window", "zoneout", "dropout", "io_dropout"})
-            if (config_value(oc, key) != config_value(config, key))
-                differ += std::string(differ.empty() ? "" : ", ") + key + " " + config_value(oc, key);
-        if (attr_text(o.attrs, "vocab") != attr_text(t.attrs, "vocab"))
-            differ += (differ.empty() ? "" : ", ") + std::string("vocab ") + attr_text(o.attrs, "vocab");
-        if (attr_text(o.attrs, "cpu_model") != attr_text(t.attrs, "cpu_model"))
-            differ += (differ.empty() ? "" : ", ") + std::string("another CPU");
+        if (has_environment(o)) os << "  environment: " << attr_text(o.attrs, "environment") << "\n";
+        const std::string differ = configuration_difference(o, files.front().second);
         if (!differ.empty()) os << "  WARNING: another configuration than the first file's: " << differ << "\n";
     }
+}
 
-    std::vector<Bar> ours;
+// The per-batch table, ours beside the paper's; fills report.ours.
+void print_breakdown(StepReport &report, std::ostream &os) {
     Table table({"model", "parameters", "rnn", "softmax", "optim", "other", "total", "optim %", "|", "paper (GPU)", "rnn",
                  "softmax", "optim", "total", "optim %"});
-    for (auto &r : rows) {
+    for (auto &r : report.rows) {
         const lm::ModelStepTimes &m = *r.times;
         Bar b{r.label, {median(m.rnn_ms), median(m.softmax_ms), median(m.optim_ms), median(m.other_ms)}, median(m.total_ms)};
-        ours.push_back(b);
+        report.ours.push_back(b);
         std::vector<std::string> row{r.label,
                                      std::to_string(m.parameters),
                                      fixed(b.parts[0], 1),
@@ -135,7 +166,7 @@ void print_step_timings(const std::vector<std::pair<std::string, lm::StepTimings
                                      fixed(b.total, 1),
                                      fixed(100 * b.parts[2] / b.total, 1),
                                      "|"};
-        if (const lm::PaperBar *p = paper_bar(m.model))
+        if (const lm::PaperBar *p = report.paper_bar(m.model))
             row.insert(row.end(), {p->model, fixed(p->rnn_ms, 0), fixed(p->softmax_ms, 0), fixed(p->optim_ms, 0),
                                    fixed(p->total_ms, 0), fixed(100 * p->optim_ms / p->total_ms, 1)});
         else row.insert(row.end(), {"-", "", "", "", "", ""});
@@ -144,61 +175,55 @@ void print_step_timings(const std::vector<std::pair<std::string, lm::StepTimings
     os << "\nper-batch time, ms (median; rnn = embedding + stack + dropouts and softmax = decoder + loss, each forward + "
           "backward;\noptim = clipping, L2, SGD; other = zeroing the gradients; ours on this CPU, the paper's on its GPU):\n";
     table.print(os);
+}
 
+void print_stacked_bars(const StepReport &report, std::ostream &os) {
     std::vector<Bar> theirs;
-    for (auto &p : paper) theirs.push_back({p.model, {p.rnn_ms, p.softmax_ms, p.optim_ms, 0}, p.total_ms});
+    for (auto &p : report.paper) theirs.push_back({p.model, {p.rnn_ms, p.softmax_ms, p.optim_ms, 0}, p.total_ms});
     size_t label_width = 0;
-    for (auto *group : {&ours, &theirs})
+    for (const std::vector<Bar> *group : {&report.ours, static_cast<const std::vector<Bar> *>(&theirs)})
         for (auto &b : *group) label_width = std::max(label_width, b.label.size());
     os << "\nstacked bars (r rnn, s softmax, o optimization, . other; each group scaled to its longest bar):\n";
-    print_bars("ours (CPU, ms):", ours, 60, label_width, os);
+    print_bars("ours (CPU, ms):", report.ours, 60, label_width, os);
     if (!theirs.empty()) print_bars("paper (Bradbury et al. 2016, Fig. 4 left; GPU, ms):", theirs, 60, label_width, os);
+}
 
-    // Ratios to the QRNN, the paper's and ours: absolute times differ (CPU vs GPU), ratios compare. Each row's QRNN is
-    // the one timed in the same run (file) when there is one - its steps ran in the same rounds, so the ratios are
-    // paired; otherwise the first file's QRNN, and the ratio is one of medians of separate runs.
-    auto qrnn_of = [&](size_t file) -> const Row * {
-        for (auto &r : rows)
-            if (r.file == file && r.times->model == "qrnn") return &r;
-        return nullptr;
+// One row of the ratio table: r against its QRNN `ref` (paired when both ran in the same rounds).
+std::vector<std::string> ratio_row(const StepReport &report, const Row &r, const Row &ref, bool same_run, bool several) {
+    const Bar &b = report.bar_of(r), &qb = report.bar_of(ref);
+    const lm::PaperBar *p = report.paper_bar(r.times->model), *pq = report.paper_bar("qrnn");
+    auto ratio_pair = [&](double mine, double qrnn, double their, double their_qrnn) {
+        return std::vector<std::string>{times(mine / qrnn), p && pq ? times(their / their_qrnn) : "-"};
     };
-    const Row *q = nullptr;
-    for (size_t f = 0; f < files.size() && !q; f++) q = qrnn_of(f);
-    if (!q) {
-        os << "\n(no qrnn model timed: no ratios to the QRNN)\n";
-        return;
-    }
-    auto bar_of = [&](const Row *r) -> const Bar & { return ours[static_cast<size_t>(r - rows.data())]; };
-    const lm::PaperBar *pq = paper_bar("qrnn");
-    const bool several = files.size() > 1;
+    std::vector<std::string> row{r.label};
+    for (auto &cells : {ratio_pair(b.parts[0], qb.parts[0], p ? p->rnn_ms : NAN, pq ? pq->rnn_ms : NAN),
+                        ratio_pair(b.parts[1], qb.parts[1], p ? p->softmax_ms : NAN, pq ? pq->softmax_ms : NAN),
+                        ratio_pair(b.parts[2], qb.parts[2], p ? p->optim_ms : NAN, pq ? pq->optim_ms : NAN),
+                        ratio_pair(b.total, qb.total, p ? p->total_ms : NAN, pq ? pq->total_ms : NAN)})
+        row.insert(row.end(), cells.begin(), cells.end());
+    if (same_run)
+        row.insert(row.end(), {"|", times(paired_ratio(r.times->rnn_ms, ref.times->rnn_ms)),
+                               times(paired_ratio(r.times->total_ms, ref.times->total_ms))});
+    else row.insert(row.end(), {"|", "-", "-"});
+    if (several) row.push_back(same_run ? "same run" : ref.label + ", separate run");
+    return row;
+}
+
+// Ratios to the QRNN, the paper's and ours: absolute times differ (CPU vs GPU), ratios compare. Each row's QRNN is
+// the one timed in the same run (file) when there is one - its steps ran in the same rounds, so the ratios are
+// paired; otherwise the first file's QRNN `q`, and the ratio is one of medians of separate runs.
+void print_ratios(const StepReport &report, const Row &q, bool several, std::ostream &os) {
     std::vector<std::string> header{"model / qrnn", "rnn", "paper", "softmax", "paper", "optim", "paper", "step", "paper", "|",
                                     "rnn paired", "step paired"};
     if (several) header.push_back("qrnn of");
     Table ratios(header);
     bool separate = false;
-    for (auto &r : rows) {
-        if (&r == q) continue;
-        const Row *own = qrnn_of(r.file);
+    for (auto &r : report.rows) {
+        if (&r == &q) continue;
+        const Row *own = report.qrnn_of(r.file);
         const bool same_run = own && own != &r;
-        const Row *ref = same_run ? own : q;
         separate = separate || !same_run;
-        const Bar &b = bar_of(&r), &qb = bar_of(ref);
-        const lm::PaperBar *p = paper_bar(r.times->model);
-        auto ratio_pair = [&](double mine, double qrnn, double their, double their_qrnn) {
-            return std::vector<std::string>{times(mine / qrnn), p && pq ? times(their / their_qrnn) : "-"};
-        };
-        std::vector<std::string> row{r.label};
-        for (auto &cells : {ratio_pair(b.parts[0], qb.parts[0], p ? p->rnn_ms : NAN, pq ? pq->rnn_ms : NAN),
-                            ratio_pair(b.parts[1], qb.parts[1], p ? p->softmax_ms : NAN, pq ? pq->softmax_ms : NAN),
-                            ratio_pair(b.parts[2], qb.parts[2], p ? p->optim_ms : NAN, pq ? pq->optim_ms : NAN),
-                            ratio_pair(b.total, qb.total, p ? p->total_ms : NAN, pq ? pq->total_ms : NAN)})
-            row.insert(row.end(), cells.begin(), cells.end());
-        if (same_run)
-            row.insert(row.end(), {"|", times(paired_ratio(r.times->rnn_ms, ref->times->rnn_ms)),
-                                   times(paired_ratio(r.times->total_ms, ref->times->total_ms))});
-        else row.insert(row.end(), {"|", "-", "-"});
-        if (several) row.push_back(same_run ? "same run" : ref->label + ", separate run");
-        ratios.add(row);
+        ratios.add(ratio_row(report, r, same_run ? *own : q, same_run, several));
     }
     os << "\nratios to the QRNN (its time = 1): ours (of the medians) beside the paper's; paired = median over the rounds "
           "of\nthe per-round ratio (both steps ran seconds apart, under the same load)";
@@ -209,41 +234,72 @@ void print_step_timings(const std::vector<std::pair<std::string, lm::StepTimings
         os << "(rows marked '-' under paired: their ratios come from separate runs - medians taken at other times, under "
               "possibly\nother machine load; for a paired ratio time both in one run, e.g. experiments/anchors/pytorch_lm.py "
               "runs our QRNN\nin its rounds)\n";
+}
 
-    // The issue's targets (timing is reported, never a pass/fail of a test).
+// Against PyTorch (experiments/anchors/pytorch_lm.py): our QRNN LM step vs the torch LMs'. A torch row timed in the
+// same run as a QRNN (paired) is preferred to one of a separate run.
+void print_torch_targets(const StepReport &report, const Row &q, std::ostream &os) {
+    bool any = false;
+    for (auto &[anchor, target] : {std::pair<const char *, double>{"torch-qrnn", 1.5}, {"torch-lstm", 4.0}}) {
+        const Row *pick = nullptr;
+        for (auto &r : report.rows)
+            if (r.times->model == anchor && (!pick || (!report.qrnn_of(pick->file) && report.qrnn_of(r.file)))) pick = &r;
+        if (!pick) continue;
+        const Row *own = report.qrnn_of(pick->file);
+        if (!any) os << "\n  against PyTorch (experiments/anchors/pytorch_lm.py):";
+        any = true;
+        const double step = own ? paired_ratio(pick->times->total_ms, own->times->total_ms)
+                                : report.bar_of(*pick).total / report.bar_of(q).total;
+        os << " " << (own ? own->label : q.label) << " LM step " << times(step) << " faster than " << pick->label
+           << " (target >= " << fixed(target, 1) << "x: " << (step >= target ? "met" : "missed")
+           << (own ? "; paired, same rounds" : "; medians of separate runs") << ");";
+    }
+    if (any) os << "\n ";
+}
+
+// The issue's targets (timing is reported, never a pass/fail of a test).
+void print_targets(const StepReport &report, const Row &q, std::ostream &os) {
     const Bar *lstm = nullptr;
-    for (auto &b : ours)
+    for (auto &b : report.ours)
         if (b.label == "lstm-onednn") lstm = &b;
-    const Bar &qbar = bar_of(q);
+    const Bar &qbar = report.bar_of(q);
     os << "\ntargets:";
     if (lstm) {
         const double rnn = lstm->parts[0] / qbar.parts[0], step = lstm->total / qbar.total;
         os << " qrnn rnn " << times(rnn) << " faster than lstm-onednn (target >= 2x: " << (rnn >= 2 ? "met" : "missed")
            << "); whole step " << times(step) << " (target >= 1.3x: " << (step >= 1.3 ? "met" : "missed") << ");";
     }
-    // Against PyTorch (experiments/anchors/pytorch_lm.py; issue 46): our QRNN LM step vs the torch LMs'.
-    // A torch row timed in the same run as a QRNN (paired) is preferred to one of a separate run.
-    bool torch_targets = false;
-    for (auto &[anchor, target] : {std::pair<const char *, double>{"torch-qrnn", 1.5}, {"torch-lstm", 4.0}}) {
-        const Row *pick = nullptr;
-        for (auto &r : rows)
-            if (r.times->model == anchor && (!pick || (!qrnn_of(pick->file) && qrnn_of(r.file)))) pick = &r;
-        if (!pick) continue;
-        const Row *own = qrnn_of(pick->file);
-        if (!torch_targets) os << "\n  against PyTorch (experiments/anchors/pytorch_lm.py):";
-        torch_targets = true;
-        const double step = own ? paired_ratio(pick->times->total_ms, own->times->total_ms) : bar_of(pick).total / qbar.total;
-        os << " " << (own ? own->label : q->label) << " LM step " << times(step) << " faster than " << pick->label
-           << " (target >= " << fixed(target, 1) << "x: " << (step >= target ? "met" : "missed")
-           << (own ? "; paired, same rounds" : "; medians of separate runs")
-           << ");";
-    }
-    if (torch_targets) os << "\n ";
+    print_torch_targets(report, q, os);
     double worst = 0;
-    for (auto &r : rows)
-        if (r.times->model.rfind("torch-", 0) != 0) worst = std::max(worst, bar_of(&r).parts[2] / bar_of(&r).total);
+    for (auto &r : report.rows)
+        if (r.times->model.rfind("torch-", 0) != 0) worst = std::max(worst, report.bar_of(r).parts[2] / report.bar_of(r).total);
     os << " optimizer at most " << fixed(100 * worst, 1) << "% of a step of ours (target <= 10%: " << (worst <= 0.10 ? "met" : "missed")
        << ")\n";
+}
+
+
+}  // namespace
+
+void print_step_timings(const lm::StepTimings &t, const std::string &path, const std::string &paper_csv, std::ostream &os) {
+    print_step_timings(std::vector<std::pair<std::string, lm::StepTimings>>{{path, t}}, paper_csv, os);
+}
+
+void print_step_timings(const std::vector<std::pair<std::string, lm::StepTimings>> &files, const std::string &paper_csv,
+                        std::ostream &os) {
+    if (files.empty()) return;
+    StepReport report{labelled_rows(files), {}, {}};
+    if (!paper_csv.empty() && std::filesystem::exists(paper_csv)) report.paper = lm::read_paper_fig4_left(paper_csv);
+    print_first_file(files.front(), os);
+    print_further_files(files, report.rows, os);
+    print_breakdown(report, os);
+    print_stacked_bars(report, os);
+    const Row *q = first_qrnn(report.rows);
+    if (!q) {
+        os << "\n(no qrnn model timed: no ratios to the QRNN)\n";
+        return;
+    }
+    print_ratios(report, *q, files.size() > 1, os);
+    print_targets(report, *q, os);
 }
 
 }  // namespace qrnn::cli
