@@ -150,16 +150,10 @@ std::string submit(const std::vector<std::string> &argv) {
     return sweep::slurm::parse_sbatch_job_id(r.output);
 }
 
-}  // namespace
+namespace sl = sweep::slurm;
 
-int submit_sweep_to_slurm(const sweep::Sweep &sw, const po::variables_map &vm) {
-    namespace sl = sweep::slurm;
-    if (!vm.count("output")) fail("give the results file: -o results.h5 (the shards are written beside it)");
-    if (vm.count("shard") && !vm["shard"].defaulted())
-        fail("--shard and --slurm: the array's tasks are the shards; give their number with --tasks N");
-    const bool dry_run = vm.count("slurm-dry-run") > 0;
-    const bool retry_failed = vm.count("retry-failed") > 0;
-    const sl::ArrayPaths paths = sl::array_paths(vm["output"].as<std::string>());
+// The job script's settings from the command line.
+sl::ScriptOptions script_options(const sweep::Sweep &sw, const po::variables_map &vm, const sl::ArrayPaths &paths) {
     sl::ScriptOptions opts;
     opts.qrnn = self_path();
     opts.sweep_file = fs::absolute(sw.path).lexically_normal().string();
@@ -173,38 +167,32 @@ int submit_sweep_to_slurm(const sweep::Sweep &sw, const po::variables_map &vm) {
     if (vm.count("scratch")) opts.scratch = vm["scratch"].as<std::string>();
     opts.sweep_args = plugin_args(sw);
     if (vm.count("skip-model-check")) opts.sweep_args.push_back("--skip-model-check");
-    if (retry_failed) opts.sweep_args.push_back("--retry-failed");
+    if (vm.count("retry-failed")) opts.sweep_args.push_back("--retry-failed");
+    return opts;
+}
 
-    // The tasks with work left: a resubmission runs only what the shard files (or an earlier merge) lack.
-    if (!dry_run) {
-        check_writable(paths.dir);
-        refuse_if_live(paths);
-    }
-    std::vector<int64_t> todo;
-    int64_t largest = 0, runs_left = 0;
+// The tasks with work left: a resubmission runs only what the shard files (or an earlier merge) lack.
+struct WorkLeft {
+    std::vector<int64_t> tasks;
+    int64_t runs = 0;         // runs to do over those tasks
+    int64_t largest_shard = 0;  // runs in the largest shard
+};
+
+WorkLeft work_left(const sweep::Sweep &sw, const sl::ScriptOptions &opts, bool dry_run, bool retry_failed) {
+    WorkLeft left;
     for (int64_t t = 0; t < opts.tasks; t++) {
         const sweep::Shard shard{t, opts.tasks};
-        if (!dry_run) sl::seed_shard(sw, shard, paths.output, paths.shard(t, opts.tasks));
-        const sl::ShardProgress p = sl::shard_progress(sw, shard, paths.shard(t, opts.tasks), retry_failed);
-        largest = std::max(largest, p.runs);
-        runs_left += p.runs - p.done;
-        if (sl::has_work(p)) todo.push_back(t);
+        if (!dry_run) sl::seed_shard(sw, shard, opts.paths.output, opts.paths.shard(t, opts.tasks));
+        const sl::ShardProgress p = sl::shard_progress(sw, shard, opts.paths.shard(t, opts.tasks), retry_failed);
+        left.largest_shard = std::max(left.largest_shard, p.runs);
+        left.runs += p.runs - p.done;
+        if (sl::has_work(p)) left.tasks.push_back(t);
     }
-    opts.max_starts = sweep::kMaxAttempts * largest + 1;
-    const std::string script = sl::sbatch_script(opts);
-    if (dry_run) std::cout << script;
-    if (todo.empty()) {
-        (dry_run ? std::cerr : std::cout) << "every run of the sweep (" << sw.runs.size() << ") is done in " << paths.stem
-                                          << ".part-*-of-" << opts.tasks << ".h5: nothing to submit; merge them: "
-                                          << "qrnn sweep-status " << paths.output << " --merge\n";
-        return kExitOk;
-    }
-    const std::string array = "--array=" + sl::array_spec(todo);
-    if (dry_run) {
-        std::cerr << "dry run: would write " << paths.script() << " and run: sbatch --parsable " << array << " "
-                  << paths.script() << "   (" << todo.size() << " tasks, " << runs_left << " runs to do)\n";
-        return kExitOk;
-    }
+    return left;
+}
+
+// Writes the job script; one that differs from the file there (edited by hand?) is kept as .previous.
+void write_job_script(const sl::ArrayPaths &paths, const std::string &script) {
     fs::create_directories(paths.logs());
     fs::create_directories(fs::path(paths.task_state(0)).parent_path());
     if (fs::exists(paths.script())) {
@@ -223,26 +211,61 @@ int submit_sweep_to_slurm(const sweep::Sweep &sw, const po::variables_map &vm) {
         if (!out) fail(paths.script(), ": cannot write the job script");
     }
     fs::permissions(paths.script(), fs::perms::owner_exec, fs::perm_options::add);
+}
 
-    const std::string job = submit({"sbatch", "--parsable", array, paths.script()});
-    sl::append_submission(paths.jobs(), {"array", job, todo, opts.tasks, opts.sweep_file, "", utc_now_iso()});
-    std::cout << "submitted job " << job << ": tasks " << sl::array_spec(todo) << " of " << opts.tasks << " ("
-              << runs_left << " runs to do) -> " << paths.dir << "/" << paths.stem << ".part-I-of-" << opts.tasks << ".h5\n";
-    if (vm.count("merge-when-done")) {
-        std::vector<std::string> argv{"sbatch", "--parsable", "--dependency=afterany:" + job,
-                                      "--job-name=" + opts.job_name + "-merge", "--ntasks=1",
-                                      "--output=" + paths.logs() + "/merge-%j.out"};
-        for (auto &a : opts.sbatch_args) {  // "--time 1:00" (as in the script) is two words here
-            const size_t space = a.find(' ');
-            argv.push_back(a.substr(0, space));
-            if (space != std::string::npos) argv.push_back(a.substr(a.find_first_not_of(' ', space)));
-        }
-        argv.push_back("--wrap=" + sl::shell_quote(opts.qrnn) + " sweep-status " + sl::shell_quote(paths.output) + " --merge");
-        const std::string merge_job = submit(argv);
-        sl::append_submission(paths.jobs(), {"merge", merge_job, {}, 0, "", job, utc_now_iso()});
-        std::cout << "submitted job " << merge_job << ": merges the shards into " << paths.output << " when job " << job
-                  << " ends\n";
+// A job that merges the shards into -o when the array `job` ends (afterany).
+void submit_merge_job(const sl::ScriptOptions &opts, const std::string &job) {
+    const sl::ArrayPaths &paths = opts.paths;
+    std::vector<std::string> argv{"sbatch", "--parsable", "--dependency=afterany:" + job,
+                                  "--job-name=" + opts.job_name + "-merge", "--ntasks=1",
+                                  "--output=" + paths.logs() + "/merge-%j.out"};
+    for (auto &a : opts.sbatch_args) {  // "--time 1:00" (as in the script) is two words here
+        const size_t space = a.find(' ');
+        argv.push_back(a.substr(0, space));
+        if (space != std::string::npos) argv.push_back(a.substr(a.find_first_not_of(' ', space)));
     }
+    argv.push_back("--wrap=" + sl::shell_quote(opts.qrnn) + " sweep-status " + sl::shell_quote(paths.output) + " --merge");
+    const std::string merge_job = submit(argv);
+    sl::append_submission(paths.jobs(), {"merge", merge_job, {}, 0, "", job, utc_now_iso()});
+    std::cout << "submitted job " << merge_job << ": merges the shards into " << paths.output << " when job " << job
+              << " ends\n";
+}
+
+}  // namespace
+
+int submit_sweep_to_slurm(const sweep::Sweep &sw, const po::variables_map &vm) {
+    if (!vm.count("output")) fail("give the results file: -o results.h5 (the shards are written beside it)");
+    if (vm.count("shard") && !vm["shard"].defaulted())
+        fail("--shard and --slurm: the array's tasks are the shards; give their number with --tasks N");
+    const bool dry_run = vm.count("slurm-dry-run") > 0;
+    const sl::ArrayPaths paths = sl::array_paths(vm["output"].as<std::string>());
+    sl::ScriptOptions opts = script_options(sw, vm, paths);
+    if (!dry_run) {
+        check_writable(paths.dir);
+        refuse_if_live(paths);
+    }
+    const WorkLeft left = work_left(sw, opts, dry_run, vm.count("retry-failed") > 0);
+    opts.max_starts = sweep::kMaxAttempts * left.largest_shard + 1;
+    const std::string script = sl::sbatch_script(opts);
+    if (dry_run) std::cout << script;
+    if (left.tasks.empty()) {
+        (dry_run ? std::cerr : std::cout) << "every run of the sweep (" << sw.runs.size() << ") is done in " << paths.stem
+                                          << ".part-*-of-" << opts.tasks << ".h5: nothing to submit; merge them: "
+                                          << "qrnn sweep-status " << paths.output << " --merge\n";
+        return kExitOk;
+    }
+    const std::string array = "--array=" + sl::array_spec(left.tasks);
+    if (dry_run) {
+        std::cerr << "dry run: would write " << paths.script() << " and run: sbatch --parsable " << array << " "
+                  << paths.script() << "   (" << left.tasks.size() << " tasks, " << left.runs << " runs to do)\n";
+        return kExitOk;
+    }
+    write_job_script(paths, script);
+    const std::string job = submit({"sbatch", "--parsable", array, paths.script()});
+    sl::append_submission(paths.jobs(), {"array", job, left.tasks, opts.tasks, opts.sweep_file, "", utc_now_iso()});
+    std::cout << "submitted job " << job << ": tasks " << sl::array_spec(left.tasks) << " of " << opts.tasks << " ("
+              << left.runs << " runs to do) -> " << paths.dir << "/" << paths.stem << ".part-I-of-" << opts.tasks << ".h5\n";
+    if (vm.count("merge-when-done")) submit_merge_job(opts, job);
     std::cout << "follow it: qrnn sweep-status " << paths.output << "   (or squeue -j " << job << "; logs in "
               << paths.logs() << ")\n";
     return kExitOk;
