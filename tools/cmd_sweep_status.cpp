@@ -95,6 +95,79 @@ int merge_shards(const sl::ArrayPaths &paths, const std::vector<TaskRow> &rows, 
     return kExitOk;
 }
 
+// Each task's latest array job (of the submissions with this task count).
+std::vector<TaskRow> task_rows(const std::vector<sl::Submission> &submissions, int64_t tasks) {
+    std::vector<TaskRow> rows(static_cast<size_t>(tasks));
+    for (auto &s : submissions)
+        if (s.kind == "array" && s.of == tasks)
+            for (int64_t t : s.tasks)
+                if (t < tasks) rows[static_cast<size_t>(t)].job = s.job_id;
+    for (int64_t t = 0; t < tasks; t++) rows[static_cast<size_t>(t)].task = t;
+    return rows;
+}
+
+std::string latest_merge_job(const std::vector<sl::Submission> &submissions) {
+    std::string job;
+    for (auto &s : submissions)
+        if (s.kind == "merge") job = s.job_id;
+    return job;
+}
+
+// Slurm's state of a task as the table shows it: state, node, elapsed time.
+std::string slurm_state_text(const sl::TaskState *slurm) {
+    std::string state = slurm ? slurm->state : "";
+    if (slurm && !slurm->where.empty() && slurm->where != "(None)") state += " " + slurm->where;
+    if (slurm && !slurm->elapsed.empty()) state += " " + slurm->elapsed;
+    return state.empty() ? "-" : state;
+}
+
+// The tasks' verdicts and run counts, filled into the rows and summed.
+struct Tally {
+    std::map<sl::TaskVerdict, std::vector<int64_t>> by_verdict;
+    int64_t runs = 0, done = 0;
+};
+
+Tally judge_tasks(const sweep::Sweep &sw, const sl::ArrayPaths &paths, const SlurmView &slurm, std::vector<TaskRow> &rows) {
+    Tally tally;
+    const int64_t tasks = static_cast<int64_t>(rows.size());
+    for (TaskRow &r : rows) {
+        r.slurm = r.job.empty() ? nullptr : slurm.find(r.job, r.task);
+        r.progress = sl::shard_progress(sw, {r.task, tasks}, paths.shard(r.task, tasks));
+        r.verdict = sl::task_verdict(r.slurm, sl::read_task_record(paths.task_state(r.task)), r.progress);
+        tally.by_verdict[r.verdict].push_back(r.task);
+        tally.runs += r.progress.runs;
+        tally.done += r.progress.done;
+    }
+    return tally;
+}
+
+void print_task_table(const std::vector<TaskRow> &rows, const sl::ArrayPaths &paths) {
+    Table table({"task", "job", "slurm", "task state", "runs", "done", "ok", "failed", "crashed", "to run", "shard file"});
+    const int64_t tasks = static_cast<int64_t>(rows.size());
+    for (const TaskRow &r : rows) {
+        const auto &st = r.progress.status;
+        table.add({std::to_string(r.task), r.job.empty() ? "-" : r.job + "_" + std::to_string(r.task),
+                   slurm_state_text(r.slurm), sl::verdict_name(r.verdict), std::to_string(r.progress.runs),
+                   std::to_string(r.progress.done), count_or_blank(st, {"ok"}),
+                   count_or_blank(st, {"failed", "check_failed", "unavailable"}), count_or_blank(st, {"crashed"}),
+                   r.progress.to_run ? std::to_string(r.progress.to_run) : "",
+                   fs::path(paths.shard(r.task, tasks)).filename().string()});
+    }
+    table.print(std::cout);
+}
+
+// What to do next: report, merge or resubmit.
+void print_next_step(const Tally &tally, const sl::ArrayPaths &paths, const sl::Submission &last, int64_t tasks) {
+    const auto &v = tally.by_verdict;
+    const bool all_done = v.size() == 1 && v.count(sl::TaskVerdict::Done);
+    const bool any_live = v.count(sl::TaskVerdict::Running) || v.count(sl::TaskVerdict::Pending);
+    if (all_done && merged_after_shards(paths, tasks)) std::cout << "all done and merged: qrnn report " << paths.output << "\n";
+    else if (all_done) std::cout << "all done: qrnn sweep-status " << paths.output << " --merge\n";
+    else if (!any_live)
+        std::cout << "to run what is missing, submit again: qrnn sweep " << last.sweep_file << " -o " << paths.output
+                  << " --slurm\n";
+}
+
 int sweep_status_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn sweep-status options");
     desc.add_options()("help,h", "show this help")
@@ -120,60 +193,27 @@ int sweep_status_command(const std::vector<std::string> &args) {
     const sweep::Sweep sw = sweep::load_sweep(last->sweep_file, load);
     const int64_t tasks = last->of;
 
-    std::vector<TaskRow> rows(static_cast<size_t>(tasks));
+    std::vector<TaskRow> rows = task_rows(submissions, tasks);
     std::set<std::string> jobs;
-    for (auto &s : submissions)
-        if (s.kind == "array" && s.of == tasks)
-            for (int64_t t : s.tasks)
-                if (t < tasks) rows[static_cast<size_t>(t)].job = s.job_id;
     for (auto &r : rows)
         if (!r.job.empty()) jobs.insert(r.job);
-    std::string merge_job;
-    for (auto &s : submissions)
-        if (s.kind == "merge") merge_job = s.job_id;
+    const std::string merge_job = latest_merge_job(submissions);
     if (!merge_job.empty()) jobs.insert(merge_job);
     const SlurmView slurm = query_slurm(jobs);
+    const Tally tally = judge_tasks(sw, paths, slurm, rows);
 
-    Table table({"task", "job", "slurm", "task state", "runs", "done", "ok", "failed", "crashed", "to run", "shard file"});
-    std::map<sl::TaskVerdict, std::vector<int64_t>> by_verdict;
-    int64_t runs = 0, done = 0;
-    for (int64_t t = 0; t < tasks; t++) {
-        TaskRow &r = rows[static_cast<size_t>(t)];
-        r.task = t;
-        r.slurm = r.job.empty() ? nullptr : slurm.find(r.job, t);
-        r.progress = sl::shard_progress(sw, {t, tasks}, paths.shard(t, tasks));
-        r.verdict = sl::task_verdict(r.slurm, sl::read_task_record(paths.task_state(t)), r.progress);
-        by_verdict[r.verdict].push_back(t);
-        runs += r.progress.runs;
-        done += r.progress.done;
-        std::string state = r.slurm ? r.slurm->state : "";
-        if (r.slurm && !r.slurm->where.empty() && r.slurm->where != "(None)") state += " " + r.slurm->where;
-        if (r.slurm && !r.slurm->elapsed.empty()) state += " " + r.slurm->elapsed;
-        const auto &st = r.progress.status;
-        table.add({std::to_string(t), r.job.empty() ? "-" : r.job + "_" + std::to_string(t), state.empty() ? "-" : state, sl::verdict_name(r.verdict),
-                   std::to_string(r.progress.runs), std::to_string(r.progress.done), count_or_blank(st, {"ok"}),
-                   count_or_blank(st, {"failed", "check_failed", "unavailable"}), count_or_blank(st, {"crashed"}),
-                   r.progress.to_run ? std::to_string(r.progress.to_run) : "",
-                   fs::path(paths.shard(t, tasks)).filename().string()});
-    }
     std::cout << "sweep " << sw.name << " (" << last->sweep_file << ") as " << tasks << " Slurm tasks -> " << paths.output << "\n";
-    table.print(std::cout);
-    std::cout << done << " of " << runs << " runs done";
-    for (auto &[v, list] : by_verdict) std::cout << "; " << sl::verdict_name(v) << ": " << sl::array_spec(list);
+    print_task_table(rows, paths);
+    std::cout << tally.done << " of " << tally.runs << " runs done";
+    for (auto &[v, list] : tally.by_verdict) std::cout << "; " << sl::verdict_name(v) << ": " << sl::array_spec(list);
     std::cout << "\n";
     if (!slurm.squeue_ok) std::cout << "note: squeue failed or is missing; task states come from the tasks' own records\n";
     if (!merge_job.empty()) {
         const sl::TaskState *m = slurm.find(merge_job, -1);
         std::cout << "merge job " << merge_job << ": " << (m ? m->state : "ended or unknown") << "\n";
     }
-    const bool all_done = by_verdict.size() == 1 && by_verdict.count(sl::TaskVerdict::Done);
-    const bool any_live = by_verdict.count(sl::TaskVerdict::Running) || by_verdict.count(sl::TaskVerdict::Pending);
     if (vm.count("merge")) return merge_shards(paths, rows, tasks, vm.count("partial") > 0);
-    if (all_done && merged_after_shards(paths, tasks)) std::cout << "all done and merged: qrnn report " << paths.output << "\n";
-    else if (all_done) std::cout << "all done: qrnn sweep-status " << paths.output << " --merge\n";
-    else if (!any_live)
-        std::cout << "to run what is missing, submit again: qrnn sweep " << last->sweep_file << " -o " << paths.output
-                  << " --slurm\n";
+    print_next_step(tally, paths, *last, tasks);
     return kExitOk;
 }
 
