@@ -123,9 +123,10 @@ std::vector<float> SoftmaxDecoder::row_losses(const Tensor<float> &h, const std:
     return rows;
 }
 
-double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
-                           const Tensor<float> &bias, Tensor<float> *dh, DecoderGrads *grads, std::vector<float> *rows_out) {
-    const int64_t V = vocab_, m = hidden_;
+namespace {
+// The rows of h (N); throws on a shape, target or gradient that does not fit the decoder.
+int64_t check_decoder_call(int64_t V, int64_t m, const Tensor<float> &h, const std::vector<int32_t> &targets,
+                           const Tensor<float> &weights, const Tensor<float> &bias) {
     if (h.shape.empty() || h.shape.back() != m) fail("softmax decoder: h has shape ", h.shape_str(), ", expected [...][", m, "]");
     const int64_t N = static_cast<int64_t>(h.size()) / m;
     if (static_cast<int64_t>(targets.size()) != N)
@@ -133,89 +134,122 @@ double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &t
     check_shape("weights", weights, {V, m});
     check_shape("bias", bias, {V});
     check_tokens("softmax decoder: target", targets, V);
+    return N;
+}
+
+// Training's outputs, allocated where the caller left them empty, and checked.
+void prepare_gradients(int64_t V, int64_t m, const Tensor<float> &h, Tensor<float> &dh, DecoderGrads &grads) {
+    if (grads.dweights.shape.empty()) grads.dweights = Tensor<float>({V, m});
+    if (grads.dbias.shape.empty()) grads.dbias = Tensor<float>({V});
+    check_shape("dweights", grads.dweights, {V, m});
+    check_shape("dbias", grads.dbias, {V});
+    ensure_shape(dh, h.shape);
+}
+
+// The weights as the tiles read them: in place (weights_in_place), or copied once per call with zero rows past V
+// up to decoder_weight_rows(V), each row padded by a cache line (no power-of-two multiple between rows: m = 640
+// floats would alias in L1/L2) and its width to mp.
+Buffer<float> weights_buffer(const Tensor<float> &weights, int64_t V, int64_t m, int64_t mp, bool in_place,
+                             SoftmaxDecoder::Scratch &s) {
+    if (in_place) return rows_view(weights.data.data(), m, V);
+    const int64_t w_rows = decoder_weight_rows(V), w_stride = mp + 16;
+    ensure_shape(s.weights, {w_rows * w_stride + 16});  // + room to start on a cache line (whole-vector loads)
+    float *w_copy = s.weights.data.data() + (64 - reinterpret_cast<uintptr_t>(s.weights.data.data()) % 64) % 64 / sizeof(float);
+    copy_rows(weights.data.data(), m, w_copy, w_stride, V);
+    halide_dimension_t w_dims[] = {{0, I(mp), 1}, {0, I(w_rows), I(w_stride)}};
+    return Buffer<float>(w_copy, 2, w_dims);
+}
+
+// One call's rows, in chunks, through the bound pipeline (eval, or train with dh); the summed loss.
+struct ChunkedCall {
+    const Tensor<float> &h;
+    const std::vector<int32_t> &targets;
+    int64_t N, m, mp;
+    Tensor<float> *dh;                // training only
+    Halide::Buffer<float> dw, dbias;  // training only
+    std::vector<float> *rows_out;
+};
+
+double realize_chunks(SoftmaxDecoder::Compiled &c, SoftmaxDecoder::Scratch &s, DecoderInputs &in, const ChunkedCall &call,
+                      int64_t chunk) {
+    const bool padded = call.mp != call.m;
+    double total = 0;
+    for (int64_t n0 = 0; n0 < call.N; n0 += chunk) {
+        const int64_t rows = std::min(chunk, call.N - n0);
+        const float *h_rows = call.h.data.data() + n0 * call.m;
+        if (padded) {
+            ensure_shape(s.hidden, {rows, call.mp});
+            copy_rows(h_rows, call.m, s.hidden.data.data(), call.mp, rows);
+            h_rows = s.hidden.data.data();
+        }
+        in.hidden.set(rows_view(h_rows, call.mp, rows));
+        in.targets.set(Buffer<int32_t>(const_cast<int32_t *>(call.targets.data()) + n0, I(rows)));
+        s.row_loss.resize(rows);
+        Buffer<float> loss_buf(s.row_loss.data(), I(rows));
+        if (!call.dh) {
+            c.eval.realize(loss_buf);
+        } else {
+            float *dh_rows = call.dh->data.data() + n0 * call.m;
+            if (padded) dh_rows = ensure_shape(s.dhidden, {rows, call.mp}).data.data();
+            c.train.realize(Halide::Realization({loss_buf, rows_view(dh_rows, call.mp, rows), call.dw, call.dbias}));
+            if (padded) copy_rows(dh_rows, call.mp, call.dh->data.data() + n0 * call.m, call.m, rows);
+        }
+        for (int64_t r = 0; r < rows; r++) total += s.row_loss[r];
+        if (call.rows_out) std::copy(s.row_loss.begin(), s.row_loss.begin() + rows, call.rows_out->begin() + n0);
+    }
+    return total;
+}
+
+// Training's inputs beyond the rows: the gradients to accumulate into and the weights' panels for dhidden.
+void bind_training(SoftmaxDecoder::Compiled &c, SoftmaxDecoder::Scratch &s, const ChunkedCall &call, int64_t V) {
+    DecoderInputs &in = c.train_in;
+    in.dweights_in.set(call.dw);
+    in.dbias_in.set(call.dbias);
+    const int P = c.panels.dhidden_units;
+    Tensor<float> &panels = ensure_shape(s.weight_panels, {(call.mp + P - 1) / P, V, P});
+    Buffer<float> panels_buf(panels.data.data(), P, I(V), I((call.mp + P - 1) / P));
+    c.pack.realize(panels_buf);
+    in.weights_panels.set(panels_buf);
+}
+}  // namespace
+
+double SoftmaxDecoder::run(const Tensor<float> &h, const std::vector<int32_t> &targets, const Tensor<float> &weights,
+                           const Tensor<float> &bias, Tensor<float> *dh, DecoderGrads *grads, std::vector<float> *rows_out) {
+    const int64_t V = vocab_, m = hidden_;
+    const int64_t N = check_decoder_call(V, m, h, targets, weights, bias);
     const bool training = dh || grads;
     DecoderGrads local_grads;
     Tensor<float> local_dh;
     if (training) {
         if (!grads) grads = &local_grads;
         if (!dh) dh = &local_dh;
-        if (grads->dweights.shape.empty()) grads->dweights = Tensor<float>({V, m});
-        if (grads->dbias.shape.empty()) grads->dbias = Tensor<float>({V});
-        check_shape("dweights", grads->dweights, {V, m});
-        check_shape("dbias", grads->dbias, {V});
-        ensure_shape(*dh, h.shape);
+        prepare_gradients(V, m, h, *dh, *grads);
     }
-
     Compiled &c = *compiled_;
     Scratch &s = *scratch_;
-    // Widths that are not a multiple of the register tile run on zero-padded copies (h, dh, dW). The weights
-    // are read in place (weights_in_place) or copied once per call: zero rows past V up to
-    // decoder_weight_rows(V), each row padded by a cache line (no power-of-two multiple between rows: m = 640
-    // floats would alias in L1/L2).
-    const int64_t mp = (m + c.width_multiple - 1) / c.width_multiple * c.width_multiple, w_stride = mp + 16;
+    // Widths that are not a multiple of the register tile run on zero-padded copies (h, dh, dW).
+    const int64_t mp = (m + c.width_multiple - 1) / c.width_multiple * c.width_multiple;
     const bool padded = mp != m;
-    const bool in_place = !padded && weights_in_place(weights, m);
-    Buffer<float> w_buf = rows_view(weights.data.data(), m, V);
-    if (!in_place) {
-        const int64_t w_rows = decoder_weight_rows(V);
-        ensure_shape(s.weights, {w_rows * w_stride + 16});  // + room to start on a cache line (whole-vector loads)
-        float *w_copy = s.weights.data.data() + (64 - reinterpret_cast<uintptr_t>(s.weights.data.data()) % 64) % 64 / sizeof(float);
-        copy_rows(weights.data.data(), m, w_copy, w_stride, V);
-        halide_dimension_t w_dims[] = {{0, I(mp), 1}, {0, I(w_rows), I(w_stride)}};
-        w_buf = Buffer<float>(w_copy, 2, w_dims);
-    }
-    float *dw_data = training ? grads->dweights.data.data() : nullptr;
-    if (padded && training) {
-        ensure_shape(s.dweights, {V, mp});
-        copy_rows(grads->dweights.data.data(), m, s.dweights.data.data(), mp, V);
-        dw_data = s.dweights.data.data();
-    }
-    Buffer<float> b_buf(const_cast<float *>(bias.data.data()), I(V));
-    Buffer<float> dw_buf, db_buf;
+    const Buffer<float> w_buf = weights_buffer(weights, V, m, mp, !padded && weights_in_place(weights, m), s);
+    ChunkedCall call{h, targets, N, m, mp, training ? dh : nullptr, {}, {}, rows_out};
     if (training) {
-        dw_buf = rows_view(dw_data, mp, V);
-        db_buf = Buffer<float>(grads->dbias.data.data(), I(V));
+        float *dw_data = grads->dweights.data.data();
+        if (padded) {
+            ensure_shape(s.dweights, {V, mp});
+            copy_rows(grads->dweights.data.data(), m, s.dweights.data.data(), mp, V);
+            dw_data = s.dweights.data.data();
+        }
+        call.dw = rows_view(dw_data, mp, V);
+        call.dbias = Buffer<float>(grads->dbias.data.data(), I(V));
     }
     if (rows_out) rows_out->assign(N, 0.0f);
 
     std::lock_guard<std::mutex> lock(c.mutex);
     DecoderInputs &in = training ? c.train_in : c.eval_in;
     in.weights.set(w_buf);
-    in.bias.set(b_buf);
-    if (training) {
-        in.dweights_in.set(dw_buf);
-        in.dbias_in.set(db_buf);
-        const int P = c.panels.dhidden_units;
-        Tensor<float> &panels = ensure_shape(s.weight_panels, {(mp + P - 1) / P, V, P});
-        Buffer<float> panels_buf(panels.data.data(), P, I(V), I((mp + P - 1) / P));
-        c.pack.realize(panels_buf);
-        in.weights_panels.set(panels_buf);
-    }
-    double total = 0;
-    const int64_t chunk = chunk_for(N);
-    for (int64_t n0 = 0; n0 < N; n0 += chunk) {
-        const int64_t rows = std::min(chunk, N - n0);
-        const float *h_rows = h.data.data() + n0 * m;
-        if (padded) {
-            ensure_shape(s.hidden, {rows, mp});
-            copy_rows(h_rows, m, s.hidden.data.data(), mp, rows);
-            h_rows = s.hidden.data.data();
-        }
-        in.hidden.set(rows_view(h_rows, mp, rows));
-        in.targets.set(Buffer<int32_t>(const_cast<int32_t *>(targets.data()) + n0, I(rows)));
-        s.row_loss.resize(rows);
-        Buffer<float> loss_buf(s.row_loss.data(), I(rows));
-        if (!training) {
-            c.eval.realize(loss_buf);
-        } else {
-            float *dh_rows = dh->data.data() + n0 * m;
-            if (padded) dh_rows = ensure_shape(s.dhidden, {rows, mp}).data.data();
-            c.train.realize(Halide::Realization({loss_buf, rows_view(dh_rows, mp, rows), dw_buf, db_buf}));
-            if (padded) copy_rows(dh_rows, mp, dh->data.data() + n0 * m, m, rows);
-        }
-        for (int64_t r = 0; r < rows; r++) total += s.row_loss[r];
-        if (rows_out) std::copy(s.row_loss.begin(), s.row_loss.begin() + rows, rows_out->begin() + n0);
-    }
+    in.bias.set(Buffer<float>(const_cast<float *>(bias.data.data()), I(V)));
+    if (training) bind_training(c, s, call, V);
+    const double total = realize_chunks(c, s, in, call, chunk_for(N));
     if (padded && training) copy_rows(s.dweights.data.data(), mp, grads->dweights.data.data(), m, V);
     return total;
 }
