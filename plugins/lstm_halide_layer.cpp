@@ -148,19 +148,35 @@ public:
                   nn::State *d_initial) override {
         const auto &tape = dynamic_cast<const HalideTape &>(tape_base);
         if (tape.T == 0) fail("lstm-halide: backward needs the tape of a forward pass");
-        const int64_t T = tape.T, B = tape.B, Bp = round_up(B, gemm_rows()), G = kLstmGates, n = n_, m = m_;
+        const int64_t T = tape.T, B = tape.B;
         check_backward(T, B, dy, d_final);
-        const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp), Gm = static_cast<int>(G * mp_);
-        const size_t row = Bp * mp_;
+        Tensor<float> &w_rt = transposed_recurrent();
+        steps_back(tape, dy, d_final, w_rt);
+        const int bp = static_cast<int>(round_up(B, gemm_rows())), Gm = static_cast<int>(kLstmGates * mp_);
+        const Buffer<float> dpre_steps = view(s_.dpre.data.data(), {{Gm, 1}, {bp, Gm}, {static_cast<int>(T), bp * Gm}});
+        input_grad(dpre_steps, T, B, dx);
+        weight_grads(tape, dpre_steps);
+        if (d_initial) initial_grads(w_rt, B, *d_initial);
+    }
 
-        // R transposed in panels of j: w_rt[j / W][g * m_pad + u][j % W] = R[j][g][u], zero padded (W = gemm_tile()).
-        const int64_t W = gemm_tile();
+private:
+    // R transposed in panels of j: w_rt[j / W][g * m_pad + u][j % W] = R[j][g][u], zero padded (W = gemm_tile()).
+    Tensor<float> &transposed_recurrent() {
+        const int64_t W = gemm_tile(), G = kLstmGates;
         Tensor<float> &w_rt = ensure_shape(s_.w_rt, {mp_ / W, G * mp_, W});
         std::fill(w_rt.data.begin(), w_rt.data.end(), 0.0f);
-        for (int64_t j = 0; j < m; j++)
+        for (int64_t j = 0; j < m_; j++)
             for (int64_t g = 0; g < G; g++)
-                for (int64_t u = 0; u < m; u++) w_rt(j / W, g * mp_ + u, j % W) = value_.w_recurrent(j, g, u);
-        // dpre [T+1][B_pad][4][m_pad], row T zeros (no step after the last); dh_in, dc carries [B_pad][m_pad].
+                for (int64_t u = 0; u < m_; u++) w_rt(j / W, g * mp_ + u, j % W) = value_.w_recurrent(j, g, u);
+        return w_rt;
+    }
+
+    // The steps backwards in time: dpre [T+1][B_pad][4][m_pad] (row T zeros: no step after the last) and the
+    // carry d c into s_.dc[0] at the end; dh_in and the carries are [B_pad][m_pad].
+    void steps_back(const HalideTape &tape, const Tensor<float> &dy, const nn::State *d_final, Tensor<float> &w_rt) {
+        const int64_t T = tape.T, B = tape.B, Bp = round_up(B, gemm_rows()), G = kLstmGates, m = m_;
+        const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp), Gm = static_cast<int>(G * mp_);
+        const size_t row = Bp * mp_;
         Tensor<float> &dpre = ensure_shape(s_.dpre, {T + 1, Bp, G, mp_}), zeros({Bp, mp_}), dh_last({Bp, mp_});
         Tensor<float> *dc = s_.dc;
         for (Tensor<float> *t : {&dc[0], &dc[1]}) {
@@ -171,29 +187,28 @@ public:
             copy_block(d_final->at("h").data.data(), m, dh_last.data.data(), mp_, B, m);
             copy_block(d_final->at("c").data.data(), m, dc[T % 2].data.data(), mp_, B, m);
         }
-        {
-            CompiledStepBack &c = compiled_step_back();
-            std::lock_guard<std::mutex> lock(c.mutex);
-            LstmStepBack &s = c.s;
-            s.w_rt.set(view(w_rt));
-            for (int64_t t = T - 1; t >= 0; t--) {
-                s.gates.set(view(&tape.gates.data[t * G * row], {{mp, 1}, {G, mp}, {bp, Gm}}));
-                s.c_t.set(view(&tape.c.data[(t + 1) * row], {{mp, 1}, {bp, mp}}));
-                s.c_prev.set(view(&tape.c.data[t * row], {{mp, 1}, {bp, mp}}));
-                s.dy.set(view(&dy(t, 0, 0), {{static_cast<int>(m), 1}, {static_cast<int>(B), static_cast<int>(m)}}));
-                s.dh_in.set(view(t == T - 1 ? dh_last : zeros));
-                s.dc_in.set(view(dc[(t + 1) % 2]));
-                s.dpre_next.set(view(&dpre.data[(t + 1) * G * row], {{Gm, 1}, {bp, Gm}}));
-                std::vector<Buffer<void>> outs;
-                for (int g = 0; g < G; g++) outs.push_back(view(&dpre.data[t * G * row + g * mp_], {{mp, 1}, {bp, Gm}}));
-                outs.push_back(view(dc[t % 2]));
-                c.pipeline.realize(Realization(outs));
-            }
+        CompiledStepBack &c = compiled_step_back();
+        std::lock_guard<std::mutex> lock(c.mutex);
+        LstmStepBack &s = c.s;
+        s.w_rt.set(view(w_rt));
+        for (int64_t t = T - 1; t >= 0; t--) {
+            s.gates.set(view(&tape.gates.data[t * G * row], {{mp, 1}, {G, mp}, {bp, Gm}}));
+            s.c_t.set(view(&tape.c.data[(t + 1) * row], {{mp, 1}, {bp, mp}}));
+            s.c_prev.set(view(&tape.c.data[t * row], {{mp, 1}, {bp, mp}}));
+            s.dy.set(view(&dy(t, 0, 0), {{static_cast<int>(m), 1}, {static_cast<int>(B), static_cast<int>(m)}}));
+            s.dh_in.set(view(t == T - 1 ? dh_last : zeros));
+            s.dc_in.set(view(dc[(t + 1) % 2]));
+            s.dpre_next.set(view(&dpre.data[(t + 1) * G * row], {{Gm, 1}, {bp, Gm}}));
+            std::vector<Buffer<void>> outs;
+            for (int g = 0; g < G; g++) outs.push_back(view(&dpre.data[t * G * row + g * mp_], {{mp, 1}, {bp, Gm}}));
+            outs.push_back(view(dc[t % 2]));
+            c.pipeline.realize(Realization(outs));
         }
-        Buffer<float> dpre_steps = view(dpre.data.data(), {{Gm, 1}, {bp, Gm}, {static_cast<int>(T), bp * Gm}});
+    }
 
-        // dx = dpre W^T: row_gemm with w = W transposed [4 m_pad][1][n_pad].
-        const int64_t np = round_up(n, gemm_tile());
+    // dx = dpre W^T: row_gemm with w = W transposed [4 m_pad][1][n_pad].
+    void input_grad(const Buffer<float> &dpre_steps, int64_t T, int64_t B, Tensor<float> *dx) {
+        const int64_t n = n_, m = m_, G = kLstmGates, np = round_up(n, gemm_tile()), Bp = round_up(B, gemm_rows());
         Tensor<float> &w_t = ensure_shape(s_.w_t, {G * mp_, 1, np}), no_bias({1, np});
         Tensor<float> &dx_pad = ensure_shape(s_.dx_pad, {T, Bp, 1, np});
         for (int64_t c = 0; c < n; c++)
@@ -201,12 +216,16 @@ public:
                 for (int64_t u = 0; u < m; u++) w_t(g * mp_ + u, 0, c) = value_.w_input(c, g, u);
         Buffer<float> dx_out = view(dx_pad);
         row_gemm(view(w_t), dpre_steps, view(no_bias), dx_out);
-        if (dx) {
-            ensure_shape(*dx, {T, B, n});
-            for (int64_t t = 0; t < T; t++) copy_block(&dx_pad(t, 0, 0, 0), np, &(*dx)(t, 0, 0), n, B, n);
-        }
+        if (!dx) return;
+        ensure_shape(*dx, {T, B, n});
+        for (int64_t t = 0; t < T; t++) copy_block(&dx_pad(t, 0, 0, 0), np, &(*dx)(t, 0, 0), n, B, n);
+    }
 
-        // d w_input and d bias: weight_grad with a = x and a column of ones (its row of the result is d bias).
+    // d w_input and d bias: weight_grad with a = x and a column of ones (its row of the result is d bias);
+    // d w_recurrent = h_{t-1}^T dpre: a = the tape's h rows 0..T-1. Added to the gradients.
+    void weight_grads(const HalideTape &tape, const Buffer<float> &dpre_steps) {
+        const int64_t T = tape.T, B = tape.B, Bp = round_up(B, gemm_rows()), G = kLstmGates, n = n_, m = m_;
+        const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp);
         const int64_t ce = round_up(n + 1, gemm_rows());
         Tensor<float> &x_ext = ensure_shape(s_.x_ext, {T, Bp, ce}), &dw = ensure_shape(s_.dw, {ce, G * mp_});
         for (int64_t t = 0; t < T; t++)
@@ -220,28 +239,27 @@ public:
             add_block(&dw(0, g * mp_), G * mp_, &grad_.w_input(0, g, 0), G * m, n, m);
             add_block(&dw(n, g * mp_), G * mp_, &grad_.bias(g, 0), m, 1, m);
         }
-        // d w_recurrent = h_{t-1}^T dpre: a = the tape's h rows 0..T-1.
         Tensor<float> &dr = ensure_shape(s_.dr, {round_up(mp_, gemm_rows()), G * mp_});
         Buffer<float> dr_out = view(dr);
         weight_grad(dpre_steps, view(tape.h.data.data(), {{mp, 1}, {bp, mp}, {static_cast<int>(T), bp * mp}}), dr_out);
         for (int64_t g = 0; g < G; g++) add_block(&dr(0, g * mp_), G * mp_, &grad_.w_recurrent(0, g, 0), G * m, m, m);
-
-        if (d_initial) {
-            // d h_0 = R^T dpre_0: row_gemm with w = w_rt's panels as (ji, jo, r), h = ji and the "gates" jo, into dh0
-            // [B_pad][m_pad] seen as (ji, jo, b, 1); d c_0 the last carry.
-            const int w = static_cast<int>(W), panels = static_cast<int>(mp_ / W);
-            Tensor<float> dh0({Bp, mp_}), no_bias_m({panels, W});
-            Buffer<float> dh0_out = view(dh0.data.data(), {{w, 1}, {panels, w}, {bp, mp}, {1, bp * mp}});
-            row_gemm(view(w_rt.data.data(), {{w, 1}, {panels, Gm * w}, {Gm, w}}),
-                     view(dpre.data.data(), {{Gm, 1}, {bp, Gm}, {1, bp * Gm}}), view(no_bias_m), dh0_out);
-            for (const char *name : {"h", "c"})
-                ensure_shape(d_initial->at(name), {B, m});
-            copy_block(dh0.data.data(), mp_, d_initial->at("h").data.data(), m, B, m);
-            copy_block(dc[0].data.data(), mp_, d_initial->at("c").data.data(), m, B, m);
-        }
     }
 
-private:
+    // d h_0 = R^T dpre_0: row_gemm with w = w_rt's panels as (ji, jo, r), h = ji and the "gates" jo, into dh0
+    // [B_pad][m_pad] seen as (ji, jo, b, 1); d c_0 the last carry.
+    void initial_grads(const Tensor<float> &w_rt, int64_t B, nn::State &d_initial) {
+        const int64_t W = gemm_tile(), Bp = round_up(B, gemm_rows()), m = m_;
+        const int w = static_cast<int>(W), panels = static_cast<int>(mp_ / W), mp = static_cast<int>(mp_);
+        const int bp = static_cast<int>(Bp), Gm = static_cast<int>(kLstmGates * mp_);
+        Tensor<float> dh0({Bp, mp_}), no_bias_m({panels, W});
+        Buffer<float> dh0_out = view(dh0.data.data(), {{w, 1}, {panels, w}, {bp, mp}, {1, bp * mp}});
+        row_gemm(view(w_rt.data.data(), {{w, 1}, {panels, Gm * w}, {Gm, w}}),
+                 view(s_.dpre.data.data(), {{Gm, 1}, {bp, Gm}, {1, bp * Gm}}), view(no_bias_m), dh0_out);
+        for (const char *name : {"h", "c"}) ensure_shape(d_initial.at(name), {B, m});
+        copy_block(dh0.data.data(), mp_, d_initial.at("h").data.data(), m, B, m);
+        copy_block(s_.dc[0].data.data(), mp_, d_initial.at("c").data.data(), m, B, m);
+    }
+
     int64_t mp_;  // m padded
     // Scratch reused from call to call (reallocated when the shape changes; padding stays zero): fresh
     // allocations cost page faults, expensive in a VM (a 15 MB tape took 56 ms here).
