@@ -85,97 +85,129 @@ SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, co
     return S;
 }
 
-SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options,
-                                     BackwardPanels panels) {
-    variant.require_backward();
-    SeqBackwardFuncs D;
-    D.fwd = define_seq_layer(in.fwd, variant, options);
-    const LayerFuncs &L = D.fwd.L;
-    const LayerInputs &li = in.fwd.layer;
-    D.T = L.T, D.B = L.B, D.n = L.n, D.m = L.m, D.k = L.k;
-    const int G = variant.gate_count(), dirs = options.directions;
-    D.gate_rows = dirs * G;
-    Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
-    const Expr &T = D.T, &m = D.m, &k = D.k;
-    const Expr &len = D.fwd.len;
+namespace {
+// The backward's reads of the forward's tape, h and b bounded above so that tiles may overrun; every consumer's
+// region starts at h = 0, b = 0. likely(): loops are partitioned so that their steady state has no min and
+// vectors of h are dense loads (a clamp compiled to gathers, as in the plain layer's backward,
+// core/qrnn_backward.cpp).
+struct SeqTapeReads {
+    const SeqBackwardInputs &in;
+    const PoolingVariant &variant;
+    int G, width;  // gates per direction; the output's width factor (2: directions side by side)
+    Expr T, m, len, hc, bc;
 
-    // Tape reads, h and b bounded above so that tiles may overrun; every consumer's region starts at h = 0, b = 0.
-    // likely(): loops are partitioned so that their steady state has no min and vectors of h are dense loads (a
-    // clamp compiled to gathers, as in the plain layer's backward, core/qrnn_backward.cpp).
-    Expr hc = min(likely(h), m - 1), bc = min(likely(b), D.B - 1);
-    auto tc = [&](const Expr &time) { return clamp(time, 0, T - 1); };
-    auto gates_at = [&](int d, const Expr &time) {
+    SeqTapeReads(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options,
+                 const SeqBackwardFuncs &D)
+        : in(in), variant(variant), G(variant.gate_count()), width(options.out_width_factor()), T(D.T), m(D.m),
+          len(D.fwd.len), hc(min(likely(D.h), D.m - 1)), bc(min(likely(D.b), D.B - 1)) {}
+
+    Expr tc(const Expr &time) const { return clamp(time, 0, T - 1); }
+    std::vector<Expr> gates_at(int d, const Expr &time) const {
         std::vector<Expr> gv;
         for (int i = 0; i < G; i++) gv.push_back(in.gates(hc, bc, tc(time), d * G + i));
         return gv;
-    };
-    auto cell_at = [&](int d, const Expr &time) { return in.cells(hc, bc, tc(time), d); };
-    auto partials_at = [&](int d, const Expr &time) { return complete_partials(variant, gates_at(d, time), cell_at(d, time)); };
-    auto a_at = [&](int d, const Expr &time) { return variant.halide_recurrence(gates_at(d, time)).a; };
+    }
+    Expr cell_at(int d, const Expr &time) const { return in.cells(hc, bc, tc(time), d); }
+    PoolingPartials<Expr> partials_at(int d, const Expr &time) const {
+        return complete_partials(variant, gates_at(d, time), cell_at(d, time));
+    }
+    Expr a_at(int d, const Expr &time) const { return variant.halide_recurrence(gates_at(d, time)).a; }
     // dL/dh of direction d at time (0 past the sequence's end: the output there is the constant 0).
-    const int width = options.out_width_factor();
-    auto dh_at = [&](int d, const Expr &time) {
+    Expr dh_at(int d, const Expr &time) const {
         Expr channel = width == 2 ? hc + d * m : hc;
         return select(time < len, in.dy(channel, bc, tc(time)), 0.0f);
-    };
+    }
+};
 
+// The scans of dL/dcell, one per direction.
+void define_dcell_scans(SeqBackwardFuncs &D, const SeqTapeReads &r, int dirs) {
+    const Var &h = D.h, &b = D.b, &t = D.t;
+    const Expr &T = D.T, &len = D.fwd.len;
     // Forward direction: dcell_t = dcell_{t+1} * a'_{t+1} + dh_t dout/dc_t, a' = a inside the sequence, 1 past it.
-    auto carry = [&](const Expr &time) { return select(time < len, a_at(0, time), 1.0f); };
+    auto carry = [&](const Expr &time) { return select(time < len, r.a_at(0, time), 1.0f); };
     D.dcell(h, b, t) = undef<float>();
-    D.dcell(h, b, T - 1) = in.dc_final(hc, bc, 0) + dh_at(0, T - 1) * partials_at(0, T - 1).dout_dc;
+    D.dcell(h, b, T - 1) = r.in.dc_final(r.hc, r.bc, 0) + r.dh_at(0, T - 1) * r.partials_at(0, T - 1).dout_dc;
     D.dcell_r = RDom(1, T - 1, "dcell_r");
     Expr tr = T - 1 - D.dcell_r;
-    D.dcell(h, b, tr) = D.dcell(h, b, tr + 1) * carry(tr + 1) + dh_at(0, tr) * partials_at(0, tr).dout_dc;
-    D.dc0(h, b) = D.dcell(h, b, 0) * a_at(0, 0);  // len >= 1: step 0 is always inside
-
+    D.dcell(h, b, tr) = D.dcell(h, b, tr + 1) * carry(tr + 1) + r.dh_at(0, tr) * r.partials_at(0, tr).dout_dc;
+    D.dc0(h, b) = D.dcell(h, b, 0) * r.a_at(0, 0);  // len >= 1: step 0 is always inside
+    if (dirs != 2) return;
     // Reverse direction, from t = 0 up: dcell_t = dcell_{t-1} a_{t-1} + dh_t dout/dc_t inside, 0 past the end.
-    if (dirs == 2) {
-        D.rev_dcell(h, b, t) = undef<float>();
-        D.rev_dcell(h, b, 0) = in.dc_final(hc, bc, 1) + dh_at(1, 0) * partials_at(1, 0).dout_dc;
-        D.rev_dcell_r = RDom(1, T - 1, "rev_dcell_r");
-        Expr tf = D.rev_dcell_r;
-        D.rev_dcell(h, b, tf) = select(tf < len, D.rev_dcell(h, b, tf - 1) * a_at(1, tf - 1) + dh_at(1, tf) * partials_at(1, tf).dout_dc, 0.0f);
-    }
+    D.rev_dcell(h, b, t) = undef<float>();
+    D.rev_dcell(h, b, 0) = r.in.dc_final(r.hc, r.bc, 1) + r.dh_at(1, 0) * r.partials_at(1, 0).dout_dc;
+    D.rev_dcell_r = RDom(1, T - 1, "rev_dcell_r");
+    Expr tf = D.rev_dcell_r;
+    D.rev_dcell(h, b, tf) =
+        select(tf < len, D.rev_dcell(h, b, tf - 1) * r.a_at(1, tf - 1) + r.dh_at(1, tf) * r.partials_at(1, tf).dout_dc, 0.0f);
+}
 
-    // dgate_i = dh dout/dgate_i + dcell (da/dgate_i c_prev + db/dgate_i), through the activation and zoneout.
-    const int f_index = variant.gate_index('f');
+// dgate_i = dh dout/dgate_i + dcell (da/dgate_i c_prev + db/dgate_i), through the activation and zoneout.
+void define_seq_dpre(SeqBackwardFuncs &D, const SeqTapeReads &r, const LayerInputs &li, int dirs) {
+    const Var &h = D.h, &b = D.b, &t = D.t, &g = D.g;
+    const Expr &T = D.T;
+    const int G = r.G, f_index = r.variant.gate_index('f');
     auto dpre_of = [&](int d, int i) {
-        PoolingPartials<Expr> P = partials_at(d, t);
-        std::vector<Expr> gv = gates_at(d, t);
-        Expr c_prev = d == 0 ? select(t == 0, li.c0(hc, bc), cell_at(0, t - 1)) : select(t + 1 < T, cell_at(1, t + 1), 0.0f);
-        Expr dcell_t = d == 0 ? D.dcell(hc, bc, tc(t)) : D.rev_dcell(hc, bc, tc(t));
-        Expr dgate = dh_at(d, t) * P.dout[i] + dcell_t * (P.da[i] * c_prev + P.db[i]);
+        PoolingPartials<Expr> P = r.partials_at(d, t);
+        std::vector<Expr> gv = r.gates_at(d, t);
+        Expr c_prev = d == 0 ? select(t == 0, li.c0(r.hc, r.bc), r.cell_at(0, t - 1))
+                             : select(t + 1 < T, r.cell_at(1, t + 1), 0.0f);
+        Expr dcell_t = d == 0 ? D.dcell(r.hc, r.bc, r.tc(t)) : D.rev_dcell(r.hc, r.bc, r.tc(t));
+        Expr dgate = r.dh_at(d, t) * P.dout[i] + dcell_t * (P.da[i] * c_prev + P.db[i]);
         Expr slope = i == 0 ? 1.0f - gv[i] * gv[i] : gv[i] * (1.0f - gv[i]);
         if (i == f_index)
-            slope = select(keep_mask(li.zoneout_key, li.zoneout_threshold, li.time_offset + t, b, h + d * m), slope, 0.0f);
+            slope = select(keep_mask(li.zoneout_key, li.zoneout_threshold, li.time_offset + t, b, h + d * D.m), slope, 0.0f);
         return dgate * slope;
     };
     Expr value = dpre_of(dirs - 1, G - 1);
     for (int row = dirs * G - 2; row >= 0; row--) value = select(g == row, dpre_of(row / G, row % G), value);
-    D.dpre(h, b, t, g) = select(t >= 0 && t < T && t < len && h < m, value, 0.0f);
+    D.dpre(h, b, t, g) = select(t >= 0 && t < T && t < D.fwd.len && h < D.m, value, 0.0f);
+}
 
-    // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t + offset(g, j)); dbias = sum dpre.
+// dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t + offset(g, j)); dbias = sum dpre.
+void define_seq_weight_grads(SeqBackwardFuncs &D, int G, BackwardPanels panels) {
+    const Var &c = D.c, &h = D.h, &g = D.g, &j = D.j;
+    const Expr &T = D.T;
     D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
     D.dweights_acc(h, c, j, g) = 0.0f;
-    D.dweights_acc(h, c, j, g) += define_dweights_product(D.dpre, L.input_padded, D.n, tap_offset(g, j, k, G), panels,
+    D.dweights_acc(h, c, j, g) += define_dweights_product(D.dpre, D.fwd.L.input_padded, D.n, tap_offset(g, j, D.k, G), panels,
                                                           D.dpre_panels, D.input_panels, h, c, g, D.dweights_r);
     D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
     D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
     D.dbias_acc(h, g) = 0.0f;
     D.dbias_acc(h, g) += D.dpre(h, D.dbias_r.y, D.dbias_r.x, g);
     D.dbias(h, g) = D.dbias_acc(h, g);
+}
 
-    // The transposed conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s - offset(g, j), g).
+// The transposed conv, dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s - offset(g, j), g), and
+// through dropout into dx and dhistory; x past each end was not read (the padding is zeros).
+void define_seq_dinput(SeqBackwardFuncs &D, const LayerInputs &li, int G, int dirs, BackwardPanels panels) {
+    const Var &c = D.c, &b = D.b, &t = D.t, &j = D.j;
+    const Expr &m = D.m, &k = D.k;
     D.dinput_r = RDom(0, m, 0, k, 0, dirs * G, "dinput_r");
     RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
     Expr weight = define_dinput_weights(li.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
     D.dinput(c, b, t) = 0.0f;
     D.dinput(c, b, t) += weight * D.dpre(rh, b, t - tap_offset(rg, rj, k, G), rg);
-
-    // Through dropout; x past each end was not read (the padding is zeros).
-    D.dx(c, b, t) = select(t < len, apply_dropout(li, D.dinput(c, b, t), li.time_offset + t, b, c), 0.0f);
+    D.dx(c, b, t) = select(t < D.fwd.len, apply_dropout(li, D.dinput(c, b, t), li.time_offset + t, b, c), 0.0f);
     Expr s = j - (k - 1);
     D.dhistory(c, b, j) = select(k > 1, apply_dropout(li, D.dinput(c, b, s), li.time_offset + s, b, c), 0.0f);
+}
+}  // namespace
+
+SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingVariant &variant, const SeqOptions &options,
+                                     BackwardPanels panels) {
+    variant.require_backward();
+    SeqBackwardFuncs D;
+    D.fwd = define_seq_layer(in.fwd, variant, options);
+    const LayerFuncs &L = D.fwd.L;
+    D.T = L.T, D.B = L.B, D.n = L.n, D.m = L.m, D.k = L.k;
+    const int G = variant.gate_count(), dirs = options.directions;
+    D.gate_rows = dirs * G;
+    const SeqTapeReads reads(in, variant, options, D);
+    define_dcell_scans(D, reads, dirs);
+    define_seq_dpre(D, reads, in.fwd.layer, dirs);
+    define_seq_weight_grads(D, G, panels);
+    define_seq_dinput(D, in.fwd.layer, G, dirs, panels);
     return D;
 }
 
