@@ -13,59 +13,59 @@ std::vector<Argument> DecoderInputs::training_arguments(bool packed_weights) con
 namespace {
 // exp(x) for x <= 0 (max-subtracted logits): fast_exp (2 ulp) kept inside its valid range.
 Expr exp_nonpositive(const Expr &x) { return fast_exp(max(x, -80.0f)); }
-}  // namespace
 
-DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, DecoderPanels panels) {
-    DecoderFuncs F;
-    Var k = F.k, n = F.n, v = F.v, j = F.j;
-    F.rows = in.hidden.dim(1).extent();
-    F.vocab = in.bias.dim(0).extent();
-    F.width = in.hidden.dim(0).extent();
-    F.vocab_block = vocab_block;
-    F.panels = panels;
-    const Expr &R = F.rows, &V = F.vocab;
-    auto row = [&](const Expr &e) { return clamp(e, 0, R - 1); };
-    auto word = [&](const Expr &e) { return clamp(e, 0, V - 1); };
+Expr clamped_row(const DecoderFuncs &F, const Expr &e) { return clamp(e, 0, F.rows - 1); }
+Expr clamped_word(const DecoderFuncs &F, const Expr &e) { return clamp(e, 0, F.vocab - 1); }
 
-    F.hidden_t(n, k) = in.hidden(k, row(n));
+// logits(n, v) = bias(v) + sum_k hidden(k, n) weights(k, v), on packed rows when the panels ask for them.
+void define_decoder_logits(DecoderFuncs &F, const DecoderInputs &in) {
+    const Var &k = F.k, &n = F.n, &v = F.v;
+    F.hidden_t(n, k) = in.hidden(k, clamped_row(F, n));
     F.hidden_c(k, n) = in.hidden(clamp(k, 0, F.width - 1), n);
     F.weights_c(k, v) = in.weights(k, v);  // read at v < V only, except by a logits tile wider than V
-
     F.logits_r = RDom(0, F.width, "decoder_logits_r");
-    F.logits(n, v) = in.bias(word(v));
-    if (panels.logits_rows > 0) {
+    F.logits(n, v) = in.bias(clamped_word(F, v));
+    if (F.panels.logits_rows > 0) {
         // Packed rows; the weights' rows clamped (tiles rounded up past V read row V - 1).
-        const int P = panels.logits_rows;
+        const int P = F.panels.logits_rows;
         Var ni("ni"), no("no");
-        F.hidden_panels(ni, k, no) = in.hidden(k, row(no * P + ni));
-        F.logits(n, v) += F.hidden_panels(n % P, F.logits_r, n / P) * in.weights(F.logits_r, word(v));
+        F.hidden_panels(ni, k, no) = in.hidden(k, clamped_row(F, no * P + ni));
+        F.logits(n, v) += F.hidden_panels(n % P, F.logits_r, n / P) * in.weights(F.logits_r, clamped_word(F, v));
     } else {
         F.logits(n, v) += F.hidden_t(n, F.logits_r) * F.weights_c(F.logits_r, v);
     }
+}
 
-    F.vocab_r = RDom(0, V, "decoder_vocab_r");
+// The rows' log-softmax losses and dL/dlogits (zero outside the rows and the vocabulary).
+void define_decoder_loss(DecoderFuncs &F, const DecoderInputs &in) {
+    const Var &n = F.n, &v = F.v;
+    F.vocab_r = RDom(0, F.vocab, "decoder_vocab_r");
     F.row_max(n) = F.logits(n, 0);
     F.row_max(n) = max(F.row_max(n), F.logits(n, F.vocab_r));
     F.row_sum(n) = 0.0f;
     F.row_sum(n) += exp_nonpositive(F.logits(n, F.vocab_r) - F.row_max(n));
     F.log_norm(n) = F.row_max(n) + log(F.row_sum(n));
-    Expr target = word(in.targets(row(n)));
+    Expr target = clamped_word(F, in.targets(clamped_row(F, n)));
     F.row_loss(n) = F.log_norm(n) - F.logits(n, target);
-
-    Expr inside = n < R && v < V;
+    Expr inside = n < F.rows && v < F.vocab;
     Expr onehot = select(v == target, 1.0f, 0.0f);
-    F.dlogits(n, v) = select(inside, exp_nonpositive(F.logits(n, word(v)) - F.log_norm(n)) - onehot, 0.0f);
+    F.dlogits(n, v) = select(inside, exp_nonpositive(F.logits(n, clamped_word(F, v)) - F.log_norm(n)) - onehot, 0.0f);
+}
 
-    if (panels.dhidden_units > 0) {
+// dhidden(k, n) = sum_v weights(k, v) dlogits(n, v).
+void define_decoder_dhidden(DecoderFuncs &F, const DecoderInputs &in) {
+    const Var &k = F.k, &n = F.n, &v = F.v, &j = F.j;
+    const Expr &V = F.vocab;
+    if (F.panels.dhidden_units > 0) {
         // dhidden on packed operands, each a stream per panel: weights panel ko holds hidden units ko * P ..
         // ko * P + P - 1 of every word in turn (the weights' rows themselves are m floats apart, 4 KB at m = 1024);
         // dlogits panel no rows no * Q .. no * Q + Q - 1 of every word.
-        const int P = panels.dhidden_units;
+        const int P = F.panels.dhidden_units;
         Var ki("ki"), ko("ko");
         F.weights_pack(ki, v, ko) = in.weights(min(likely(ko * P + ki), in.weights.dim(0).extent() - 1), v);
         F.dhidden_r = RDom(0, V, "decoder_dhidden_r");
         F.dhidden_acc(k, n) = 0.0f;
-        const int Q = panels.logits_rows;
+        const int Q = F.panels.logits_rows;
         Var ni("ni"), no("no");
         F.dlogits_panels(ni, v, no) = F.dlogits(no * Q + ni, v);
         // The panel index clamped (a no-op) for bounds inference: the union of the tasks' regions it derives for
@@ -73,22 +73,27 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, De
         Expr panel = min(k / P, in.weights_panels.dim(2).extent() - 1);
         F.dhidden_acc(k, n) += in.weights_panels(k % P, F.dhidden_r, panel) * F.dlogits_panels(n % Q, F.dhidden_r, n / Q);
         F.dhidden(k, n) = F.dhidden_acc(k, n);
-    } else {
-        // A sum over blocks of vocab_block entries (dlogits is zero past V, the weights' row clamped there).
-        F.block_r = RDom(0, vocab_block, "decoder_block_r");
-        F.blocks_r = RDom(0, (V + vocab_block - 1) / vocab_block, "decoder_blocks_r");
-        Expr w = j * vocab_block + F.block_r;
-        F.dhidden_part(k, n, j) = 0.0f;
-        F.dhidden_part(k, n, j) += F.weights_c(k, min(w, V - 1)) * F.dlogits(n, w);
-        F.dhidden_sum(k, n) = 0.0f;
-        F.dhidden_sum(k, n) += F.dhidden_part(k, n, F.blocks_r);
-        F.dhidden(k, n) = F.dhidden_sum(k, n);
+        return;
     }
+    // A sum over blocks of vocab_block entries (dlogits is zero past V, the weights' row clamped there).
+    const int vocab_block = F.vocab_block;
+    F.block_r = RDom(0, vocab_block, "decoder_block_r");
+    F.blocks_r = RDom(0, (V + vocab_block - 1) / vocab_block, "decoder_blocks_r");
+    Expr w = j * vocab_block + F.block_r;
+    F.dhidden_part(k, n, j) = 0.0f;
+    F.dhidden_part(k, n, j) += F.weights_c(k, min(w, V - 1)) * F.dlogits(n, w);
+    F.dhidden_sum(k, n) = 0.0f;
+    F.dhidden_sum(k, n) += F.dhidden_part(k, n, F.blocks_r);
+    F.dhidden(k, n) = F.dhidden_sum(k, n);
+}
 
-    F.rows_r = RDom(0, R, "decoder_rows_r");
+// dweights = dweights_in + sum_n hidden(k, n) dlogits(n, v); dbias = dbias_in + sum_n dlogits(n, v), in lanes.
+void define_decoder_weight_grads(DecoderFuncs &F, const DecoderInputs &in) {
+    const Var &k = F.k, &n = F.n, &v = F.v, &j = F.j;
+    F.rows_r = RDom(0, F.rows, "decoder_rows_r");
     F.dweights_acc(k, v) = 0.0f;
-    if (panels.dweights_rows > 0) {
-        const int P = panels.dweights_rows;
+    if (F.panels.dweights_rows > 0) {
+        const int P = F.panels.dweights_rows;
         Var ki("ki"), ko("ko");
         // likely(): the pack's steady state without the min (a gather of the vector of columns).
         F.hidden_kpanels(ki, n, ko) = in.hidden(min(likely(ko * P + ki), F.width - 1), n);
@@ -98,13 +103,27 @@ DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, De
     }
     F.dweights(k, v) = in.dweights_in(k, v) + F.dweights_acc(k, v);
     const int L = kDecoderBiasLanes;  // dlogits is zero past the chunk's rows
-    F.lane_blocks_r = RDom(0, (R + L - 1) / L, "decoder_lane_blocks_r");
+    F.lane_blocks_r = RDom(0, (F.rows + L - 1) / L, "decoder_lane_blocks_r");
     F.lanes_r = RDom(0, L, "decoder_lanes_r");
     F.dbias_lanes(j, v) = 0.0f;
     F.dbias_lanes(j, v) += F.dlogits(F.lane_blocks_r * L + j, v);
     F.dbias_acc(v) = 0.0f;
     F.dbias_acc(v) += F.dbias_lanes(F.lanes_r, v);
     F.dbias(v) = in.dbias_in(v) + F.dbias_acc(v);
+}
+}  // namespace
+
+DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, DecoderPanels panels) {
+    DecoderFuncs F;
+    F.rows = in.hidden.dim(1).extent();
+    F.vocab = in.bias.dim(0).extent();
+    F.width = in.hidden.dim(0).extent();
+    F.vocab_block = vocab_block;
+    F.panels = panels;
+    define_decoder_logits(F, in);
+    define_decoder_loss(F, in);
+    define_decoder_dhidden(F, in);
+    define_decoder_weight_grads(F, in);
     return F;
 }
 
