@@ -171,91 +171,131 @@ void fit(Model &model, const BatchStream &train, const BatchStream &valid, const
     }
 }
 
-TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
-    cfg.validate();
-    check_token_files(cfg);
-    check_output_files(cfg);
-    std::vector<int32_t> train_tokens;
-    const Vocabulary vocab = Vocabulary::from_file(cfg.train, &train_tokens);  // one read: the file may be a pipe
-    const std::vector<int32_t> valid_tokens = read_tokens(cfg.valid, vocab);
-    // Read before training (a bad test file is an error now, not after the last epoch).
-    const std::vector<int32_t> test_tokens = cfg.test.empty() ? std::vector<int32_t>{} : read_tokens(cfg.test, vocab);
-    if (!cfg.test.empty()) BatchStream(test_tokens, cfg.batch, cfg.bptt, cfg.test);
-    const BatchStream train(train_tokens, cfg.batch, cfg.bptt, cfg.train), valid(valid_tokens, cfg.batch, cfg.bptt, cfg.valid);
-    TrainOutcome out;
-    out.unigram_val_ppl = unigram_perplexity(train_tokens, valid_tokens, vocab.size());
-    log << "data: " << train_tokens.size() << " training tokens (" << cfg.train << "), " << valid_tokens.size()
-        << " validation tokens (" << cfg.valid << "), vocabulary " << vocab.size() << "; unigram validation perplexity "
-        << std::lround(out.unigram_val_ppl) << "\n";
+namespace {
+// The corpus of a run: the vocabulary from the training file and its token files, read before training (a bad
+// test file is an error now, not after the last epoch).
+struct LmData {
+    std::vector<int32_t> train, valid, test;
+    Vocabulary vocab;
+};
 
+LmData read_lm_data(const TrainConfig &cfg) {
+    LmData d;
+    d.vocab = Vocabulary::from_file(cfg.train, &d.train);  // one read: the file may be a pipe
+    d.valid = read_tokens(cfg.valid, d.vocab);
+    if (!cfg.test.empty()) {
+        d.test = read_tokens(cfg.test, d.vocab);
+        BatchStream(d.test, cfg.batch, cfg.bptt, cfg.test);
+    }
+    return d;
+}
+
+// Where the run starts: fresh, or the checkpoint's progress (checked against this config and vocabulary).
+CheckpointInfo starting_point(const TrainConfig &cfg, const Vocabulary &vocab, const BatchStream &train) {
     CheckpointInfo start;
     start.identity = identity(cfg);
     start.config = config_text(cfg);
     start.vocab = vocab.words();
     start.plateau = cfg.plateau;
-    const std::unique_ptr<WriterLock> lock = prepare_run_files(cfg);
-    const bool resuming = !cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint);
-    if (resuming) {
-        CheckpointInfo saved = read_checkpoint_info(cfg.checkpoint);
-        validate_progress(cfg.checkpoint, saved, batches_per_epoch(train, cfg.max_batches), std::max(cfg.epochs, saved.progress.epoch));
-        require_same_identity(cfg.checkpoint, saved.identity, start.identity);
-        if (saved.vocab != start.vocab) fail(cfg.checkpoint, ": checkpoint vocabulary differs from ", cfg.train, "'s");
-        start = std::move(saved);
-        start.config = config_text(cfg);  // resumable keys (epochs, paths) as now
-    }
-    std::unique_ptr<Model> model = make_language_model(cfg, vocab.size());
-    int64_t n_params = 0;
-    for (auto &p : model->params()) n_params += static_cast<int64_t>(p.value->size());
+    if (cfg.checkpoint.empty() || !std::filesystem::exists(cfg.checkpoint)) return start;
+    CheckpointInfo saved = read_checkpoint_info(cfg.checkpoint);
+    validate_progress(cfg.checkpoint, saved, batches_per_epoch(train, cfg.max_batches), std::max(cfg.epochs, saved.progress.epoch));
+    require_same_identity(cfg.checkpoint, saved.identity, start.identity);
+    if (saved.vocab != start.vocab) fail(cfg.checkpoint, ": checkpoint vocabulary differs from ", cfg.train, "'s");
+    saved.config = config_text(cfg);  // resumable keys (epochs, paths) as now
+    return saved;
+}
+
+// The model's tensors and best parameters from the checkpoint (step 0 too: a checkpoint written before training,
+// --save_initial's, holds the parameters to start from).
+void resume_model(const TrainConfig &cfg, Model &model, CheckpointInfo &start, std::ostream &log) {
+    model.reset_state(cfg.batch, 0);
+    load_checkpoint_model(cfg.checkpoint, model);
+    start.best_params = read_best_params(cfg.checkpoint, model);
+    log << "resuming from " << cfg.checkpoint << ": epoch " << start.progress.epoch + 1 << ", batch "
+        << start.progress.batch << ", step " << start.progress.step << "\n";
+}
+
+FitOptions fit_options(const TrainConfig &cfg) {
     FitOptions opts;
     opts.epochs = cfg.epochs, opts.max_batches = cfg.max_batches, opts.checkpoint_every = cfg.checkpoint_every;
     opts.sgd = cfg.sgd, opts.checkpoint = cfg.checkpoint, opts.log_seconds = cfg.log_seconds, opts.step_log = cfg.step_log;
-    if (resuming) {  // step 0 too: a checkpoint written before training (--save_initial's) holds the parameters to start from
-        model->reset_state(cfg.batch, 0);
-        load_checkpoint_model(cfg.checkpoint, *model);
-        start.best_params = read_best_params(cfg.checkpoint, *model);
-        out.resumed_at_step = start.progress.step;
-        log << "resuming from " << cfg.checkpoint << ": epoch " << start.progress.epoch + 1 << ", batch "
-            << start.progress.batch << ", step " << start.progress.step << "\n";
-    }
-    log << "model: " << cfg.lm.stack.model << " " << cfg.lm.stack.layers << " x " << cfg.lm.stack.hidden << ", embedding "
-        << cfg.lm.stack.input << ", " << n_params << " parameters; batch " << cfg.batch << " x bptt " << cfg.bptt << ", "
-        << batches_per_epoch(train, cfg.max_batches) << " batches per epoch\n";
+    return opts;
+}
 
+TrainResults results_header(const TrainConfig &cfg, int64_t vocab, int64_t n_params, const TrainOutcome &out) {
     TrainResults results;
     results.attrs = {{"config", config_text(cfg)},
                      {"model", cfg.lm.stack.model},
-                     {"vocab", vocab.size()},
+                     {"vocab", vocab},
                      {"parameters", n_params},
                      {"unigram_val_ppl", out.unigram_val_ppl},
                      {"test_ppl", out.test_ppl}};
     const MachineInfo machine = machine_info();
     results.attrs["host"] = machine.host, results.attrs["cpu_model"] = machine.cpu_model, results.attrs["cores"] = machine.cores;
-    auto write_results = [&](const std::vector<EpochRecord> &history) {
-        if (cfg.results.empty()) return;
-        results.epochs = history;
-        size_t best = 0;
-        for (size_t e = 0; e < history.size(); e++)
-            if (history[e].val_ppl < history[best].val_ppl) best = e;
-        results.attrs["best_val_ppl"] = history.empty() ? double(INFINITY) : history[best].val_ppl;
-        results.attrs["best_epoch"] = static_cast<int64_t>(history.empty() ? 0 : best + 1);
-        write_train_results(cfg.results, results);
-    };
-    opts.on_epoch = write_results;
+    return results;
+}
+
+// The results file with the epochs so far and the best validation epoch ("" results path: nothing).
+void write_results_file(const std::string &path, TrainResults &results, const std::vector<EpochRecord> &history) {
+    if (path.empty()) return;
+    results.epochs = history;
+    size_t best = 0;
+    for (size_t e = 0; e < history.size(); e++)
+        if (history[e].val_ppl < history[best].val_ppl) best = e;
+    results.attrs["best_val_ppl"] = history.empty() ? double(INFINITY) : history[best].val_ppl;
+    results.attrs["best_epoch"] = static_cast<int64_t>(history.empty() ? 0 : best + 1);
+    write_train_results(path, results);
+}
+
+// Test perplexity on the best validation epoch's parameters (none: a checkpoint from before they were kept).
+void test_best(const TrainConfig &cfg, const LmData &data, const CheckpointInfo &start, Model &model, TrainOutcome &out,
+               TrainResults &results) {
+    if (!start.best_params.empty()) set_params(model, start.best_params);
+    out.test_ppl = perplexity(model, BatchStream(data.test, cfg.batch, cfg.bptt, cfg.test));
+    results.attrs["test_ppl"] = out.test_ppl;
+    out.test_params = start.best_params.empty() ? "final" : "best validation epoch";
+    results.attrs["test_params"] = out.test_params;
+}
+}  // namespace
+
+TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
+    cfg.validate();
+    check_token_files(cfg);
+    check_output_files(cfg);
+    const LmData data = read_lm_data(cfg);
+    const BatchStream train(data.train, cfg.batch, cfg.bptt, cfg.train), valid(data.valid, cfg.batch, cfg.bptt, cfg.valid);
+    TrainOutcome out;
+    out.unigram_val_ppl = unigram_perplexity(data.train, data.valid, data.vocab.size());
+    log << "data: " << data.train.size() << " training tokens (" << cfg.train << "), " << data.valid.size()
+        << " validation tokens (" << cfg.valid << "), vocabulary " << data.vocab.size() << "; unigram validation perplexity "
+        << std::lround(out.unigram_val_ppl) << "\n";
+
+    const std::unique_ptr<WriterLock> lock = prepare_run_files(cfg);
+    CheckpointInfo start = starting_point(cfg, data.vocab, train);
+    const bool resuming = !cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint);
+    std::unique_ptr<Model> model = make_language_model(cfg, data.vocab.size());
+    int64_t n_params = 0;
+    for (auto &p : model->params()) n_params += static_cast<int64_t>(p.value->size());
+    if (resuming) {
+        resume_model(cfg, *model, start, log);
+        out.resumed_at_step = start.progress.step;
+    }
+    log << "model: " << cfg.lm.stack.model << " " << cfg.lm.stack.layers << " x " << cfg.lm.stack.hidden << ", embedding "
+        << cfg.lm.stack.input << ", " << n_params << " parameters; batch " << cfg.batch << " x bptt " << cfg.bptt << ", "
+        << batches_per_epoch(train, cfg.max_batches) << " batches per epoch\n";
+
+    TrainResults results = results_header(cfg, data.vocab.size(), n_params, out);
+    FitOptions opts = fit_options(cfg);
+    opts.on_epoch = [&](const std::vector<EpochRecord> &history) { write_results_file(cfg.results, results, history); };
     if (!cfg.save_initial.empty() && start.progress.step == 0) save_initial_model(cfg.save_initial, start, *model, cfg);
     fit(*model, train, valid, opts, start, log);
     out.history = start.progress.history;
     out.best_val_ppl = INFINITY;
     for (auto &r : out.history) out.best_val_ppl = std::min(out.best_val_ppl, r.val_ppl);
     out.best_epoch = start.best_epoch;
-    if (!cfg.test.empty()) {
-        // Test on the best validation epoch's parameters (none: a checkpoint from before they were kept).
-        if (!start.best_params.empty()) set_params(*model, start.best_params);
-        out.test_ppl = perplexity(*model, BatchStream(test_tokens, cfg.batch, cfg.bptt, cfg.test));
-        results.attrs["test_ppl"] = out.test_ppl;
-        out.test_params = start.best_params.empty() ? "final" : "best validation epoch";
-        results.attrs["test_params"] = out.test_params;
-    }
-    write_results(out.history);
+    if (!cfg.test.empty()) test_best(cfg, data, start, *model, out, results);
+    write_results_file(cfg.results, results, out.history);
     return out;
 }
 
