@@ -53,14 +53,6 @@ struct SoftmaxDecoder::Scratch {
 };
 
 namespace {
-std::shared_ptr<SoftmaxDecoder::Compiled> compiled_for(const Halide::Target &target) {
-    static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<SoftmaxDecoder::Compiled>> cache;
-    std::lock_guard<std::mutex> lock(mutex);
-    auto &slot = cache[target.to_string()];
-    if (!slot) slot = std::make_shared<SoftmaxDecoder::Compiled>(target);
-    return slot;
-}
 
 int I(int64_t v) { return static_cast<int>(v); }
 Buffer<float> rows_view(const float *data, int64_t width, int64_t rows) {
@@ -94,7 +86,7 @@ SoftmaxDecoder::SoftmaxDecoder(int64_t vocab, int64_t hidden, const std::string 
     if (vocab < 1 || hidden < 1) fail("softmax decoder: vocabulary (", vocab, ") and hidden size (", hidden, ") must be >= 1");
     const Halide::Target t = parse_target(target);
     if (t.has_gpu_feature()) fail("softmax decoder: target ", t.to_string(), " is not a CPU target");
-    compiled_ = compiled_for(t);
+    compiled_ = compiled_per_target<Compiled>(t.to_string());
     const int64_t panel = compiled_->panel_rows, rows = std::min<int64_t>(kDefaultChunkRows, kMaxChunkLogits / vocab);
     chunk_ = std::max(panel, rows / panel * panel);
 }

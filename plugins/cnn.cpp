@@ -17,6 +17,7 @@
 #include "reference/baselines.h"
 #include "runtime/jit_compile.h"
 #include "runtime/params.h"
+#include "runtime/pipeline_cache.h"
 #include "schedules/cpu_common.h"
 #include "schedules/gemm_core.h"
 
@@ -89,8 +90,8 @@ struct CnnPipelines {
     std::mutex mutex;
 };
 CnnPipelines &pipelines() {
-    static CnnPipelines p;
-    return p;
+    return *pipeline_cache().get<CnnPipelines>(get_jit_target_from_environment().to_string(),
+                                               [] { return std::make_shared<CnnPipelines>(); });
 }
 
 class CnnModel : public Model {

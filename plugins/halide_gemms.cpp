@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "runtime/jit_compile.h"
+#include "runtime/pipeline_cache.h"
 #include "schedules/cpu_common.h"
 #include "schedules/gemm_core.h"
 #include "schedules/gemm_tuning.h"
@@ -104,8 +105,8 @@ struct Compiled {
 };
 
 Compiled &compiled() {
-    static Compiled c;
-    return c;
+    return *pipeline_cache().get<Compiled>(get_jit_target_from_environment().to_string(),
+                                           [] { return std::make_shared<Compiled>(); });
 }
 }  // namespace
 

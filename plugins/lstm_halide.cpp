@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "plugins/lstm_model.h"
 #include "runtime/jit_compile.h"
+#include "runtime/pipeline_cache.h"
 #include "schedules/cpu_target.h"
 #include "schedules/gemm_core.h"
 
@@ -57,12 +58,8 @@ CompiledLstmStep::CompiledLstmStep(bool save_gates)
 }
 
 CompiledLstmStep &compiled_lstm_step(bool save_gates) {
-    if (save_gates) {
-        static CompiledLstmStep saving(true);
-        return saving;
-    }
-    static CompiledLstmStep plain(false);
-    return plain;
+    const std::string key = get_jit_target_from_environment().to_string() + (save_gates ? "|saving" : "|plain");
+    return *pipeline_cache().get<CompiledLstmStep>(key, [&] { return std::make_shared<CompiledLstmStep>(save_gates); });
 }
 
 Tensor<float> &pack_recurrent_into(const Tensor<float> &w, int64_t width, int64_t m_pad, Tensor<float> &dst) {

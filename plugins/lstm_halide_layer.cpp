@@ -75,8 +75,8 @@ struct CompiledStepBack {
     }
 };
 CompiledStepBack &compiled_step_back() {
-    static CompiledStepBack c;
-    return c;
+    return *pipeline_cache().get<CompiledStepBack>(Halide::get_jit_target_from_environment().to_string(),
+                                                   [] { return std::make_shared<CompiledStepBack>(); });
 }
 
 // ---- Layer -----------------------------------------------------------------------------------------------

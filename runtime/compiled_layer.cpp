@@ -153,15 +153,11 @@ void CompiledLayer::run(const LayerCall &call) {
 
 std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const std::string &schedule,
                                               const Knobs &knobs, const LayerShape &shape, const std::string &target) {
-    static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<CompiledLayer>> cache;
     Halide::Target t = parse_target(target);
     std::string key = pooling + "|" + schedule + "|" + t.to_string() + knobs_key(knobs);
     if (find_layer_schedule(schedule).per_shape) key += "|" + shape.key();
-    std::lock_guard<std::mutex> lock(mutex);
-    auto &slot = cache[key];
-    if (!slot) slot = std::make_shared<CompiledLayer>(pooling, schedule, knobs, t, shape);
-    return slot;
+    return pipeline_cache().get<CompiledLayer>(
+        key, [&] { return std::make_shared<CompiledLayer>(pooling, schedule, knobs, t, shape); });
 }
 
 }  // namespace qrnn

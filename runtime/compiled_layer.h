@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/qrnn_layer.h"
+#include "runtime/pipeline_cache.h"
 #include "runtime/params.h"
 #include "schedules/schedule.h"
 
@@ -78,13 +79,8 @@ void require_environment_target(const std::string &model, const std::string &tar
 // One Compiled (constructed from a Halide::Target) per target string's target, cached for the life of the process.
 template <class Compiled>
 std::shared_ptr<Compiled> compiled_per_target(const std::string &target) {
-    static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<Compiled>> cache;
-    Halide::Target t = parse_target(target);
-    std::lock_guard<std::mutex> lock(mutex);
-    auto &slot = cache[t.to_string()];
-    if (!slot) slot = std::make_shared<Compiled>(t);
-    return slot;
+    const Halide::Target t = parse_target(target);
+    return pipeline_cache().get<Compiled>(t.to_string(), [&] { return std::make_shared<Compiled>(t); });
 }
 
 // Compiled layers cached by (pooling, schedule, knobs, target; shape if the schedule is per_shape) for the

@@ -103,16 +103,12 @@ void CompiledSeqLayer::backward(const SeqCall &call, const LayerTapeData &tape, 
 
 std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const std::string &pooling, const SeqOptions &options,
                                                      const std::string &schedule, int64_t m, const std::string &target) {
-    static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<CompiledSeqLayer>> cache;
     Halide::Target t = parse_target(target);
     const Knobs knobs = seq_schedule_knobs(find_seq_schedule(schedule), m, t);
     std::string key = pooling + "|" + std::to_string(options.directions) + (options.sum ? "sum" : "cat") + "|" + schedule +
                       "|" + t.to_string() + knobs_key(knobs);
-    std::lock_guard<std::mutex> lock(mutex);
-    auto &slot = cache[key];
-    if (!slot) slot = std::make_shared<CompiledSeqLayer>(pooling, options, schedule, t, knobs);
-    return slot;
+    return pipeline_cache().get<CompiledSeqLayer>(
+        key, [&] { return std::make_shared<CompiledSeqLayer>(pooling, options, schedule, t, knobs); });
 }
 
 }  // namespace qrnn

@@ -116,16 +116,12 @@ void CompiledTrainingLayer::backward(const LayerCall &call, const LayerTapeData 
 std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const std::string &pooling, const std::string &schedule,
                                                                const Knobs &knobs, const std::string &target,
                                                                const TrainingLayerOptions &options, int64_t width) {
-    static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<CompiledTrainingLayer>> cache;
     Halide::Target t = parse_target(target);
     // Keyed by the knobs it runs with: defaults given or left out, one pipeline.
     const Knobs run = merge_knobs_for_width(find_training_schedule(schedule), knobs, width, t);
     std::string key = pooling + options.key() + "|" + schedule + "|" + t.to_string() + knobs_key(run);
-    std::lock_guard<std::mutex> lock(mutex);
-    auto &slot = cache[key];
-    if (!slot) slot = std::make_shared<CompiledTrainingLayer>(pooling, schedule, run, t, options);
-    return slot;
+    return pipeline_cache().get<CompiledTrainingLayer>(
+        key, [&] { return std::make_shared<CompiledTrainingLayer>(pooling, schedule, run, t, options); });
 }
 
 }  // namespace qrnn
