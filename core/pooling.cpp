@@ -48,5 +48,10 @@ void register_pooling(PoolingVariant v) {
 
 const PoolingVariant &find_pooling(const std::string &name) { return pooling_variants().find(name); }
 std::vector<std::string> pooling_names() { return pooling_variants().names(); }
+std::vector<const PoolingVariant *> all_poolings() {
+    std::vector<const PoolingVariant *> all;
+    for (auto &name : pooling_names()) all.push_back(&pooling_variants().find(name));
+    return all;
+}
 
 }  // namespace qrnn

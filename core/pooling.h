@@ -52,5 +52,6 @@ PoolingPartials<Halide::Expr> complete_partials(const PoolingVariant &variant, c
 void register_pooling(PoolingVariant variant);
 const PoolingVariant &find_pooling(const std::string &name);  // throws qrnn::Error naming the known ones
 std::vector<std::string> pooling_names();
+std::vector<const PoolingVariant *> all_poolings();  // every registered variant, by name
 
 }  // namespace qrnn

@@ -43,6 +43,9 @@ void emit(Halide::Pipeline &p, const std::vector<Halide::Argument> &args, const 
         fail("unknown output kind '", kind, "' (static_library, llvm_assembly)");
 }
 
+// The POOLING argument's variant: the command line is the edge where a name is resolved.
+const PoolingVariant &pooling_arg(const std::string &name) { return find_pooling(name); }
+
 // The output kind at argument `i`, static_library when absent.
 std::string kind_at(const Args &a, size_t i) { return a.size() > i ? a[i] : "static_library"; }
 
@@ -61,7 +64,7 @@ bool layer_command(const Args &a) {
     const LayerSchedule &s = find_layer_schedule(a[1]);
     LayerInputs in;
     Halide::Target target(a[3]);
-    Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling(a[2]), target, merge_knobs(s, {}, target), shape);
+    Halide::Pipeline p = build_layer_pipeline(s, in, pooling_arg(a[2]), target, merge_knobs(s, {}, target), shape);
     emit(p, in.arguments(), a[4], a[5], kind_at(a, 6), target);
     return true;
 }
@@ -72,7 +75,7 @@ bool training_command(const Args &a) {
     if (!((a.size() == 6 || a.size() == 7) && (decoder || a[0] == "training-forward" || a[0] == "training-backward")))
         return false;
     const TrainingSchedule &s = find_training_schedule(a[1]);
-    const PoolingVariant &variant = decoder ? cell_output_variant(find_pooling(a[2])) : find_pooling(a[2]);
+    const PoolingVariant &variant = decoder ? cell_output_variant(pooling_arg(a[2])) : pooling_arg(a[2]);
     Halide::Target target(a[3]);
     if (a[0] == "training-forward" || a[0] == "decoder-forward") {
         LayerInputs in;
@@ -91,7 +94,7 @@ bool training_command(const Args &a) {
 bool seq_command(const Args &a) {
     if (!((a.size() == 7 || a.size() == 8) && (a[0] == "seq-forward" || a[0] == "seq-backward"))) return false;
     const SeqSchedule &s = find_seq_schedule(a[1]);
-    const PoolingVariant &variant = find_pooling(a[2]);
+    const PoolingVariant &variant = pooling_arg(a[2]);
     if (a[3] != "1" && a[3] != "2" && a[3] != "2sum") fail("directions '", a[3], "' is not 1, 2 or 2sum");
     const SeqOptions options{a[3] == "1" ? 1 : 2, a[3] == "2sum"};
     Halide::Target target(a[4]);

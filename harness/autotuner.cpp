@@ -58,7 +58,7 @@ TrialRunner::TrialRunner(const ModelConfig &cfg, const std::string &target, int 
     d.params = init_params(cfg_)[0];
     d.state = initial_state<float>(cfg_).layers[0];
     d.h = d.c = Tensor<float>({cfg_.seq, cfg_.batch, cfg_.hidden});
-    d.reference = ref::layer_forward(find_pooling(cfg_.pooling), convert<double>(d.x), convert<double>(d.state),
+    d.reference = ref::layer_forward(cfg_.pooling_variant(), convert<double>(d.x), convert<double>(d.state),
                                      convert<double>(d.params), {}, 0);
 }
 
@@ -74,7 +74,7 @@ TuningRecord TrialRunner::run(const Candidate &candidate, double prune_ms) {
     r.schedule = candidate.schedule;
     r.knobs = candidate.knobs;
     try {
-        auto layer = compiled_layer(cfg_.pooling, candidate.schedule, candidate.knobs, shape(), cfg_.target);
+        auto layer = compiled_layer(cfg_.pooling_variant(), candidate.schedule, candidate.knobs, shape(), cfg_.target);
         Data &d = *data_;
         std::fill(d.h.data.begin(), d.h.data.end(), std::numeric_limits<float>::quiet_NaN());  // no stale pass
         std::fill(d.c.data.begin(), d.c.data.end(), std::numeric_limits<float>::quiet_NaN());

@@ -43,7 +43,7 @@ Tensor<float> next_history_of_prefix(const Tensor<float> &history, const Tensor<
 DenseQrnn::DenseQrnn(const ModelConfig &cfg, const Knobs &knobs) : cfg_(cfg) {
     params_ = init_params(cfg, ref::dense_layer_inputs(cfg));
     for (auto &p : params_) grads_.push_back({Tensor<float>(p.weights.shape), Tensor<float>(p.bias.shape)});
-    training_ = compiled_training_layer(cfg.pooling, cfg.schedule, knobs, cfg.target, {}, cfg.hidden);
+    training_ = compiled_training_layer(cfg.pooling_variant(), cfg.schedule, knobs, cfg.target, {}, cfg.hidden);
     inference_.resize(cfg.layers);
     scratch_.resize(cfg.layers);
 }
@@ -89,7 +89,7 @@ void DenseQrnn::forward(const Tensor<float> &x, State &state, Tensor<float> &y, 
             t->states[l] = s, t->masks[l] = call.masks;
         } else {
             if (!inference_[l])
-                inference_[l] = compiled_layer(cfg_.pooling, cfg_.schedule, {}, {cfg_.seq, cfg_.batch, width(l), m, cfg_.window}, cfg_.target);
+                inference_[l] = compiled_layer(cfg_.pooling_variant(), cfg_.schedule, {}, {cfg_.seq, cfg_.batch, width(l), m, cfg_.window}, cfg_.target);
             inference_[l]->run(call);
         }
         s.history = next_history_of_prefix(s.history, buffer, width(l), cfg_.history_rows());

@@ -23,7 +23,7 @@ void reuse_tapes(const std::vector<std::unique_ptr<QrnnLayer>> &layers, Tapes &t
 
 EncoderDecoder::EncoderDecoder(const EncDecConfig &cfg) : cfg_(cfg) {
     cfg_.validate();
-    const PoolingVariant &variant = find_pooling(cfg_.decoder.pooling);
+    const PoolingVariant &variant = cfg_.decoder.pooling_variant();
     G_ = variant.gate_count();
     has_o_ = variant.gate_index('o') >= 0;
     for (int64_t l = 0; l < cfg_.layers(); l++) {
@@ -190,7 +190,7 @@ void EncoderDecoder::backward(const EncDecTape &tape, const Tensor<float> &dout,
         add_into(attention_grad_, g.dweights);
         dh = &g.dcell, de = &g.denc;
         if (has_o_) {
-            const int64_t T = dout.dim(0), o = find_pooling(cfg_.decoder.pooling).gate_index('o');
+            const int64_t T = dout.dim(0), o = cfg_.decoder.pooling_variant().gate_index('o');
             ensure_shape(s.dgates, {G_, T, B, m});  // only gate o's slice is ever written: the others stay zero
             std::copy(g.dgate_o.data.begin(), g.dgate_o.data.end(), s.dgates.data.begin() + o * T * B * m);
             dgates = &s.dgates;

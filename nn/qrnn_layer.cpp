@@ -50,7 +50,7 @@ QrnnLayer::QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs, 
     if (index < 0 || index >= opt.layers) fail("QRNN layer index ", index, " out of range (", opt.layers, " layers)");
     params_ = init_layer_params(opt, index);
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
-    training_ = compiled_training_layer(opt.pooling, opt.schedule, knobs, opt.target, options, opt.hidden);
+    training_ = compiled_training_layer(*opt.pooling, opt.schedule, knobs, opt.target, options, opt.hidden);
 }
 
 State QrnnLayer::initial_state(int64_t batch) const {
@@ -84,7 +84,7 @@ void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_
     } else {
         if (!inference_) {  // the training schedules are shape-generic: so is their forward
             LayerShape shape{T, B, n_, m, opt_.window};
-            inference_ = compiled_layer(opt_.pooling, opt_.schedule, {}, shape, opt_.target);
+            inference_ = compiled_layer(*opt_.pooling, opt_.schedule, {}, shape, opt_.target);
         }
         inference_->run(call);
     }
@@ -122,7 +122,7 @@ const Tensor<float> &QrnnLayer::tape_cell(const Tape &tape) { return recorded(ta
 void QrnnLayer::tape_gate(const Tape &tape, char letter, Tensor<float> &out) const {
     const QrnnTape &t = recorded(tape);
     const int g = training_->variant().gate_index(letter);
-    if (g < 0) fail("QRNN layer: pooling '", opt_.pooling, "' has no gate '", letter, "'");
+    if (g < 0) fail("QRNN layer: pooling '", opt_.pooling->name, "' has no gate '", letter, "'");
     const Tensor<float> &gates = t.data.gates;  // [G][T_pad][B][m_pad]
     const int64_t T = t.c.dim(0), B = t.c.dim(1), m = t.c.dim(2);
     ensure_shape(out, {T, B, m});

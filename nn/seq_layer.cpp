@@ -63,14 +63,14 @@ void set_stack_lengths(LayerStack &stack, const std::vector<int32_t> &lengths) {
 SeqQrnnLayer::SeqQrnnLayer(const ModelConfig &cfg, int64_t index, const SeqOptions &options)
     : cfg_(cfg), index_(index), n_(index == 0 ? cfg.input : cfg.hidden * options.out_width_factor()), options_(options) {
     if (index < 0 || index >= cfg.layers) fail("QRNN layer index ", index, " out of range (", cfg.layers, " layers)");
-    const int64_t rows = options.directions * find_pooling(cfg.pooling).gate_count();
+    const int64_t rows = options.directions * cfg.pooling_variant().gate_count();
     params_ = {Tensor<float>({rows, cfg.window, n_, cfg.hidden}), Tensor<float>({rows, cfg.hidden})};
     const double bound = 1.0 / std::sqrt(static_cast<double>(n_ * cfg.window));  // as init_params
     seeded_fill(params_.weights, cfg.seed, streams::qrnn_weights(static_cast<uint32_t>(index)), bound);
     seeded_fill(params_.bias, cfg.seed, streams::qrnn_bias(static_cast<uint32_t>(index)), bound);
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
     lengths_ = seq_lengths(cfg);
-    compiled_ = compiled_seq_layer(cfg.pooling, options, cfg.schedule, cfg.hidden, cfg.target);
+    compiled_ = compiled_seq_layer(cfg.pooling_variant(), options, cfg.schedule, cfg.hidden, cfg.target);
 }
 
 State SeqQrnnLayer::initial_state(int64_t batch) const {

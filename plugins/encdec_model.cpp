@@ -102,7 +102,7 @@ MemoryShape memory(const ModelConfig &cfg) {
 }
 
 void validate(const ModelConfig &cfg) {
-    find_pooling(cfg.pooling).require_backward();
+    cfg.pooling_variant().require_backward();
     if (!cfg.target.empty() && parse_target(cfg.target).has_gpu_feature())
         fail("model '", cfg.model, "' runs on CPU targets only so far");
 }

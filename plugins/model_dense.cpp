@@ -92,7 +92,7 @@ const bool model_dense_registered = [] {
                     {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"},
                     {"cpu"},
                     nullptr,
-                    [](const ModelConfig &cfg) { find_pooling(cfg.pooling); },
+                    [](const ModelConfig &cfg) { cfg.pooling_variant(); },
                     [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
                         return std::make_unique<DenseModel>(cfg, opts);
                     },

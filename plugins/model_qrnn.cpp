@@ -92,7 +92,7 @@ const bool model_qrnn_registered = [] {
                     {"pooling", "window", "layers", "schedule", "knob", "target", "mode", "zoneout", "dropout", "load", "dump"},
                     {"cpu", "gpu"},  // by schedule: target_family of each (`qrnn plugins --kind schedule`)
                     nullptr,
-                    [](const ModelConfig &cfg) { find_pooling(cfg.pooling); },
+                    [](const ModelConfig &cfg) { cfg.pooling_variant(); },
                     [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
                         return std::make_unique<QrnnModel>(cfg, opts);
                     }});

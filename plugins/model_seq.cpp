@@ -96,7 +96,7 @@ const bool model_seq_registered = [] {
         register_model({name, description, {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"},
                         {"cpu"}, nullptr,
                         [](const ModelConfig &cfg) {
-                            find_pooling(cfg.pooling).require_backward();
+                            cfg.pooling_variant().require_backward();
                             find_seq_schedule(cfg.schedule);
                         },
                         [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {

@@ -18,12 +18,10 @@ std::string join(const std::vector<std::string> &items, const char *sep = ",") {
 
 std::vector<PluginListing> list_pooling() {
     std::vector<PluginListing> out;
-    for (auto &name : pooling_names()) {
-        const PoolingVariant &v = find_pooling(name);
+    for (const PoolingVariant *v : all_poolings())
         // Pooling variants are algorithm pieces: any layer schedule (CPU or GPU) runs them.
-        out.push_back({"pooling", name, v.description, "gates=" + v.gates, "any schedule", "available",
-                       plugin_source("pooling", name)});
-    }
+        out.push_back({"pooling", v->name, v->description, "gates=" + v->gates, "any schedule", "available",
+                       plugin_source("pooling", v->name)});
     return out;
 }
 

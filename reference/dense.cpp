@@ -10,7 +10,7 @@ struct DenseTrace {
 
 DenseTrace dense_trace(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params, const Tensor<double> &x,
                        StackState<double> &state) {
-    const PoolingVariant &variant = find_pooling(cfg.pooling);
+    const PoolingVariant &variant = cfg.pooling_variant();
     DenseTrace tr;
     std::vector<const Tensor<double> *> pieces{&x};
     tr.outputs.reserve(cfg.layers);
@@ -66,7 +66,7 @@ StackOutput dense_forward(const ModelConfig &cfg, const std::vector<LayerParams<
 // input gradient is added to the prefix it read.
 StackGrads dense_backward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params, const Tensor<double> &x,
                           const StackState<double> &state, const Tensor<double> &dh, const Tensor<double> &dc_T) {
-    const PoolingVariant &variant = find_pooling(cfg.pooling);
+    const PoolingVariant &variant = cfg.pooling_variant();
     const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2), m = cfg.hidden, L = cfg.layers;
     StackState<double> forward_state = state;
     DenseTrace tr = dense_trace(cfg, params, x, forward_state);

@@ -11,7 +11,7 @@ LayerState<double> zero_state(const ModelConfig &cfg, int64_t l) {
 }
 
 const PoolingVariant &decoder_variant(const EncDecConfig &cfg, int64_t l) {
-    const PoolingVariant &v = find_pooling(cfg.decoder.pooling);
+    const PoolingVariant &v = cfg.decoder.pooling_variant();
     return cfg.attention && l + 1 == cfg.layers() ? cell_output_variant(v) : v;
 }
 
@@ -61,7 +61,7 @@ EncDecTrace encdec_forward(const EncDecConfig &cfg, const EncDecParams<double> &
     cfg.validate();
     const int64_t L = cfg.layers(), B = source.dim(1), m = cfg.hidden();
     check_source_lengths(lengths, B, source.dim(0));
-    const PoolingVariant &variant = find_pooling(cfg.encoder.pooling);
+    const PoolingVariant &variant = cfg.encoder.pooling_variant();
     const int64_t G = variant.gate_count();
     EncDecTrace tr;
     const Tensor<double> *input = &source;
@@ -102,7 +102,7 @@ EncDecGrads encdec_backward(const EncDecConfig &cfg, const EncDecParams<double> 
     EncDecTrace tr = encdec_forward(cfg, p, source, lengths, target);
     if (dout.shape != tr.out.shape) fail("reference backward: dout ", dout.shape_str(), " is not ", tr.out.shape_str());
     const int64_t L = cfg.layers(), B = source.dim(1), S = source.dim(0), m = cfg.hidden();
-    const int64_t G = find_pooling(cfg.encoder.pooling).gate_count();
+    const int64_t G = cfg.encoder.pooling_variant().gate_count();
     EncDecGrads out;
     out.params.encoder.resize(L), out.params.decoder.resize(L);
 
@@ -140,7 +140,7 @@ EncDecGrads encdec_backward(const EncDecConfig &cfg, const EncDecParams<double> 
     for (int64_t l = L - 1; l >= 0; l--) {
         for (int64_t b = 0; b < B; b++)
             for (int64_t h = 0; h < m; h++) de(lengths[b] - 1, b, h) += dfinal[l](b, h);
-        const PoolingVariant &variant = find_pooling(cfg.encoder.pooling);
+        const PoolingVariant &variant = cfg.encoder.pooling_variant();
         Tensor<double> dpre = pre_activation_grads(variant, tr.encoder[l], layer_masks(cfg.encoder, l), de, nullptr);
         LayerGrads g = conv_backward(tr.encoder[l], p.encoder[l], layer_masks(cfg.encoder, l), 0, dpre);
         out.params.encoder[l] = {std::move(g.dweights), std::move(g.dbias)};

@@ -90,7 +90,7 @@ LayerGrads conv_backward(const LayerTrace &tr, const LayerParams<double> &p, con
 StackGrads stack_backward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params,
                           const Tensor<double> &x, const StackState<double> &state, const Tensor<double> &dh,
                           const Tensor<double> &dc_T) {
-    const PoolingVariant &variant = find_pooling(cfg.pooling);
+    const PoolingVariant &variant = cfg.pooling_variant();
     const int64_t L = cfg.layers;
     // Forward, keeping every layer's input.
     std::vector<Tensor<double>> inputs{x};

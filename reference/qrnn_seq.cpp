@@ -152,7 +152,7 @@ std::vector<Tensor<double>> seq_stack_inputs(const ModelConfig &cfg, const SeqOp
                                              const std::vector<LayerParams<double>> &params, const Tensor<double> &x,
                                              const std::vector<int32_t> &lengths, const std::vector<LayerState<double>> &states,
                                              int64_t time_offset) {
-    const PoolingVariant &variant = find_pooling(cfg.pooling);
+    const PoolingVariant &variant = cfg.pooling_variant();
     std::vector<Tensor<double>> inputs{x};
     for (size_t l = 0; l < params.size(); l++)
         inputs.push_back(seq_trace(variant, options, inputs[l], lengths, states[l], params[l], layer_masks(cfg, l), time_offset).y);
@@ -169,7 +169,7 @@ Tensor<double> seq_stack_forward(const ModelConfig &cfg, const SeqOptions &optio
 StackGrads seq_stack_backward(const ModelConfig &cfg, const SeqOptions &options, const std::vector<LayerParams<double>> &params,
                               const Tensor<double> &x, const std::vector<int32_t> &lengths,
                               const std::vector<LayerState<double>> &states, int64_t time_offset, const Tensor<double> &dy) {
-    const PoolingVariant &variant = find_pooling(cfg.pooling);
+    const PoolingVariant &variant = cfg.pooling_variant();
     std::vector<Tensor<double>> inputs = seq_stack_inputs(cfg, options, params, x, lengths, states, time_offset);
     StackGrads out;
     out.layers.resize(params.size());

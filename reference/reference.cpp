@@ -89,7 +89,7 @@ LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x
 
 StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params,
                           const Tensor<double> &x, StackState<double> &state) {
-    const PoolingVariant &variant = find_pooling(cfg.pooling);
+    const PoolingVariant &variant = cfg.pooling_variant();
     const int64_t T = x.dim(0), B = x.dim(1), m = cfg.hidden;
     StackOutput out{Tensor<double>(), Tensor<double>({cfg.layers, B, m})};
     Tensor<double> input = x;

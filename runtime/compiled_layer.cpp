@@ -88,9 +88,9 @@ void require_cuda_device() {
         throw Unavailable("no CUDA device: the CUDA driver found no usable GPU");
 }
 
-CompiledLayer::CompiledLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,
+CompiledLayer::CompiledLayer(const PoolingVariant &pooling, const std::string &schedule, const Knobs &knobs,
                              const Halide::Target &target, const LayerShape &shape)
-    : variant_(&find_pooling(pooling)), schedule_(schedule) {
+    : variant_(&pooling), schedule_(schedule) {
     const LayerSchedule &s = find_layer_schedule(schedule);
     const bool gpu_target = target.has_gpu_feature();
     if (target.has_feature(Halide::Target::CUDA)) require_cuda_device();
@@ -151,10 +151,10 @@ void CompiledLayer::run(const LayerCall &call) {
     }
 }
 
-std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const std::string &schedule,
+std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, const std::string &schedule,
                                               const Knobs &knobs, const LayerShape &shape, const std::string &target) {
     Halide::Target t = parse_target(target);
-    std::string key = pooling + "|" + schedule + "|" + t.to_string() + knobs_key(knobs);
+    std::string key = pooling.name + "|" + schedule + "|" + t.to_string() + knobs_key(knobs);
     if (find_layer_schedule(schedule).per_shape) key += "|" + shape.key();
     return pipeline_cache().get<CompiledLayer>(
         key, [&] { return std::make_shared<CompiledLayer>(pooling, schedule, knobs, t, shape); });

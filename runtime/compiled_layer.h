@@ -46,7 +46,7 @@ Halide::Buffer<float> halide_rows_view(const Tensor<float> &t);
 
 class CompiledLayer {
 public:
-    CompiledLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs = {},
+    CompiledLayer(const PoolingVariant &pooling, const std::string &schedule, const Knobs &knobs = {},
                   const Halide::Target &target = Halide::get_jit_target_from_environment(),
                   const LayerShape &shape = {});
     void run(const LayerCall &call);  // checks every shape; throws qrnn::Error naming a mismatch
@@ -85,7 +85,7 @@ std::shared_ptr<Compiled> compiled_per_target(const std::string &target) {
 
 // Compiled layers cached by (pooling, schedule, knobs, target; shape if the schedule is per_shape) for the
 // life of the process. An empty target means the JIT target from the environment.
-std::shared_ptr<CompiledLayer> compiled_layer(const std::string &pooling, const std::string &schedule,
+std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, const std::string &schedule,
                                               const Knobs &knobs = {}, const LayerShape &shape = {},
                                               const std::string &target = "");
 

@@ -38,9 +38,9 @@ void check_seq_call(const SeqCall &call, const PoolingVariant &variant, const Se
     }
 }
 
-CompiledSeqLayer::CompiledSeqLayer(const std::string &pooling, const SeqOptions &options, const std::string &schedule,
+CompiledSeqLayer::CompiledSeqLayer(const PoolingVariant &pooling, const SeqOptions &options, const std::string &schedule,
                                    const Halide::Target &target, const Knobs &knobs)
-    : variant_(&find_pooling(pooling)), options_(options) {
+    : variant_(&pooling), options_(options) {
     variant_->require_backward();
     if (options.directions != 1 && options.directions != 2) fail("directions must be 1 or 2 (got ", options.directions, ")");
     const SeqSchedule &s = find_seq_schedule(schedule);
@@ -101,11 +101,11 @@ void CompiledSeqLayer::backward(const SeqCall &call, const LayerTapeData &tape, 
     backward_.realize(realization);
 }
 
-std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const std::string &pooling, const SeqOptions &options,
+std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const PoolingVariant &pooling, const SeqOptions &options,
                                                      const std::string &schedule, int64_t m, const std::string &target) {
     Halide::Target t = parse_target(target);
     const Knobs knobs = seq_schedule_knobs(find_seq_schedule(schedule), m, t);
-    std::string key = pooling + "|" + std::to_string(options.directions) + (options.sum ? "sum" : "cat") + "|" + schedule +
+    std::string key = pooling.name + "|" + std::to_string(options.directions) + (options.sum ? "sum" : "cat") + "|" + schedule +
                       "|" + t.to_string() + knobs_key(knobs);
     return pipeline_cache().get<CompiledSeqLayer>(
         key, [&] { return std::make_shared<CompiledSeqLayer>(pooling, options, schedule, t, knobs); });

@@ -27,7 +27,7 @@ void check_seq_call(const SeqCall &call, const PoolingVariant &variant, const Se
 
 class CompiledSeqLayer {
 public:
-    CompiledSeqLayer(const std::string &pooling, const SeqOptions &options, const std::string &schedule,
+    CompiledSeqLayer(const PoolingVariant &pooling, const SeqOptions &options, const std::string &schedule,
                      const Halide::Target &target, const Knobs &knobs);
     void forward(const SeqCall &call, LayerTapeData &tape);
     // From the forward's call (its cells), its tape, dy (y's shape) and dc_final [D][B][m]: every gradient.
@@ -49,7 +49,7 @@ private:
 
 // Cached for the life of the process, built for layers of m units (seq_schedule_knobs: one pipeline per set of
 // knobs, not per m); empty target: the host JIT target.
-std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const std::string &pooling, const SeqOptions &options,
+std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const PoolingVariant &pooling, const SeqOptions &options,
                                                      const std::string &schedule, int64_t m, const std::string &target = "");
 
 }  // namespace qrnn

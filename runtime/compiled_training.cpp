@@ -38,9 +38,9 @@ static void require(bool given, bool wanted, const char *what) {
         fail("layer pipeline: ", what, wanted ? " missing (the layer was built with it)" : " given to a layer built without it");
 }
 
-CompiledTrainingLayer::CompiledTrainingLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs,
+CompiledTrainingLayer::CompiledTrainingLayer(const PoolingVariant &pooling, const std::string &schedule, const Knobs &knobs,
                                              const Halide::Target &target, const TrainingLayerOptions &options)
-    : options_(options), variant_(&find_pooling(pooling)) {
+    : options_(options), variant_(&pooling) {
     variant_->require_backward();
     if (options.cell_output) variant_ = &cell_output_variant(*variant_);
     forward_inputs_.with_batch_bias = backward_inputs_.fwd.with_batch_bias = options.batch_bias;
@@ -113,13 +113,13 @@ void CompiledTrainingLayer::backward(const LayerCall &call, const LayerTapeData 
     backward_.realize(realization);
 }
 
-std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const std::string &pooling, const std::string &schedule,
+std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const PoolingVariant &pooling, const std::string &schedule,
                                                                const Knobs &knobs, const std::string &target,
                                                                const TrainingLayerOptions &options, int64_t width) {
     Halide::Target t = parse_target(target);
     // Keyed by the knobs it runs with: defaults given or left out, one pipeline.
     const Knobs run = merge_knobs_for_width(find_training_schedule(schedule), knobs, width, t);
-    std::string key = pooling + options.key() + "|" + schedule + "|" + t.to_string() + knobs_key(run);
+    std::string key = pooling.name + options.key() + "|" + schedule + "|" + t.to_string() + knobs_key(run);
     return pipeline_cache().get<CompiledTrainingLayer>(
         key, [&] { return std::make_shared<CompiledTrainingLayer>(pooling, schedule, run, t, options); });
 }

@@ -37,7 +37,7 @@ Halide::Realization gradient_outputs(LayerGradsF &grads);
 
 class CompiledTrainingLayer {
 public:
-    CompiledTrainingLayer(const std::string &pooling, const std::string &schedule, const Knobs &knobs = {},
+    CompiledTrainingLayer(const PoolingVariant &pooling, const std::string &schedule, const Knobs &knobs = {},
                           const Halide::Target &target = Halide::get_jit_target_from_environment(),
                           const TrainingLayerOptions &options = {});
     // The forward of CompiledLayer::run (h and c written) that also fills the tape. batch_bias [G][B][m]: given
@@ -64,7 +64,7 @@ private:
 // Cached by (pooling, schedule, knobs run, target) for the life of the process; empty target: the host JIT target.
 // width: the layer's m, whose knobs the schedule may choose (merge_knobs_for_width: tiles that pad an odd m the
 // least), `knobs` over them; 0: the target's.
-std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const std::string &pooling, const std::string &schedule,
+std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const PoolingVariant &pooling, const std::string &schedule,
                                                                const Knobs &knobs = {}, const std::string &target = "",
                                                                const TrainingLayerOptions &options = {}, int64_t width = 0);
 

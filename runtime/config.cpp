@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/pooling.h"
 #include "core/streams.h"
 
 namespace qrnn {
@@ -26,6 +27,8 @@ void ModelConfig::validate() const {
     const double elements = static_cast<double>(seq) * static_cast<double>(batch) * static_cast<double>(std::max(input, hidden));
     if (elements > 2e9) fail("shape too large: seq*batch*width = ", elements, " elements (limit 2e9)");
 }
+
+const PoolingVariant &ModelConfig::pooling_variant() const { return find_pooling(pooling); }
 
 std::string ModelConfig::describe() const {
     std::ostringstream os;

@@ -5,6 +5,8 @@
 
 namespace qrnn {
 
+struct PoolingVariant;
+
 struct ModelConfig {
     std::string model = "qrnn";
     std::string pooling = "fo";
@@ -25,6 +27,9 @@ struct ModelConfig {
     // The model-independent checks (sizes, probabilities, pass); throws qrnn::Error naming the bad option and
     // value. validate_model_config (plugins/model.h) adds the model's own checks.
     void validate() const;
+    // The variant `pooling` names (core/pooling.h); throws qrnn::Error naming the known ones. Code below the
+    // config reads this, never the name.
+    const PoolingVariant &pooling_variant() const;
     int64_t layer_input(int64_t layer) const { return layer == 0 ? input : hidden; }
     int64_t history_rows() const { return window - 1; }
     bool training_pass() const { return pass == "training"; }

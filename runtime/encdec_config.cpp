@@ -23,7 +23,7 @@ void EncDecConfig::validate() const {
         fail("decoder and encoder must share pooling, window and schedule");
     if (source_len < 1) fail("source length must be >= 1 (got ", source_len, ")");
     for (const ModelConfig *c : {&encoder, &decoder}) c->validate();  // sizes >= 1, zoneout and dropout in [0, 1)
-    find_pooling(decoder.pooling).require_backward();
+    decoder.pooling_variant().require_backward();
 }
 
 std::string EncDecConfig::describe() const {
@@ -48,7 +48,7 @@ EncDecConfig make_encdec_config(const ModelConfig &base, int64_t source_len, int
 // Streams: core/streams.h.
 EncDecParams<float> init_encdec_params(const EncDecConfig &cfg) {
     EncDecParams<float> p{init_params(cfg.encoder), init_params(cfg.decoder), {}, {}};
-    const int64_t G = find_pooling(cfg.decoder.pooling).gate_count(), m = cfg.hidden();
+    const int64_t G = cfg.decoder.pooling_variant().gate_count(), m = cfg.hidden();
     const double bound = 1.0 / std::sqrt(static_cast<double>(m));
     for (int64_t l = 0; l < cfg.layers(); l++) {
         p.condition.emplace_back(std::vector<int64_t>{G, m, m});

@@ -86,7 +86,7 @@ std::string attr_text(H5::H5File &file, const std::string &name) {
 void check_dump_attributes(H5::H5File &file, const std::string &path, const ModelConfig &cfg) {
     const std::pair<std::string, std::string> want[] = {{"format", kDumpFormat},
                                                         {"format_version", std::to_string(kDumpFormatVersion)},
-                                                        {"gates", find_pooling(cfg.pooling).gates}};
+                                                        {"gates", cfg.pooling_variant().gates}};
     for (auto &[name, value] : want) {
         std::string got = attr_text(file, name);
         if (got != value)
@@ -101,7 +101,7 @@ void write_config_attributes(H5::H5File &file, const ModelConfig &cfg) {
     write_attr(file, "model", cfg.model);
     write_attr(file, "pooling", cfg.pooling);
     const std::vector<std::string> poolings = pooling_names();  // not for the baselines (pooling "-")
-    if (std::count(poolings.begin(), poolings.end(), cfg.pooling)) write_attr(file, "gates", find_pooling(cfg.pooling).gates);
+    if (std::count(poolings.begin(), poolings.end(), cfg.pooling)) write_attr(file, "gates", cfg.pooling_variant().gates);
     write_attr(file, "schedule", cfg.schedule);
     write_attr(file, "window", cfg.window);
     write_attr(file, "batch", cfg.batch);
@@ -173,7 +173,7 @@ RunData read_dump(const std::string &path, const ModelConfig &cfg) {
     try {
         check_dump_attributes(file, path, cfg);
         RunData d;
-        const int64_t G = find_pooling(cfg.pooling).gate_count(), B = cfg.batch, m = cfg.hidden, k = cfg.window;
+        const int64_t G = cfg.pooling_variant().gate_count(), B = cfg.batch, m = cfg.hidden, k = cfg.window;
         d.x = read_tensor(file, path, "/input/x", {cfg.seq, B, cfg.input});
         d.state = initial_state<float>(cfg);
         for (int64_t l = 0; l < cfg.layers; l++) {

@@ -17,7 +17,7 @@ static void fill_uniform(Tensor<float> &t, uint32_t seed, uint32_t stream, doubl
 
 // Streams: core/streams.h.
 LayerParams<float> init_layer_params(const QrnnOptions &opt, int64_t l, int64_t n) {
-    const int64_t G = find_pooling(opt.pooling).gate_count();
+    const int64_t G = opt.pooling->gate_count();
     LayerParams<float> p{Tensor<float>({G, opt.window, n, opt.hidden}), Tensor<float>({G, opt.hidden})};
     double bound = 1.0 / std::sqrt(static_cast<double>(n * opt.window));
     fill_uniform(p.weights, opt.seed, streams::qrnn_weights(static_cast<uint32_t>(l)), bound);

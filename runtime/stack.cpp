@@ -11,7 +11,7 @@ QrnnStack::QrnnStack(ModelConfig cfg, std::vector<LayerParams<float>> params, co
     if (static_cast<int64_t>(params_.size()) != cfg_.layers)
         fail("got parameters for ", params_.size(), " layers, config has ", cfg_.layers);
     LayerShape shape{cfg_.seq, cfg_.batch, cfg_.input, cfg_.hidden, cfg_.window};
-    layer_ = compiled_layer(cfg_.pooling, cfg_.schedule, knobs, shape, cfg_.target);
+    layer_ = compiled_layer(cfg_.pooling_variant(), cfg_.schedule, knobs, shape, cfg_.target);
 }
 
 StackResult QrnnStack::forward(const Tensor<float> &x, StackState<float> &state) {

@@ -41,7 +41,7 @@ TEST(Errors, ConfigValidationNamesOptionAndValue) {
 }
 
 TEST(Errors, UnknownScheduleListsKnownOnes) {
-    EXPECT_NE(error_of([] { compiled_layer("fo", "warp-drive"); }).find("unknown schedule 'warp-drive' (known: "),
+    EXPECT_NE(error_of([] { compiled_layer(find_pooling("fo"), "warp-drive"); }).find("unknown schedule 'warp-drive' (known: "),
               std::string::npos);
 }
 
@@ -50,7 +50,7 @@ TEST(Errors, MismatchedBufferShapesAreNamed) {
     auto params = init_params(cfg);
     auto state = initial_state<float>(cfg);
     Tensor<float> x = init_input(cfg), h({3, 2, 5}), c({3, 2, 5});
-    auto layer = compiled_layer("fo", "tuned");
+    auto layer = compiled_layer(find_pooling("fo"), "tuned");
     auto run = [&] { layer->run({&x, &state.layers[0], &params[0], {}, 0, &h, &c}); };
     EXPECT_EQ(error_of(run), "<no error>");
 

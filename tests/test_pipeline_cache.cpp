@@ -65,7 +65,7 @@ TEST(PipelineCache, ConcurrentCallersOfOneKeyShareOneBuild) {
 }
 
 TEST(PipelineCache, HoldsTheCompiledLayers) {
-    const auto a = compiled_layer("fo", "tuned"), b = compiled_layer("fo", "tuned");
+    const auto a = compiled_layer(find_pooling("fo"), "tuned"), b = compiled_layer(find_pooling("fo"), "tuned");
     EXPECT_EQ(a, b);
     const std::vector<std::string> keys = pipeline_cache().keys();
     EXPECT_TRUE(std::any_of(keys.begin(), keys.end(), [](const std::string &k) { return k.find("|fo|tuned|") != std::string::npos; }))

@@ -112,11 +112,10 @@ struct KernelBase {
     LayerShape shape;
     Target target;
     int G = 0;
-    const PoolingVariant &init(const std::string &pooling, const LayerShape &s, const Target &t) {
+    const PoolingVariant &init(const PoolingVariant &pooling, const LayerShape &s, const Target &t) {
         shape = s, target = t;
-        const PoolingVariant &v = find_pooling(pooling);
-        G = v.gate_count();
-        return v;
+        G = pooling.gate_count();
+        return pooling;
     }
 };
 
@@ -129,7 +128,7 @@ struct ConvGemm::State : KernelBase {
     std::vector<float> a, bmat, c;      // BLAS: c[T*B][G*m] = a[T*B][n*k] * bmat[n*k][G*m]
 };
 
-ConvGemm::ConvGemm(const std::string &pooling, const LayerShape &shape, const Target &target)
+ConvGemm::ConvGemm(const PoolingVariant &pooling, const LayerShape &shape, const Target &target)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
     const PoolingVariant &v = s.init(pooling, shape, target);
@@ -203,11 +202,11 @@ struct PoolingScan::State {
     Buffer<float> gates_buf, c0_buf, c_out, h_out;
 };
 
-PoolingScan::PoolingScan(const std::string &pooling, const LayerShape &shape, const Target &target, bool chunked, int chunk)
+PoolingScan::PoolingScan(const PoolingVariant &pooling, const LayerShape &shape, const Target &target, bool chunked, int chunk)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
     s.shape = shape;
-    const PoolingVariant &v = find_pooling(pooling);
+    const PoolingVariant &v = pooling;
     s.G = v.gate_count();
     const int vec = target.natural_vector_size<float>();
     ScanSource src;
@@ -273,7 +272,7 @@ struct BackwardGemms::State : KernelBase {
     std::vector<float> x_a, x_b, x_c;      // dX: x_c[T*B][n] = x_a[T*B][k*G*m] * x_b[k*G*m][n]
 };
 
-BackwardGemms::BackwardGemms(const std::string &pooling, const LayerShape &shape, const Target &target)
+BackwardGemms::BackwardGemms(const PoolingVariant &pooling, const LayerShape &shape, const Target &target)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
     const PoolingVariant &v = s.init(pooling, shape, target);
@@ -383,11 +382,11 @@ struct BackwardScan::State {
     double planes = 0;  // float planes of T*B*m moved
 };
 
-BackwardScan::BackwardScan(const std::string &pooling, const LayerShape &shape, const Target &target)
+BackwardScan::BackwardScan(const PoolingVariant &pooling, const LayerShape &shape, const Target &target)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
     s.shape = shape;
-    const PoolingVariant &v = find_pooling(pooling);
+    const PoolingVariant &v = pooling;
     BackwardFuncs D = define_qrnn_backward(s.in, v);
     schedule_cpu_backward_scan(D, s.in, target, merge_knobs(find_training_schedule("tuned"), {}, target));
     s.pipeline = Pipeline(D.dcell);

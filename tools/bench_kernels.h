@@ -18,7 +18,7 @@ namespace qrnn::bench {
 // K = n*k problem (im2col built once, outside the timing).
 class ConvGemm {
 public:
-    ConvGemm(const std::string &pooling, const LayerShape &shape, const Halide::Target &target);
+    ConvGemm(const PoolingVariant &pooling, const LayerShape &shape, const Halide::Target &target);
     void run_halide();
     void run_reference(size_t i);  // sgemm_references(target)[i]
     double flops() const;
@@ -34,7 +34,7 @@ private:
 // (h-vector, b) strip) or chunked (core/chunked_scan.h).
 class PoolingScan {
 public:
-    PoolingScan(const std::string &pooling, const LayerShape &shape, const Halide::Target &target, bool chunked,
+    PoolingScan(const PoolingVariant &pooling, const LayerShape &shape, const Halide::Target &target, bool chunked,
                 int chunk = 64);
     void run();
     double bytes() const;  // minimal traffic: read G activated gates, write c and h
@@ -50,7 +50,7 @@ private:
 //   dX: C[T*B][n]   = window(dpre)[T*B][k*G*m] * weights[k*G*m][n]     (Halide also applies dropout, off here)
 class BackwardGemms {
 public:
-    BackwardGemms(const std::string &pooling, const LayerShape &shape, const Halide::Target &target);
+    BackwardGemms(const PoolingVariant &pooling, const LayerShape &shape, const Halide::Target &target);
     void run_dweights();
     void run_dinput();
     void run_reference_dweights(size_t i);  // sgemm_references(target)[i]
@@ -69,7 +69,7 @@ private:
 // by Halide's bounds inference, e.g. f and o for fo), dcell written.
 class BackwardScan {
 public:
-    BackwardScan(const std::string &pooling, const LayerShape &shape, const Halide::Target &target);
+    BackwardScan(const PoolingVariant &pooling, const LayerShape &shape, const Halide::Target &target);
     void run();
     double bytes() const;
 

@@ -29,12 +29,12 @@ size_t fastest_reference(const std::vector<Timing> &t) {
 }
 }  // namespace
 
-BenchReport::BenchReport(std::string pooling_, std::string target_text_, const Halide::Target &target_, int repeats_,
+BenchReport::BenchReport(const PoolingVariant &pooling_, std::string target_text_, const Halide::Target &target_, int repeats_,
                          bool quick_)
-    : pooling(std::move(pooling_)), target_text(std::move(target_text_)), target(target_),
+    : pooling(pooling_), target_text(std::move(target_text_)), target(target_),
       target_name(tuning_target_name(target_)), refs(bench::sgemm_references(target_)), repeats(repeats_),
       quick(quick_), triad(quick_ ? (8 << 20) : (32 << 20), target_) {
-    std::cout << "qrnn bench: CPU " << cpu_info().describe() << "\n  target " << target_name << "; pooling=" << pooling
+    std::cout << "qrnn bench: CPU " << cpu_info().describe() << "\n  target " << target_name << "; pooling=" << pooling.name
               << ", medians of " << repeats << " alternating runs; sgemm references: " << ref_names() << "\n  GEMM core: "
               << gemm_core_knobs(target).describe() << "\n";
 }
@@ -82,7 +82,7 @@ void BenchReport::write_json(const std::string &path, const std::string &clock, 
     f << "{\"context\":{\"date\":" << json_quote(utc_now_iso()) << ",\"cpu\":" << json_quote(cpu_info().describe())
       << ",\"cpu_isa\":" << json_quote(cpu_info().isa) << ",\"target\":" << json_quote(target_name)
       << ",\"target_isa\":" << json_quote(target_isa(target)) << ",\"gemm_core\":" << json_quote(gemm_core_knobs(target).describe())
-      << ",\"pooling\":" << json_quote(pooling)
+      << ",\"pooling\":" << json_quote(pooling.name)
       << ",\"repeats\":" << repeats << ",\"clock\":" << json_quote(clock)
       << ",\"other_threads_cpu_share\":" << fixed(other_threads, 4)
       << ",\"statistic\":\"median of alternating runs\",\"sgemm_references\":"

@@ -17,7 +17,7 @@ namespace qrnn::cli {
 
 class BenchReport {
 public:
-    BenchReport(std::string pooling, std::string target_text, const Halide::Target &target, int repeats, bool quick);
+    BenchReport(const PoolingVariant &pooling, std::string target_text, const Halide::Target &target, int repeats, bool quick);
 
     // The triad's bandwidth, a row of its own (the pooling and layer floors use the triad).
     void triad_bandwidth();
@@ -44,7 +44,8 @@ public:
     void attention();
     void arch();
 
-    const std::string pooling, target_text;
+    const PoolingVariant &pooling;  // the --pooling option's
+    const std::string target_text;
     const Halide::Target target;
     const std::string target_name;  // tuning_target_name(target)
     const std::vector<bench::SgemmReference> &refs;

@@ -28,8 +28,8 @@ struct LayerRun {  // one layer on seeded data, for timing
     LayerParams<float> params;
     LayerState<float> state;
     std::shared_ptr<CompiledLayer> layer;
-    LayerRun(const std::string &pooling, const LayerShape &s, const std::string &schedule, const std::string &target) {
-        cfg = layer_config(pooling, s);
+    LayerRun(const PoolingVariant &pooling, const LayerShape &s, const std::string &schedule, const std::string &target) {
+        cfg = layer_config(pooling.name, s);
         x = init_input(cfg);
         params = init_params(cfg)[0];
         state = initial_state<float>(cfg).layers[0];
@@ -147,7 +147,7 @@ void BenchReport::pooling_scan() {
 
 void BenchReport::layer() {
     const LayerShape s = quick ? LayerShape{128, 16, 320, 320, 2} : LayerShape{256, 64, 320, 320, 2};
-    const double G = find_pooling(pooling).gate_count(), elems = static_cast<double>(s.T) * s.B * s.m;
+    const double G = pooling.gate_count(), elems = static_cast<double>(s.T) * s.B * s.m;
     const double x_bytes = 4.0 * s.T * s.B * s.n;
     // Floors: the GEMM (faster of ours and OpenBLAS, timed in the same rounds as the layers) plus the
     // unavoidable traffic at triad bandwidth (also in the rounds). Unfused: gates written and read back,
@@ -231,10 +231,10 @@ void BenchReport::autotuned() {
     const std::string db = default_tuning_db_path();
     std::optional<TuningRecord> newest;
     for (auto &r : read_tuning_records(db))
-        if (r.status == "ok" && r.schedule != kGemmCoreSchedule && r.pooling == pooling && r.target == target_name &&
+        if (r.status == "ok" && r.schedule != kGemmCoreSchedule && r.pooling == pooling.name && r.target == target_name &&
             r.cpu == tuning_cpu_name())
             newest = r;
-    if (!newest) fail("--what autotuned: no verified ", pooling, " record for this target in ", db, " (run qrnn autotune)");
+    if (!newest) fail("--what autotuned: no verified ", pooling.name, " record for this target in ", db, " (run qrnn autotune)");
     LayerShape s = newest->shape;
     LayerRun tuned(pooling, s, "tuned", target_text), tuned_db(pooling, s, "tuned-db", target_text);
     auto [tt, dt] = time_side_by_side([&] { tuned.run(); }, [&] { tuned_db.run(); }, warmup, repeats);
@@ -355,7 +355,7 @@ void BenchReport::arch() {
     // Each architecture's nn::Layer against the plain layer doing the same arithmetic (tools/bench_arch.h),
     // forward and training step, every side timed in the same rounds.
     for (const LayerShape &s : bench_arch_shapes(quick)) {
-        bench::ArchBench arch = bench::arch_bench(pooling, s, target_text);
+        bench::ArchBench arch = bench::arch_bench(pooling.name, s, target_text);
         auto t = time_interleaved(arch.runs, warmup, repeats);
         for (const auto &c : arch.comparisons)
             for (bool step : {false, true}) {

@@ -46,7 +46,6 @@ int autotune_gemm(const po::variables_map &vm) {
     if (o.target.has_gpu_feature() || !cpu_runs(o.target))
         fail("--target ", o.target.to_string(), ": not a CPU target this machine can run (CPU: ", cpu_info().isa, ")");
     o.db = vm["db"].as<std::string>();
-    o.pooling = vm["pooling"].as<std::string>();
     o.warmup = vm["warmup"].as<int>();
     o.repeats = vm["repeats"].as<int>();
     o.trials = vm["trials"].as<int>();
@@ -61,7 +60,7 @@ int autotune_gemm(const po::variables_map &vm) {
         if (w < 1) fail("--gemm-widths: every width must be >= 1 (got ", w, ")");
         o.shapes.push_back({T, B, w, w, k});
     }
-    find_pooling(o.pooling);
+    o.pooling = &pooling_option(vm);
     read_tuning_records(o.db);  // a malformed database fails now, not after the search
     interrupted = false;
     auto previous = std::signal(SIGINT, on_sigint);

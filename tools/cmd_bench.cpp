@@ -55,7 +55,7 @@ int bench_command(const std::vector<std::string> &args) {
     if (target.has_gpu_feature() || !cpu_runs(target))
         fail("--target ", target.to_string(), ": not a CPU target this machine can run (CPU: ", cpu_info().isa, ")");
     bench::use_clock(clock);  // before the references load OpenBLAS and before any Halide pipeline runs
-    BenchReport report(vm["pooling"].as<std::string>(), target_text, target, repeats, vm.count("quick") > 0);
+    BenchReport report(pooling_option(vm), target_text, target, repeats, vm.count("quick") > 0);
     std::cout << "  clock " << bench::clock_name(clock) << ": " << bench::clock_description(clock) << "\n";
     report.triad_bandwidth();
     run_bench_sections(report, sections);

@@ -128,8 +128,8 @@ private:
     void run(Trial &t) {
         GemmCoreTrial scope(o_.target, t.knobs);
         for (size_t s = 0; s < o_.shapes.size(); s++) {
-            bench::ConvGemm conv(o_.pooling, o_.shapes[s], o_.target);
-            bench::BackwardGemms backward(o_.pooling, o_.shapes[s], o_.target);
+            bench::ConvGemm conv(*o_.pooling, o_.shapes[s], o_.target);
+            bench::BackwardGemms backward(*o_.pooling, o_.shapes[s], o_.target);
             std::function<void()> ours[kGemms] = {[&] { conv.run_halide(); }, [&] { backward.run_dweights(); },
                                                   [&] { backward.run_dinput(); }};
             auto reference = [&](int g, size_t i) -> std::function<void()> {
@@ -174,7 +174,7 @@ private:
         TuningRecord r;
         r.time = utc_now_iso();
         r.cpu = tuning_cpu_name();
-        r.pooling = o_.pooling;
+        r.pooling = o_.pooling->name;
         r.target = tuning_target_name(o_.target);
         r.shape = o_.shapes.front();
         r.schedule = kGemmCoreSchedule;

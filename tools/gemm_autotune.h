@@ -19,7 +19,7 @@ struct GemmAutotuneOptions {
     Halide::Target target;
     std::string db;
     std::vector<LayerShape> shapes;
-    std::string pooling = "fo";
+    const PoolingVariant *pooling = nullptr;  // the --pooling option's
     int warmup = 1, repeats = 5;
     int trials = 0;        // 0: no limit
     double seconds = 300;  // 0: no limit; a trial under way is finished

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "core/error.h"
+#include "core/pooling.h"
 #include "runtime/parse_number.h"
 
 namespace po = boost::program_options;
@@ -58,6 +59,10 @@ bool parse_options(const std::string &usage, const po::options_description &desc
         fail(e.what());
     }
     return true;
+}
+
+const PoolingVariant &pooling_option(const boost::program_options::variables_map &vm) {
+    return find_pooling(vm["pooling"].as<std::string>());
 }
 
 }  // namespace qrnn::cli

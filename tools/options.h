@@ -5,7 +5,14 @@
 #include <string>
 #include <vector>
 
+namespace qrnn {
+struct PoolingVariant;
+}
+
 namespace qrnn::cli {
+
+// The variant of the --pooling option, resolved here once for the whole command (throws naming the known ones).
+const PoolingVariant &pooling_option(const boost::program_options::variables_map &vm);
 
 std::vector<std::string> split_list(const std::string &option, const std::string &text);
 std::vector<int64_t> parse_int_list(const std::string &option, const std::string &text);
