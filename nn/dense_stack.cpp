@@ -162,15 +162,4 @@ double DenseQrnn::backward_flops(int64_t T, int64_t B) const {
     return total;
 }
 
-namespace {
-const bool dense_stack_registered = [] {
-    register_stack_factory("qrnn-dense", [](const ModelConfig &cfg) {
-        std::vector<std::unique_ptr<Layer>> layers;
-        layers.push_back(std::make_unique<DenseQrnn>(cfg));
-        return layers;
-    });
-    return true;
-}();
-}  // namespace
-
 }  // namespace qrnn::nn

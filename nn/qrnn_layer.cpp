@@ -148,13 +148,4 @@ double QrnnLayer::backward_flops(int64_t T, int64_t B) const {
     return qrnn_flops(training_->variant(), T, B, n_, opt_.hidden, opt_.window, true);
 }
 
-namespace {
-const bool qrnn_layer_registered = [] {
-    register_layer_factory("qrnn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<Layer> {
-        return std::make_unique<QrnnLayer>(cfg, index);
-    });
-    return true;
-}();
-}  // namespace
-
 }  // namespace qrnn::nn

@@ -160,14 +160,4 @@ double SeqQrnnLayer::backward_flops(int64_t T, int64_t B) const {
     return options_.directions * qrnn_flops(compiled_->variant(), T, B, n_, cfg_.hidden, cfg_.window, true);
 }
 
-namespace {
-const bool seq_layer_registered = [] {
-    for (const char *model : {"qrnn-varlen", "qrnn-bidir", "qrnn-bidir-sum", "qrnn-bidir-varlen"})
-        register_layer_factory(model, [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<Layer> {
-            return std::make_unique<SeqQrnnLayer>(cfg, index, seq_model_options(cfg.model));
-        });
-    return true;
-}();
-}  // namespace
-
 }  // namespace qrnn::nn

@@ -13,6 +13,8 @@
 #include "plugins/cnn.h"
 #include "plugins/halide_gemms.h"
 #include "plugins/model.h"
+#include "plugins/training_model.h"
+#include "reference/baselines_backward.h"
 #include "runtime/seeded_fill.h"
 #include "reference/baselines.h"
 #include "runtime/jit_compile.h"
@@ -131,11 +133,35 @@ private:
     std::vector<LayerParams<float>> layers_;
 };
 
+// --pass training --verify: the output and every gradient against ref::cnn_backward (loss = sum(dy * y)).
+Comparison verify_cnn_training(const TrainingStep &s) {
+    std::vector<LayerParams<double>> layers;
+    for (size_t l = 0; l < s.stack.size(); l++) {
+        auto p = s.stack.layer(l).params();  // weights, bias
+        layers.push_back({convert<double>(*p[0].value), convert<double>(*p[1].value)});
+    }
+    const Tensor<double> x = convert<double>(s.x);
+    Comparison worst = compare(s.y, ref::cnn_forward(x, layers));
+    ref::CnnGrads g = ref::cnn_backward(x, layers, convert<double>(s.dy));
+    keep_worst(worst, compare(s.dx, g.dx));
+    for (size_t l = 0; l < s.stack.size(); l++) {
+        auto p = s.stack.layer(l).params();
+        keep_worst(worst, compare(*p[0].grad, g.layers[l].weights));
+        keep_worst(worst, compare(*p[1].grad, g.layers[l].bias));
+    }
+    return worst;
+}
+
+// cnn-maxpool's output is [B][m], not a sequence: it does not train as a layer stack.
 void register_cnn(const std::string &name, const std::string &description, bool pooled) {
-    register_model({name, description, {"window", "layers"}, {"cpu"}, nullptr, require_eval,
-                    [pooled](const ModelConfig &cfg, const RunOptions &) -> std::unique_ptr<Model> {
-                        return std::make_unique<CnnModel>(cfg, pooled);
-                    }});
+    ModelPlugin p;
+    p.name = name, p.description = description, p.options = {"window", "layers"}, p.targets = {"cpu"};
+    p.validate = require_eval;
+    p.build = [pooled](const ModelConfig &cfg, const RunOptions &) -> std::unique_ptr<Model> {
+        return std::make_unique<CnnModel>(cfg, pooled);
+    };
+    if (!pooled) p.layer = make_cnn_layer, p.verifier = verify_cnn_training;
+    register_model(std::move(p));
 }
 
 }  // namespace

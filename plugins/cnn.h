@@ -1,6 +1,7 @@
 // The CNN baseline's pieces shared by its model plugins (cnn.cpp) and its trainable layer (cnn_layer.cpp).
 #pragma once
 #include "core/masked_conv.h"
+#include "nn/layer.h"
 #include "runtime/params.h"
 
 namespace qrnn {
@@ -13,4 +14,6 @@ LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t layer);  // we
 // One layer's y [T][B][m] = tanh(masked conv of x [T][B][n]) by the Halide pipeline (zeros before the sequence).
 void cnn_layer_forward(Tensor<float> &x, LayerParams<float> &p, Tensor<float> &y);
 double cnn_layer_flops(int64_t n, int64_t m, int64_t k);  // per step and batch row: conv multiply/adds + bias
+// The trainable layer (cnn_layer.cpp): layer `index` of cfg's stack.
+std::unique_ptr<nn::Layer> make_cnn_layer(const ModelConfig &cfg, int64_t index);
 }  // namespace qrnn

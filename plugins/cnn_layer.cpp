@@ -72,12 +72,10 @@ private:
     } scratch_;
 };
 
-const bool cnn_layer_registered = [] {
-    nn::register_layer_factory("cnn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
-        require_environment_target("cnn", cfg.target);
-        return std::make_unique<CnnLayer>(cnn_options(cfg), index);
-    });
-    return true;
-}();
 }  // namespace
+
+std::unique_ptr<nn::Layer> make_cnn_layer(const ModelConfig &cfg, int64_t index) {
+    require_environment_target("cnn", cfg.target);
+    return std::make_unique<CnnLayer>(cnn_options(cfg), index);
+}
 }  // namespace qrnn

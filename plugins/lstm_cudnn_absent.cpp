@@ -9,10 +9,10 @@ namespace {
 const bool lstm_cudnn_absent_registered = [] {
     register_lstm_model("lstm-cudnn", "LSTM by cuDNN 9 cudnnRNNForward (the paper's baseline)", {"cuda"},
                         [] { return std::string("built without CUDA/cuDNN"); },
-                        [](const ModelConfig &) -> std::unique_ptr<Model> { fail("lstm-cudnn: built without CUDA/cuDNN"); });
-    nn::register_layer_factory("lstm-cudnn", [](const ModelConfig &, int64_t) -> std::unique_ptr<nn::Layer> {
-        throw Unavailable("model 'lstm-cudnn' unavailable: built without CUDA/cuDNN");
-    });
+                        [](const ModelConfig &) -> std::unique_ptr<Model> { fail("lstm-cudnn: built without CUDA/cuDNN"); },
+                        [](const ModelConfig &, int64_t) -> std::unique_ptr<nn::Layer> {
+                            throw Unavailable("model 'lstm-cudnn' unavailable: built without CUDA/cuDNN");
+                        });
     return true;
 }();
 }  // namespace

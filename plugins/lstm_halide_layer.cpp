@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "plugins/lstm_halide.h"
 #include "plugins/lstm_layer.h"
+#include "plugins/lstm_model.h"
 #include "runtime/compiled_layer.h"
 #include "runtime/jit_compile.h"
 
@@ -269,12 +270,10 @@ private:
     } s_;
 };
 
-const bool lstm_halide_layer_registered = [] {
-    nn::register_layer_factory("lstm-halide", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
-        require_environment_target("lstm-halide", cfg.target);
-        return std::make_unique<LstmHalideLayer>(cfg, index);
-    });
-    return true;
-}();
 }  // namespace
+
+std::unique_ptr<nn::Layer> make_lstm_halide_layer(const ModelConfig &cfg, int64_t index) {
+    require_environment_target("lstm-halide", cfg.target);
+    return std::make_unique<LstmHalideLayer>(cfg, index);
+}
 }  // namespace qrnn

@@ -3,12 +3,47 @@
 #include <cmath>
 
 #include "core/streams.h"
+#include "plugins/training_model.h"
+#include "reference/baselines_backward.h"
 #include "runtime/seeded_fill.h"
 #include "reference/baselines.h"
 #include "runtime/params.h"
 
 namespace qrnn {
 namespace {
+// The layers' [B][m] state tensors `name` stacked into [L][B][m].
+Tensor<float> stacked(const std::vector<nn::State> &states, const char *name) {
+    const Tensor<float> &first = states.at(0).at(name);
+    Tensor<float> out({static_cast<int64_t>(states.size()), first.dim(0), first.dim(1)});
+    for (size_t l = 0; l < states.size(); l++) set_leading_row(out, static_cast<int64_t>(l), states[l].at(name));
+    return out;
+}
+
+// --pass training --verify: the output and every gradient against the double reference (loss = sum(dy * y), zero
+// final-state gradients), each tensor relative to its own scale; the worst is reported.
+Comparison verify_lstm_training(const TrainingStep &s) {
+    std::vector<LstmParams<double>> layers;
+    for (size_t l = 0; l < s.stack.size(); l++) {
+        auto p = s.stack.layer(l).params();  // w_input, w_recurrent, bias
+        layers.push_back({convert<double>(*p[0].value), convert<double>(*p[1].value), convert<double>(*p[2].value)});
+    }
+    const Tensor<double> x = convert<double>(s.x), h0 = convert<double>(stacked(s.initial, "h")),
+                         c0 = convert<double>(stacked(s.initial, "c"));
+    Comparison worst = compare(s.y, ref::lstm_stack_forward(x, layers, h0, c0).h);
+    Tensor<double> zeros(h0.shape);
+    ref::LstmStackGrads g = ref::lstm_stack_backward(x, layers, h0, c0, convert<double>(s.dy), zeros, zeros);
+    keep_worst(worst, compare(s.dx, g.dx));
+    for (size_t l = 0; l < s.stack.size(); l++) {
+        auto p = s.stack.layer(l).params();
+        keep_worst(worst, compare(*p[0].grad, g.layers[l].w_input));
+        keep_worst(worst, compare(*p[1].grad, g.layers[l].w_recurrent));
+        keep_worst(worst, compare(*p[2].grad, g.layers[l].bias));
+    }
+    keep_worst(worst, compare(stacked(s.d_initial, "h"), g.dh0));
+    keep_worst(worst, compare(stacked(s.d_initial, "c"), g.dc0));
+    return worst;
+}
+
 LstmParams<double> to_double(const LstmParams<float> &p) {
     return {convert<double>(p.w_input), convert<double>(p.w_recurrent), convert<double>(p.bias)};
 }
@@ -66,9 +101,15 @@ Comparison LstmModel::verify() {
 
 void register_lstm_model(const std::string &name, const std::string &description, std::vector<std::string> targets,
                          std::function<std::string()> unavailable,
-                         std::function<std::unique_ptr<Model>(const ModelConfig &)> build) {
-    register_model({name, description, {"layers"}, std::move(targets), std::move(unavailable), require_eval,
-                    [build](const ModelConfig &cfg, const RunOptions &) { return build(cfg); }});
+                         std::function<std::unique_ptr<Model>(const ModelConfig &)> build, nn::LayerFactory layer) {
+    ModelPlugin p;
+    p.name = name, p.description = description, p.options = {"layers"};
+    p.targets = std::move(targets), p.unavailable = std::move(unavailable);
+    p.validate = require_eval;
+    p.build = [build](const ModelConfig &cfg, const RunOptions &) { return build(cfg); };
+    p.layer = std::move(layer);
+    p.verifier = verify_lstm_training;
+    register_model(std::move(p));
 }
 
 }  // namespace qrnn

@@ -18,9 +18,14 @@ protected:
     Tensor<float> h_, h_T_, c_T_;  // outputs [T][B][m] (last layer), [L][B][m], [L][B][m]: forward() writes them
 };
 
-// Registers an LSTM model plugin with the options and checks shared by all of them.
+// Registers an LSTM model plugin with the options and checks shared by all of them, its trainable layer and the
+// LSTMs' training verifier (the output and every gradient against ref::lstm_stack_backward).
 void register_lstm_model(const std::string &name, const std::string &description, std::vector<std::string> targets,
                          std::function<std::string()> unavailable,
-                         std::function<std::unique_ptr<Model>(const ModelConfig &)> build);
+                         std::function<std::unique_ptr<Model>(const ModelConfig &)> build, nn::LayerFactory layer);
+
+// The backends' layers (layer `index` of cfg's stack), for their model records (register_lstm_model).
+std::unique_ptr<nn::Layer> make_lstm_onednn_layer(const ModelConfig &cfg, int64_t index);
+std::unique_ptr<nn::Layer> make_lstm_halide_layer(const ModelConfig &cfg, int64_t index);
 
 }  // namespace qrnn

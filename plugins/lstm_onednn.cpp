@@ -82,7 +82,8 @@ const bool lstm_onednn_registered = [] {
                             } catch (const dnnl::error &e) {
                                 fail("lstm-onednn: oneDNN: ", e.what());
                             }
-                        });
+                        },
+                        make_lstm_onednn_layer);
     return true;
 }();
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "plugins/lstm_layer.h"
+#include "plugins/lstm_model.h"
 #include "plugins/onednn_memory.h"
 #include "runtime/compiled_layer.h"
 
@@ -192,12 +193,10 @@ private:
     Tensor<float> plain_[2];  // weight gradients in our layout
 };
 
-const bool lstm_onednn_layer_registered = [] {
-    nn::register_layer_factory("lstm-onednn", [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
-        require_environment_target("lstm-onednn", cfg.target);
-        return std::make_unique<LstmOnednnLayer>(cfg, index);
-    });
-    return true;
-}();
 }  // namespace
+
+std::unique_ptr<nn::Layer> make_lstm_onednn_layer(const ModelConfig &cfg, int64_t index) {
+    require_environment_target("lstm-onednn", cfg.target);
+    return std::make_unique<LstmOnednnLayer>(cfg, index);
+}
 }  // namespace qrnn

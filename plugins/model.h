@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/layer.h"
 #include "runtime/compare.h"
 #include "runtime/config.h"
 #include "runtime/memory_guard.h"
@@ -34,6 +35,12 @@ public:
     virtual void dump(const std::string &path);  // HDF5 dump of inputs/params/outputs; default: an error
 };
 
+// One recorded training step (plugins/training_model.h) and the check of it against the model's double
+// reference.
+struct TrainingStep;
+using TrainingVerifier = std::function<Comparison(const TrainingStep &)>;
+
+// Everything about a model, registered in one place (register_model).
 struct ModelPlugin {
     std::string name;
     std::string description;
@@ -52,9 +59,17 @@ struct ModelPlugin {
     std::function<std::unique_ptr<Model>(const ModelConfig &, const RunOptions &)> build_training;
     // How its memory differs from the plain QRNN stack's, for the memory guard; unset: the plain stack.
     std::function<MemoryShape(const ModelConfig &)> memory;
+    // Training (`qrnn train`, `--pass training`): its trainable layers, one per layer of the stack, or its whole
+    // stack at once (e.g. qrnn-dense); unset: the model does not train as a layer stack.
+    nn::LayerFactory layer;
+    nn::StackFactory stack;
+    // `--pass training --verify`: a training step's output and gradients against the double reference.
+    TrainingVerifier verifier;
 };
 
-void register_model(ModelPlugin plugin);  // rejects duplicates and plugins without build
+// Rejects duplicates and plugins without build; hands the layer or stack factory to nn/ (nn::make_layers)
+// and the verifier to the training runner.
+void register_model(ModelPlugin plugin);
 const ModelPlugin &find_model(const std::string &name);  // throws qrnn::Error listing the known ones
 std::vector<std::string> model_names();
 std::string model_unavailable(const ModelPlugin &plugin);  // "" when available

@@ -85,20 +85,25 @@ MemoryShape dense_memory_shape(const ModelConfig &cfg) {
 }
 
 const bool model_dense_registered = [] {
-    register_training_verifier("qrnn-dense", verify_dense_training);
-    register_model({"qrnn-dense",
-                    "densely connected QRNN stack: layer l reads concat(input, h_0..h_{l-1}) in place (no copy); "
-                    "output = last layer's h",
-                    {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"},
-                    {"cpu"},
-                    nullptr,
-                    [](const ModelConfig &cfg) { cfg.pooling_variant(); },
-                    [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
-                        return std::make_unique<DenseModel>(cfg, opts);
-                    },
-                    {"dense"},
-                    nullptr,
-                    dense_memory_shape});
+    ModelPlugin p;
+    p.name = "qrnn-dense";
+    p.description = "densely connected QRNN stack: layer l reads concat(input, h_0..h_{l-1}) in place (no copy); "
+                    "output = last layer's h";
+    p.options = {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"};
+    p.targets = {"cpu"};
+    p.validate = [](const ModelConfig &cfg) { cfg.pooling_variant(); };
+    p.build = [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
+        return std::make_unique<DenseModel>(cfg, opts);
+    };
+    p.features = {"dense"};
+    p.memory = dense_memory_shape;
+    p.stack = [](const ModelConfig &cfg) {  // one block holding every layer: layer l reads all earlier outputs
+        std::vector<std::unique_ptr<nn::Layer>> layers;
+        layers.push_back(std::make_unique<nn::DenseQrnn>(cfg));
+        return layers;
+    };
+    p.verifier = verify_dense_training;
+    register_model(std::move(p));
     return true;
 }();
 }  // namespace

@@ -87,15 +87,20 @@ Comparison verify_qrnn_training(const TrainingStep &s) {
 }
 
 const bool model_qrnn_registered = [] {
-    register_training_verifier("qrnn", verify_qrnn_training);
-    register_model({"qrnn", "QRNN stack: masked conv + gates + pooling scan (Halide, named schedule)",
-                    {"pooling", "window", "layers", "schedule", "knob", "target", "mode", "zoneout", "dropout", "load", "dump"},
-                    {"cpu", "gpu"},  // by schedule: target_family of each (`qrnn plugins --kind schedule`)
-                    nullptr,
-                    [](const ModelConfig &cfg) { cfg.pooling_variant(); },
-                    [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
-                        return std::make_unique<QrnnModel>(cfg, opts);
-                    }});
+    ModelPlugin p;
+    p.name = "qrnn";
+    p.description = "QRNN stack: masked conv + gates + pooling scan (Halide, named schedule)";
+    p.options = {"pooling", "window", "layers", "schedule", "knob", "target", "mode", "zoneout", "dropout", "load", "dump"};
+    p.targets = {"cpu", "gpu"};  // by schedule: target_family of each (`qrnn plugins --kind schedule`)
+    p.validate = [](const ModelConfig &cfg) { cfg.pooling_variant(); };
+    p.build = [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
+        return std::make_unique<QrnnModel>(cfg, opts);
+    };
+    p.layer = [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
+        return std::make_unique<nn::QrnnLayer>(cfg, index);
+    };
+    p.verifier = verify_qrnn_training;
+    register_model(std::move(p));
     return true;
 }();
 }  // namespace

@@ -1,6 +1,7 @@
 #include "core/named_registry.h"
 #include "nn/layer.h"
 #include "plugins/model.h"
+#include "plugins/training_model.h"
 
 namespace qrnn {
 namespace {
@@ -14,8 +15,15 @@ void Model::dump(const std::string &path) { fail("--dump '", path, "': this mode
 
 void register_model(ModelPlugin p) {
     if (p.name.empty() || !p.build) fail("model plugin needs a name and a build function");
-    std::string name = p.name;
-    model_plugins().add(name, std::move(p));
+    if (p.layer && p.stack) fail("model '", p.name, "': give a layer factory or a stack factory, not both");
+    const std::string name = p.name;
+    const nn::LayerFactory layer = p.layer;
+    const nn::StackFactory stack = p.stack;
+    const TrainingVerifier verifier = p.verifier;
+    model_plugins().add(name, std::move(p));  // a taken name fails here, before anything else is registered
+    if (layer) nn::register_layer_factory(name, layer);
+    if (stack) nn::register_stack_factory(name, stack);
+    if (verifier) register_training_verifier(name, verifier);
 }
 
 const ModelPlugin &find_model(const std::string &name) { return model_plugins().find(name); }

@@ -92,19 +92,23 @@ const bool model_seq_registered = [] {
         {"qrnn-bidir-varlen", "bidirectional QRNN stack over variable-length sequences (seeded lengths)",
          {"bidirectional", "variable-length"}}};
     for (auto &[name, description, features] : models) {
-        register_training_verifier(name, verify_seq_training);
-        register_model({name, description, {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"},
-                        {"cpu"}, nullptr,
-                        [](const ModelConfig &cfg) {
-                            cfg.pooling_variant().require_backward();
-                            find_seq_schedule(cfg.schedule);
-                        },
-                        [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
-                            return std::make_unique<SeqModel>(cfg, opts);
-                        },
-                        features,
-                        nullptr,
-                        seq_memory_shape});
+        ModelPlugin p;
+        p.name = name, p.description = description, p.features = features;
+        p.options = {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"};
+        p.targets = {"cpu"};
+        p.validate = [](const ModelConfig &cfg) {
+            cfg.pooling_variant().require_backward();
+            find_seq_schedule(cfg.schedule);
+        };
+        p.build = [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
+            return std::make_unique<SeqModel>(cfg, opts);
+        };
+        p.memory = seq_memory_shape;
+        p.layer = [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
+            return std::make_unique<nn::SeqQrnnLayer>(cfg, index, nn::seq_model_options(cfg.model));
+        };
+        p.verifier = verify_seq_training;
+        register_model(std::move(p));
     }
     return true;
 }();

@@ -7,7 +7,8 @@
 // 2: PoolingVariant gained its backward (halide_partials, reference_partials, backward_flops_per_step).
 // 3: KnobSpec gained its valid range (min, max).
 // 4: ModelPlugin gained features; LayerFuncs gained gate_rows.
-#define QRNN_PLUGIN_ABI_VERSION 4
+// 5: ModelPlugin gained layer, stack and verifier (a model registers everything in one record).
+#define QRNN_PLUGIN_ABI_VERSION 5
 
 extern "C" {
 struct QrnnPluginEntry {

@@ -17,7 +17,7 @@ struct TrainingStep {
     const Tensor<float> &x, &dy, &y, &dx;  // input, output gradient, output, input gradient
     const std::vector<nn::State> &initial, &d_initial;
 };
-using TrainingVerifier = std::function<Comparison(const TrainingStep &)>;
+// For a model registered without one (ModelPlugin::verifier is the usual way).
 void register_training_verifier(const std::string &model, TrainingVerifier verifier);
 
 // A verifier's comparison for QRNN-shaped layers: the output against the reference forward's ref_y, dx and

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "plugins/plugin_api.h"
 #include "tests/support/cli.h"
 
 namespace qrnn::test {
@@ -119,7 +120,7 @@ TEST(PluginErrors, EntryPointMissing) {
 }
 
 TEST(PluginErrors, AbiVersionMismatch) {
-    expect_error("run --plugin " + plugin("qrnn_test_bad_abi"), "ABI version 999, this qrnn needs 4");
+    expect_error("run --plugin " + plugin("qrnn_test_bad_abi"), "ABI version 999, this qrnn needs " + std::to_string(QRNN_PLUGIN_ABI_VERSION));
 }
 
 TEST(PluginErrors, DuplicateName) {
