@@ -25,7 +25,7 @@ const std::vector<std::pair<const char *, double TrainProgress::*>> &progress_su
 
 }  // namespace
 
-void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model) {
+void write_checkpoint(const std::string &path, const CheckpointInfo &info, TrainableModel &model) {
     write_hdf5_atomically(path, kCheckpointWhat, [&](H5::H5File &file) {
         h5::write_attr(file, "format", std::string(kCheckpointFormat));
         write_convention(file);
@@ -119,13 +119,13 @@ void validate_progress(const std::string &path, const CheckpointInfo &info, int6
     if (!(info.lr > 0) || !std::isfinite(info.lr)) fail(path, ": /optimizer lr ", info.lr, ": must be finite and > 0");
 }
 
-void set_params(Model &model, const std::vector<Tensor<float>> &values) {
+void set_params(TrainableModel &model, const std::vector<Tensor<float>> &values) {
     const std::vector<nn::Param> params = model.params();
     if (values.size() != params.size()) fail("set_params: ", values.size(), " tensors for ", params.size(), " parameters");
     for (size_t i = 0; i < params.size(); i++) *params[i].value = values[i];
 }
 
-std::vector<Tensor<float>> read_best_params(const std::string &path, Model &model) {
+std::vector<Tensor<float>> read_best_params(const std::string &path, TrainableModel &model) {
     H5::H5File file = open_hdf5_for_reading(path, kCheckpointWhat);
     std::vector<Tensor<float>> best;
     try {
@@ -140,7 +140,7 @@ std::vector<Tensor<float>> read_best_params(const std::string &path, Model &mode
     return best;
 }
 
-void load_checkpoint_model(const std::string &path, Model &model) {
+void load_checkpoint_model(const std::string &path, TrainableModel &model) {
     H5::H5File file = open_hdf5_for_reading(path, kCheckpointWhat);
     const bool checksummed = h5::is_checksummed(file);
     auto load = [&](const std::string &name, Tensor<float> &into) {

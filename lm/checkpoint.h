@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "lm/epoch_record.h"
-#include "lm/model.h"
+#include "lm/trainable_model.h"
 #include "nn/optimizer.h"
 
 namespace qrnn::lm {
@@ -51,15 +51,15 @@ struct CheckpointInfo {
 // before training: its parameters are loaded as any other's).
 void validate_progress(const std::string &path, const CheckpointInfo &info, int64_t batches_per_epoch, int64_t epochs);
 
-void write_checkpoint(const std::string &path, const CheckpointInfo &info, Model &model);
+void write_checkpoint(const std::string &path, const CheckpointInfo &info, TrainableModel &model);
 // Everything but the model's tensors (best_params stays empty: read_best_params). to_resume false (evaluation)
 // also reads checkpoints of the old training convention (lm/convention.h).
 CheckpointInfo read_checkpoint_info(const std::string &path, bool to_resume = true);
 // Parameters and carried state into model (shapes must match; errors name the file and dataset).
-void load_checkpoint_model(const std::string &path, Model &model);
+void load_checkpoint_model(const std::string &path, TrainableModel &model);
 // The /best parameters in model.params() order (shapes checked against model's); empty when there are none.
-std::vector<Tensor<float>> read_best_params(const std::string &path, Model &model);
+std::vector<Tensor<float>> read_best_params(const std::string &path, TrainableModel &model);
 // Copies tensors (model.params() order, as best_params) into the model's parameters.
-void set_params(Model &model, const std::vector<Tensor<float>> &values);
+void set_params(TrainableModel &model, const std::vector<Tensor<float>> &values);
 
 }  // namespace qrnn::lm

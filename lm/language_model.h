@@ -9,7 +9,7 @@
 #pragma once
 #include <memory>
 
-#include "lm/model.h"
+#include "lm/trainable_model.h"
 #include "lm/softmax_decoder.h"
 #include "nn/stack.h"
 
@@ -22,7 +22,7 @@ struct LmShape {
     bool tie_weights = false;
 };
 
-class LanguageModel : public Model {
+class LanguageModel : public TrainableModel {
 public:
     explicit LanguageModel(const LmShape &shape);
     std::vector<nn::Param> params() override;

@@ -42,7 +42,7 @@ Vocabulary padded(const Vocabulary &v, int64_t size, const std::string &path) {
 }
 
 struct TimedModel {
-    std::unique_ptr<Model> model;
+    std::unique_ptr<TrainableModel> model;
     std::vector<nn::Param> params;
     std::unique_ptr<nn::Sgd> sgd;
     ModelStepTimes times;

@@ -48,7 +48,7 @@ int64_t batches_per_epoch(const BatchStream &train, int64_t max_batches) {
 
 // The parameters before the first update, as a step-0 checkpoint (qrnn eval reads it; as --checkpoint it starts a
 // run from them).
-void save_initial_model(const std::string &path, CheckpointInfo info, Model &model, const TrainConfig &cfg) {
+void save_initial_model(const std::string &path, CheckpointInfo info, TrainableModel &model, const TrainConfig &cfg) {
     if (info.lr <= 0) info.lr = cfg.sgd.lr;
     model.reset_state(cfg.batch, 0);
     write_checkpoint(path, info, model);
@@ -68,7 +68,7 @@ void check_language_model_memory(const TrainConfig &cfg, int64_t vocab) {
     check_run_memory(c, false, 0, shape);
 }
 
-std::unique_ptr<Model> make_language_model(const TrainConfig &cfg, int64_t vocab) {
+std::unique_ptr<TrainableModel> make_language_model(const TrainConfig &cfg, int64_t vocab) {
     check_language_model_memory(cfg, vocab);
     LmShape shape = cfg.lm;
     shape.vocab = vocab;
@@ -77,7 +77,7 @@ std::unique_ptr<Model> make_language_model(const TrainConfig &cfg, int64_t vocab
     return std::make_unique<LanguageModel>(shape);
 }
 
-double perplexity(Model &model, const BatchStream &data) {
+double perplexity(TrainableModel &model, const BatchStream &data) {
     model.set_stochastic(false);
     model.reset_state(data.batch(0).B, 0);
     double loss = 0;
@@ -90,7 +90,7 @@ double perplexity(Model &model, const BatchStream &data) {
     return std::exp(loss / static_cast<double>(targets));
 }
 
-void fit(Model &model, const BatchStream &train, const BatchStream &valid, const FitOptions &opts, CheckpointInfo &state,
+void fit(TrainableModel &model, const BatchStream &train, const BatchStream &valid, const FitOptions &opts, CheckpointInfo &state,
          std::ostream &log) {
     nn::Sgd sgd(opts.sgd);
     if (state.lr > 0) sgd.set_lr(state.lr);
@@ -208,7 +208,7 @@ CheckpointInfo starting_point(const TrainConfig &cfg, const Vocabulary &vocab, c
 
 // The model's tensors and best parameters from the checkpoint (step 0 too: a checkpoint written before training,
 // --save_initial's, holds the parameters to start from).
-void resume_model(const TrainConfig &cfg, Model &model, CheckpointInfo &start, std::ostream &log) {
+void resume_model(const TrainConfig &cfg, TrainableModel &model, CheckpointInfo &start, std::ostream &log) {
     model.reset_state(cfg.batch, 0);
     load_checkpoint_model(cfg.checkpoint, model);
     start.best_params = read_best_params(cfg.checkpoint, model);
@@ -249,7 +249,7 @@ void write_results_file(const std::string &path, TrainResults &results, const st
 }
 
 // Test perplexity on the best validation epoch's parameters (none: a checkpoint from before they were kept).
-void test_best(const TrainConfig &cfg, const LmData &data, const CheckpointInfo &start, Model &model, TrainOutcome &out,
+void test_best(const TrainConfig &cfg, const LmData &data, const CheckpointInfo &start, TrainableModel &model, TrainOutcome &out,
                TrainResults &results) {
     if (!start.best_params.empty()) set_params(model, start.best_params);
     out.test_ppl = perplexity(model, BatchStream(data.test, cfg.batch, cfg.bptt, cfg.test));
@@ -274,7 +274,7 @@ TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log) {
     const std::unique_ptr<WriterLock> lock = prepare_run_files(cfg);
     CheckpointInfo start = starting_point(cfg, data.vocab, train);
     const bool resuming = !cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint);
-    std::unique_ptr<Model> model = make_language_model(cfg, data.vocab.size());
+    std::unique_ptr<TrainableModel> model = make_language_model(cfg, data.vocab.size());
     int64_t n_params = 0;
     for (auto &p : model->params()) n_params += static_cast<int64_t>(p.value->size());
     if (resuming) {

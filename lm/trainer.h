@@ -1,6 +1,6 @@
 // The training loop of `qrnn train`: truncated BPTT over the batches of a corpus, SGD with clipping, L2 and
 // plateau decay of the learning rate, per-epoch validation, a progress line, checkpoints to resume from
-// (bit-identically) and a results file. The loop (fit) trains any lm::Model; train_language_model builds
+// (bit-identically) and a results file. The loop (fit) trains any lm::TrainableModel; train_language_model builds
 // the word-level LM of a TrainConfig around it.
 #pragma once
 #include <limits>
@@ -24,9 +24,9 @@ struct TrainOutcome {
 // Throws qrnn::Error "<config>: needs about X GiB, above the memory limit" (runtime/memory_guard.h) when the model
 // with its embedding, decoder and logits would not fit; make_language_model checks it first.
 void check_language_model_memory(const TrainConfig &cfg, int64_t vocab);
-std::unique_ptr<Model> make_language_model(const TrainConfig &cfg, int64_t vocab);
+std::unique_ptr<TrainableModel> make_language_model(const TrainConfig &cfg, int64_t vocab);
 // Perplexity of the model over the whole stream (masks off, state from zeros).
-double perplexity(Model &model, const BatchStream &data);
+double perplexity(TrainableModel &model, const BatchStream &data);
 
 // Trains cfg's language model (resuming from cfg.checkpoint when the file exists); progress on log.
 TrainOutcome train_language_model(const TrainConfig &cfg, std::ostream &log);
@@ -43,7 +43,7 @@ struct FitOptions {
 // Trains model from `state`: a fresh one (identity, config and vocab to write into checkpoints, the plateau
 // settings), or one read from a checkpoint whose model tensors (and best_params) are already loaded. Leaves in
 // `state` the progress (every epoch's record) and the parameters of the best validation epoch (best_params).
-void fit(Model &model, const BatchStream &train, const BatchStream &valid, const FitOptions &opts, CheckpointInfo &state,
+void fit(TrainableModel &model, const BatchStream &train, const BatchStream &valid, const FitOptions &opts, CheckpointInfo &state,
          std::ostream &log);
 
 }  // namespace qrnn::lm

@@ -234,7 +234,7 @@ TEST(Fuzz, TrainingCheckpoints) {
     cfg.lm.stack.input = 4, cfg.lm.stack.hidden = 4, cfg.lm.stack.layers = 1, cfg.lm.stack.window = 2;
     cfg.batch = 2, cfg.bptt = 3, cfg.train = "t.txt", cfg.valid = "v.txt";
     const std::vector<std::string> words{"a", "b", "c", lm::kEos, lm::kUnk};
-    std::unique_ptr<lm::Model> model = lm::make_language_model(cfg, static_cast<int64_t>(words.size()));
+    std::unique_ptr<lm::TrainableModel> model = lm::make_language_model(cfg, static_cast<int64_t>(words.size()));
     model->reset_state(cfg.batch, 0);
     lm::CheckpointInfo info;
     info.identity = lm::identity(cfg), info.config = lm::config_text(cfg), info.vocab = words, info.lr = 20;

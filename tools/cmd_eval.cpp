@@ -42,7 +42,7 @@ int eval_command(const std::vector<std::string> &args) {
     const lm::Vocabulary vocab = lm::Vocabulary::from_words(info.vocab);
     const std::vector<int32_t> tokens = lm::read_tokens(data, vocab);  // before compiling the model
     const lm::BatchStream stream(tokens, batch, cfg.bptt, data);
-    std::unique_ptr<lm::Model> model = lm::make_language_model(cfg, vocab.size());
+    std::unique_ptr<lm::TrainableModel> model = lm::make_language_model(cfg, vocab.size());
     model->reset_state(cfg.batch, 0);
     lm::load_checkpoint_model(path, *model);
     const std::vector<Tensor<float>> best = which == "best" ? lm::read_best_params(path, *model) : std::vector<Tensor<float>>{};

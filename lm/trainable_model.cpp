@@ -1,10 +1,10 @@
-#include "lm/model.h"
+#include "lm/trainable_model.h"
 
 #include <algorithm>
 
 namespace qrnn::lm {
 
-void Model::zero_grads() {
+void TrainableModel::zero_grads() {
     for (auto &p : params()) std::fill(p.grad->data.begin(), p.grad->data.end(), 0.0f);
 }
 

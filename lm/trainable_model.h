@@ -17,9 +17,9 @@ struct StepResult {
     double softmax_ms = 0;  // output layer and loss, forward + backward
 };
 
-class Model {
+class TrainableModel {
 public:
-    virtual ~Model() = default;
+    virtual ~TrainableModel() = default;
     virtual std::vector<nn::Param> params() = 0;  // every trainable parameter with its gradient, stable order
     void zero_grads();
     virtual void set_stochastic(bool on) = 0;     // dropout and zoneout masks on (training) or off
