@@ -92,8 +92,10 @@ struct CnnPipelines {
     std::mutex mutex;
 };
 CnnPipelines &pipelines() {
-    return *pipeline_cache().get<CnnPipelines>(get_jit_target_from_environment().to_string(),
-                                               [] { return std::make_shared<CnnPipelines>(); });
+    // The environment's target is fixed for the process: looked up once, then a reference into the cache.
+    static CnnPipelines &p = *pipeline_cache().get<CnnPipelines>(get_jit_target_from_environment().to_string(),
+                                                                 [] { return std::make_shared<CnnPipelines>(); });
+    return p;
 }
 
 class CnnModel : public Model {

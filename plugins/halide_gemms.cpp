@@ -105,8 +105,11 @@ struct Compiled {
 };
 
 Compiled &compiled() {
-    return *pipeline_cache().get<Compiled>(get_jit_target_from_environment().to_string(),
-                                           [] { return std::make_shared<Compiled>(); });
+    // The environment's target is fixed for the process: looked up once (gemm_tile() is called per call of a
+    // layer), then a reference into the cache.
+    static Compiled &c = *pipeline_cache().get<Compiled>(get_jit_target_from_environment().to_string(),
+                                                         [] { return std::make_shared<Compiled>(); });
+    return c;
 }
 }  // namespace
 

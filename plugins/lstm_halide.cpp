@@ -58,8 +58,18 @@ CompiledLstmStep::CompiledLstmStep(bool save_gates)
 }
 
 CompiledLstmStep &compiled_lstm_step(bool save_gates) {
-    const std::string key = get_jit_target_from_environment().to_string() + (save_gates ? "|saving" : "|plain");
-    return *pipeline_cache().get<CompiledLstmStep>(key, [&] { return std::make_shared<CompiledLstmStep>(save_gates); });
+    auto get = [](bool saving) -> CompiledLstmStep & {
+        const std::string key = get_jit_target_from_environment().to_string() + (saving ? "|saving" : "|plain");
+        return *pipeline_cache().get<CompiledLstmStep>(key, [&] { return std::make_shared<CompiledLstmStep>(saving); });
+    };
+    // The environment's target is fixed for the process: each looked up (and compiled) once, when first asked for,
+    // then a reference into the cache.
+    if (save_gates) {
+        static CompiledLstmStep &saving = get(true);
+        return saving;
+    }
+    static CompiledLstmStep &plain = get(false);
+    return plain;
 }
 
 Tensor<float> &pack_recurrent_into(const Tensor<float> &w, int64_t width, int64_t m_pad, Tensor<float> &dst) {
