@@ -15,10 +15,10 @@
 #include "schedules/cpu_target.h"
 #include "sweep/sweep_spec.h"
 #include "tools/command.h"
-#include "tools/gemm_autotune.h"
+#include "bench/gemm_autotune.h"
 #include "tools/options.h"
 #include "tools/progress_bar.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace po = boost::program_options;
 
@@ -39,7 +39,7 @@ void progress(const std::string &prefix, int done, int total_trials, double elap
                   best ? "best " + fixed(best->median_ms, 3) + " ms " + best->schedule : "");
 }
 
-// --gemm: the GEMM core's knobs (tools/gemm_autotune.h) at the LM's B=20 T=105 unless --seq/--batch are given.
+// --gemm: the GEMM core's knobs (bench/gemm_autotune.h) at the LM's B=20 T=105 unless --seq/--batch are given.
 int autotune_gemm(const po::variables_map &vm) {
     GemmAutotuneOptions o;
     o.target = parse_target(vm["target"].as<std::string>());

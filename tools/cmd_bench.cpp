@@ -1,14 +1,14 @@
 // `qrnn bench`: how close the schedules come to this machine's limits, each figure a ratio of medians
 // measured side by side (alternating runs) in one process. Not a test: timing never decides pass/fail.
-// References are the best this machine offers for the target (tools/sgemm_references.h), never an ISA it lacks;
+// References are the best this machine offers for the target (bench/sgemm_references.h), never an ISA it lacks;
 // `--target x86-64-linux-avx-avx2-fma-f16c` measures the AVX2 path on any newer CPU, references held to AVX2.
-// The sections: tools/bench_sections.cpp; the rows: tools/bench_report.h.
+// The sections: bench/bench_sections.cpp; the rows: bench/bench_report.h.
 #include <iostream>
 
 #include "core/error.h"
 #include "schedules/cpu_target.h"
-#include "tools/bench_clock.h"
-#include "tools/bench_report.h"
+#include "bench/bench_clock.h"
+#include "bench/bench_report.h"
 #include "tools/command.h"
 #include "tools/options.h"
 

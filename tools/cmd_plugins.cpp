@@ -5,7 +5,7 @@
 #include "plugins/registry.h"
 #include "tools/command.h"
 #include "tools/options.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace po = boost::program_options;
 

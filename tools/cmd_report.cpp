@@ -13,10 +13,10 @@
 #include "plugins/model.h"
 #include "sweep/speedup_grid.h"
 #include "tools/command.h"
-#include "tools/lm_report.h"
+#include "report/lm_report.h"
 #include "tools/options.h"
-#include "tools/seq_report.h"
-#include "tools/table.h"
+#include "report/seq_report.h"
+#include "report/table.h"
 
 namespace po = boost::program_options;
 

@@ -8,7 +8,7 @@
 #include "runtime/memory_guard.h"
 #include "tools/command.h"
 #include "tools/options.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace po = boost::program_options;
 

@@ -6,7 +6,7 @@
 #include "schedules/tuning_db.h"
 #include "tools/command.h"
 #include "tools/options.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace po = boost::program_options;
 

@@ -10,7 +10,7 @@
 #include "tools/command.h"
 #include "tools/options.h"
 #include "tools/sweep_slurm.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace fs = std::filesystem;
 namespace po = boost::program_options;

@@ -6,7 +6,7 @@
 
 #include "lm/step_timing.h"
 #include "tools/command.h"
-#include "tools/lm_report.h"
+#include "report/lm_report.h"
 #include "tools/options.h"
 
 namespace po = boost::program_options;

@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "sweep/run_spec.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace qrnn::cli {
 

@@ -1,5 +1,5 @@
 // Grouping the training runs of a sweep results file into settings (runs that differ only in `seed`), and the
-// statistics the training reports print per setting (tools/lm_sweep_report.cpp, tools/seq_sweep_report.cpp).
+// statistics the training reports print per setting (report/lm_sweep_report.cpp, report/seq_sweep_report.cpp).
 #pragma once
 #include <map>
 #include <string>

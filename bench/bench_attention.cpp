@@ -1,11 +1,11 @@
-#include "tools/bench_attention.h"
+#include "bench/bench_attention.h"
 
 #include <cmath>
 
 #include "runtime/compiled_attention.h"
-#include "tools/bench_operands.h"
-#include "tools/onednn_row_ops.h"
-#include "tools/sgemm_references.h"
+#include "bench/bench_operands.h"
+#include "bench/onednn_row_ops.h"
+#include "bench/sgemm_references.h"
 
 namespace qrnn::bench {
 

@@ -1,4 +1,4 @@
-#include "tools/sgemm_references.h"
+#include "bench/sgemm_references.h"
 
 #include <dlfcn.h>
 #include <oneapi/dnnl/dnnl.h>

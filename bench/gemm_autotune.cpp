@@ -1,4 +1,4 @@
-#include "tools/gemm_autotune.h"
+#include "bench/gemm_autotune.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,11 +12,11 @@
 #include "schedules/cpu_target.h"
 #include "schedules/gemm_tuning.h"
 #include "schedules/tuning_db.h"
-#include "tools/bench_kernels.h"
+#include "bench/bench_kernels.h"
 #include "tools/command.h"
 #include "tools/progress_bar.h"
-#include "tools/sgemm_references.h"
-#include "tools/table.h"
+#include "bench/sgemm_references.h"
+#include "report/table.h"
 
 namespace qrnn::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/table.h"
+#include "report/table.h"
 
 #include <cstdio>
 #include <iomanip>

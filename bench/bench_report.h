@@ -1,5 +1,5 @@
 // The report of `qrnn bench` (tools/cmd_bench.cpp): the settings every section reads, the sgemm references, the
-// triad every floor uses, and the rows (a table and JSON). Each section (tools/bench_sections.cpp) times our
+// triad every floor uses, and the rows (a table and JSON). Each section (bench/bench_sections.cpp) times our
 // kernels against this machine's references in one process, side by side, and adds its ratios as rows.
 #pragma once
 #include <Halide.h>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/bench_kernels.h"
-#include "tools/sgemm_references.h"
-#include "tools/table.h"
+#include "bench/bench_kernels.h"
+#include "bench/sgemm_references.h"
+#include "report/table.h"
 
 namespace qrnn::cli {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tools/lm_report.h"
+#include "report/lm_report.h"
 #include "tools/sweep_settings.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace qrnn::cli {
 namespace {
@@ -75,7 +75,7 @@ bool print_training_sweep(const sweep::ResultTable &r, std::ostream &os) {
     std::vector<Setting> settings;
     std::vector<std::vector<double>> train(r.rows()), valid(r.rows());
     for (size_t i = 0; i < r.rows(); i++) {
-        if (training_task(r, i) != "lm") continue;  // a synthetic task (tools/seq_sweep_report.cpp)
+        if (training_task(r, i) != "lm") continue;  // a synthetic task (report/seq_sweep_report.cpp)
         const bool trained = !r.str(i, "val_ppl_curve").empty();
         if (!trained && r.str(i, "status") == "ok") continue;  // a timing run
         const double best = r.num(i, "best_val_ppl"), uni = r.num(i, "unigram_val_ppl");

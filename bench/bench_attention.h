@@ -9,7 +9,7 @@
 //            5 dalpha   per b: C[T][S] = dk_b[T][m] e_b^T[m][S]
 //            6 dc += dscore e per b: C[T][m] = dscore_b[T][S] e_b[S][m]
 //            7 de       per b: C[S][m] = [alpha^T dscore^T]_b[S][2T] [dk; c]_b[2T][m]
-// and oneDNN's primitives (tools/onednn_row_ops.h) on the passes that are not GEMMs:
+// and oneDNN's primitives (bench/onednn_row_ops.h) on the passes that are not GEMMs:
 //   forward  0 softmax over s of GEMM 0's scores (every source position valid: lengths = S)
 //            1 out = o * mixed
 //   backward 2 dmixed = dout * o and dgate_o = dout * mixed

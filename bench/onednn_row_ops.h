@@ -1,5 +1,5 @@
 // oneDNN's primitives for the passes of a pipeline that are not GEMMs, as benchmark references beside the best
-// sgemm (tools/sgemm_references.h): softmax along the rows of a row-major [rows][cols] f32 matrix and its
+// sgemm (bench/sgemm_references.h): softmax along the rows of a row-major [rows][cols] f32 matrix and its
 // backward, and the element-wise product of two f32 arrays. Each primitive is made once for its shape and held to
 // the target's ISA like dnnl_sgemm (DNNL_MAX_CPU_ISA, runtime/cpu_info.h). Its calls run on oneDNN's OpenMP
 // threads, or with `calling_thread` on the calling thread alone: `qrnn` runs OpenMP passive (runtime/timing.h),

@@ -1,10 +1,10 @@
-#include "tools/seq_report.h"
+#include "report/seq_report.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "lm/seq_results.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace qrnn::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/onednn_row_ops.h"
+#include "bench/onednn_row_ops.h"
 
 #include <dlfcn.h>
 

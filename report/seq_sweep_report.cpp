@@ -2,10 +2,10 @@
 // each setting's mean and spread of its best held-out accuracy over the seeds, and the mean accuracy curves.
 #include <algorithm>
 
-#include "tools/lm_report.h"
-#include "tools/seq_report.h"
+#include "report/lm_report.h"
+#include "report/seq_report.h"
 #include "tools/sweep_settings.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace qrnn::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/bench_arch.h"
+#include "bench/bench_arch.h"
 
 #include <cmath>
 #include <deque>

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "runtime/timing.h"
-#include "tools/lm_report.h"
-#include "tools/table.h"
+#include "report/lm_report.h"
+#include "report/table.h"
 
 namespace qrnn::cli {
 namespace {

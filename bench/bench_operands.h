@@ -1,4 +1,4 @@
-// Seeded operands of the benchmark kernels (tools/bench_*.cpp): value i of a fill is uniform in [-bound, bound],
+// Seeded operands of the benchmark kernels (bench/bench_*.cpp): value i of a fill is uniform in [-bound, bound],
 // from stream_key(seed, stream); the same values on every machine and run.
 #pragma once
 #include <cstdint>

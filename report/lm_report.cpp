@@ -1,10 +1,10 @@
-#include "tools/lm_report.h"
+#include "report/lm_report.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "lm/train_results.h"
-#include "tools/table.h"
+#include "report/table.h"
 
 namespace qrnn::cli {
 

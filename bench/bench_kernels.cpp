@@ -1,4 +1,4 @@
-#include "tools/bench_kernels.h"
+#include "bench/bench_kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,9 +12,9 @@
 #include "schedules/cpu_common.h"
 #include "schedules/gemm_core.h"
 #include "schedules/training_schedule.h"
-#include "tools/bench_clock.h"
-#include "tools/bench_operands.h"
-#include "tools/sgemm_references.h"
+#include "bench/bench_clock.h"
+#include "bench/bench_operands.h"
+#include "bench/sgemm_references.h"
 
 namespace qrnn::bench {
 using namespace Halide;

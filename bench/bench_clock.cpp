@@ -1,4 +1,4 @@
-#include "tools/bench_clock.h"
+#include "bench/bench_clock.h"
 
 #include <dlfcn.h>
 

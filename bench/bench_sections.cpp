@@ -1,4 +1,4 @@
-// The sections of `qrnn bench` (tools/bench_report.h): each times our kernels against this machine's best
+// The sections of `qrnn bench` (bench/bench_report.h): each times our kernels against this machine's best
 // references on the same work, side by side in one process, and adds its ratios as rows.
 #include <algorithm>
 #include <array>
@@ -11,10 +11,10 @@
 #include "runtime/timing.h"
 #include "schedules/gemm_tuning.h"
 #include "schedules/tuning_db.h"
-#include "tools/bench_arch.h"
-#include "tools/bench_attention.h"
-#include "tools/bench_decoder.h"
-#include "tools/bench_report.h"
+#include "bench/bench_arch.h"
+#include "bench/bench_attention.h"
+#include "bench/bench_decoder.h"
+#include "bench/bench_report.h"
 #include "tools/options.h"
 
 namespace qrnn::cli {
@@ -275,7 +275,7 @@ void BenchReport::decoder() {
 }
 
 void BenchReport::attention() {
-    // Each whole attention pipeline against two references (tools/bench_attention.h), over 3x the rounds as
+    // Each whole attention pipeline against two references (bench/bench_attention.h), over 3x the rounds as
     // the backward GEMMs, each ratio the median over rounds of the ratio within a round, with its quartiles:
     //  - the floor (bar 0.80, as the layer's floor): its GEMMs alone, each in the best sgemm and timed apart;
     //  - the same work (bar 0.90, as every GEMM): its steps in order as one call, the fastest of the chains
@@ -352,7 +352,7 @@ void BenchReport::attention() {
 }
 
 void BenchReport::arch() {
-    // Each architecture's nn::Layer against the plain layer doing the same arithmetic (tools/bench_arch.h),
+    // Each architecture's nn::Layer against the plain layer doing the same arithmetic (bench/bench_arch.h),
     // forward and training step, every side timed in the same rounds.
     for (const LayerShape &s : bench_arch_shapes(quick)) {
         bench::ArchBench arch = bench::arch_bench(pooling.name, s, target_text);

@@ -14,7 +14,7 @@
 namespace qrnn::bench {
 
 // Conv GEMM of one layer shape, run by Halide (the tuned schedule's GEMM, compiled for `target` with its
-// target-aware defaults) or by a reference sgemm (tools/sgemm_references.h) on the same M = T*B, N = G*m,
+// target-aware defaults) or by a reference sgemm (bench/sgemm_references.h) on the same M = T*B, N = G*m,
 // K = n*k problem (im2col built once, outside the timing).
 class ConvGemm {
 public:

@@ -10,7 +10,7 @@
 namespace qrnn::cli {
 
 void print_seq_results(const std::vector<std::string> &paths, std::ostream &os);
-// The synthetic-task runs of a sweep results file (train.task reverse | sort | classify; tools/seq_sweep_report.cpp):
+// The synthetic-task runs of a sweep results file (train.task reverse | sort | classify; report/seq_sweep_report.cpp):
 // every run, each setting's best held-out accuracy over its seeds, the mean accuracy curves; false if none.
 bool print_seq_task_sweep(const sweep::ResultTable &t, std::ostream &os);
 

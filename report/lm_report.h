@@ -22,12 +22,12 @@ void print_curves(const std::vector<std::string> &names, const std::vector<std::
 std::vector<double> parse_curve(const std::string &text);  // "1.5,2" -> {1.5, 2}
 
 void print_training_results(const std::vector<std::string> &paths, std::ostream &os);
-// The training runs of a sweep results file (tools/lm_sweep_report.cpp): every run (with its seed, best epoch and
+// The training runs of a sweep results file (report/lm_sweep_report.cpp): every run (with its seed, best epoch and
 // time), each setting's mean and spread over its seeds (runs that differ only in `seed`), the mean learning curves
 // per setting and every run's validation curve; false when the file has no training runs.
 bool print_training_sweep(const sweep::ResultTable &t, std::ostream &os);
 
-// Step timings of `qrnn train-speed` (lm/step_timing.h; tools/lm_speed_report.cpp): the per-batch breakdown
+// Step timings of `qrnn train-speed` (lm/step_timing.h; report/lm_speed_report.cpp): the per-batch breakdown
 // (medians), stacked text bars beside the paper's Fig. 4 left (read from paper_csv; "" or a missing file: no
 // paper columns), the ratios to the QRNN, ours and the paper's, and the speed targets.
 void print_step_timings(const lm::StepTimings &t, const std::string &path, const std::string &paper_csv, std::ostream &os);

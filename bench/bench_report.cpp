@@ -1,5 +1,5 @@
-// `qrnn bench`'s rows (tools/bench_report.h).
-#include "tools/bench_report.h"
+// `qrnn bench`'s rows (bench/bench_report.h).
+#include "bench/bench_report.h"
 
 #include <cmath>
 #include <fstream>

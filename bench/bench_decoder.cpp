@@ -1,10 +1,10 @@
-#include "tools/bench_decoder.h"
+#include "bench/bench_decoder.h"
 
 #include <cmath>
 
 #include "lm/softmax_decoder.h"
-#include "tools/bench_operands.h"
-#include "tools/sgemm_references.h"
+#include "bench/bench_operands.h"
+#include "bench/sgemm_references.h"
 
 namespace qrnn::bench {
 
