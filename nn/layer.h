@@ -68,7 +68,8 @@ public:
 };
 
 // Trainable layers by model name ("qrnn", "lstm-onednn", "lstm-halide", "cnn", ...): layer `index` of the stack
-// that cfg describes (its input width is cfg.layer_input(index)). Models register a factory next to their plugin.
+// that cfg describes (its input width is cfg.layer_input(index)). A model's record registers its factory
+// (ModelPlugin::layer, plugins/model.h).
 using LayerFactory = std::function<std::unique_ptr<Layer>(const ModelConfig &cfg, int64_t index)>;
 void register_layer_factory(const std::string &model, LayerFactory factory);
 bool has_layer_factory(const std::string &model);  // a layer or a stack factory

@@ -1,7 +1,7 @@
 // `qrnn run --pass training` for any model with trainable layers (nn/layer.h factories): the timed step is
 // a forward that records tapes plus the backward of loss = sum(dh * h) with a seeded dh (gradients of every
 // parameter, of the input and of the initial state). --verify compares every gradient with the model's
-// double reference (a TrainingVerifier registered next to the model); --dump writes them too.
+// double reference (the verifier of its ModelPlugin record); --dump writes them too.
 #pragma once
 #include "nn/stack.h"
 #include "plugins/model.h"
