@@ -126,7 +126,7 @@ std::vector<TrainKey> make_keys() {
         int_key("checkpoint_every", "also checkpoint every this many batches (0: epoch ends only)", true,
                 FIELD(c.checkpoint_every), 0, kMaxCount),
         num_key("log_seconds", "progress line at most this often (seconds)", true, FIELD(c.log_seconds)),
-        // The synthetic sequence tasks (lm/seq_trainer.h); resumable = outside the identity, which only task lm's
+        // The synthetic sequence tasks (tasks/seq_trainer.h); resumable = outside the identity, which only task lm's
         // checkpoints use (so its checkpoints resume across this addition).
         choice_key("task", "lm (language model), reverse, sort (encoder-decoder), classify (sequence classifier)",
                    FIELD(c.seq.task), {"lm", "reverse", "sort", "classify"}),

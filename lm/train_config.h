@@ -12,7 +12,7 @@
 
 namespace qrnn::lm {
 
-// The keys of the synthetic sequence tasks (`task: reverse | sort | classify`, lm/seq_trainer.h); task lm ignores
+// The keys of the synthetic sequence tasks (`task: reverse | sort | classify`, tasks/seq_trainer.h); task lm ignores
 // them but `attention`, which asks for an encoder-decoder.
 struct SeqTaskKeys {
     std::string task = "lm";

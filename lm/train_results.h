@@ -27,7 +27,7 @@ void write_train_results(const std::string &path, const TrainResults &results);
 TrainResults read_train_results(const std::string &path);  // throws qrnn::Error if not such a file
 bool is_train_results(const std::string &path);             // an HDF5 file with format qrnn-lm-results
 
-// Shared by the results files of `qrnn train` (this one; lm/seq_results.h): `format` and the other attributes on
+// Shared by the results files of `qrnn train` (this one; tasks/seq_results.h): `format` and the other attributes on
 // / (h5::require_format checks it), per-epoch records as /epochs/<field> series (lm/epoch_record.h). `path` and
 // `what` name the file in errors.
 bool has_results_format(const std::string &path, const char *format, const char *what);

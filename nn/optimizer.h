@@ -1,7 +1,7 @@
 // Optimizers for trainable parameters (nn::Param), with PyTorch's conventions (docs/training.md, "One optimizer
 // step"): SGD as torch.optim.SGD with weight_decay after torch.nn.utils.clip_grad_norm_ (the language model of
 // `qrnn train`, with a learning rate that decays when the validation loss stops improving), and AdamW as
-// torch.optim.AdamW after the same clipping (the synthetic sequence tasks, lm/seq_trainer.h).
+// torch.optim.AdamW after the same clipping (the synthetic sequence tasks, tasks/seq_trainer.h).
 //
 // Every step takes a grad_scale: the gradient the optimizer uses is grad_scale * Param::grad. The language
 // model accumulates the gradient of its summed loss and passes 1 / (target tokens): the gradient of the mean.
@@ -51,7 +51,7 @@ struct AdamOptions {
     void validate() const;      // throws qrnn::Error naming the bad option and value
 };
 
-// Adam's whole state: the step count and the two moments of every parameter (checkpointed: lm/seq_checkpoint.h).
+// Adam's whole state: the step count and the two moments of every parameter (checkpointed: tasks/seq_checkpoint.h).
 struct AdamState {
     int64_t t = 0;
     std::vector<std::vector<float>> m, v;  // one per parameter, in the order given to step(); empty before it

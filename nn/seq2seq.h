@@ -1,6 +1,6 @@
 // Sequence-to-sequence on tokens over the encoder-decoder (nn/encoder_decoder.h), for the synthetic
 // transduction tasks (nn/seq_tasks.h: reverse or sort a token sequence; trained by `qrnn train --task
-// reverse|sort`, lm/seq_trainer.h):
+// reverse|sort`, tasks/seq_trainer.h):
 //   tokens: 0..vocab-1 content, BOS = vocab, EOS = vocab + 1 (symbols = vocab + 2); inputs are one-hot (the
 //   first layer's conv weights act as the embedding), outputs a softmax over the symbols from out_t:
 //   logits = out_t W_out + b_out, loss = mean cross-entropy over the target tokens (transformed source, EOS).

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lm/seq_results.h"
+#include "tasks/seq_results.h"
 #include "report/table.h"
 
 namespace qrnn::cli {

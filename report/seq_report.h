@@ -1,5 +1,5 @@
 // `qrnn report` for the synthetic sequence tasks: the held-out accuracy curves of `qrnn train --task reverse |
-// sort | classify` results files (lm/seq_results.h) side by side, and each file's attention heatmap as text.
+// sort | classify` results files (tasks/seq_results.h) side by side, and each file's attention heatmap as text.
 #pragma once
 #include <ostream>
 #include <string>

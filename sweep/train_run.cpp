@@ -1,7 +1,7 @@
 #include "sweep/train_run.h"
 
 #include "lm/run_files.h"
-#include "lm/seq_trainer.h"
+#include "tasks/seq_trainer.h"
 #include "lm/trainer.h"
 #include "core/error.h"
 

@@ -1,5 +1,5 @@
 // A sweep run with "train.*" keys trains instead of timing a pass: a language model (lm/trainer.h), or with
-// train.task reverse | sort | classify a model on a synthetic sequence task (lm/seq_trainer.h; the task's
+// train.task reverse | sort | classify a model on a synthetic sequence task (tasks/seq_trainer.h; the task's
 // defaults first). The run's model fields give the stack (model, pooling, window, input = embedding size,
 // hidden, layers, zoneout, dropout, seed, schedule, target), batch the batch, seq the BPTT length (task lm
 // only: a synthetic task's lengths are train.min_len..max_len), the train.* keys the rest (data, epochs, lr,

@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "lm/checkpoint.h"
 #include "lm/corpus.h"
-#include "lm/seq_trainer.h"
+#include "tasks/seq_trainer.h"
 #include "lm/trainer.h"
 #include "runtime/hdf5_dump.h"
 #include "schedules/tuning_db.h"

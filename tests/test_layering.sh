@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Layering: includes run one way, from a directory to the same or a lower layer, never up:
-#   core <- schedules <- runtime <- reference <- nn <- plugins <- lm <- harness <- sweep <- tools, bench, report, gpu
+#   core <- schedules <- runtime <- reference <- nn <- plugins <- lm <- tasks <- harness <- sweep <- tools, bench, report, gpu
 # (tests/ may include anything). A `#include "DIR/..."` of a higher layer fails the test with one line per
 # offending include (file:line: LAYER includes HIGHER). Before checking the repository, the check runs on a
 # scratch tree holding one deliberate back-arrow and must fail there, so it cannot silently pass.
 # Usage: tests/test_layering.sh [SOURCE_DIR]   (default: $QRNN_SOURCE_DIR, else the repository of this script)
 set -u
 
-layers=(core schedules runtime reference nn plugins lm harness sweep tools)  # tools, bench, report and gpu: one top layer
+layers=(core schedules runtime reference nn plugins lm tasks harness sweep tools)  # tools, bench, report and gpu: one top layer
 
 # Prints every upward include under $1 (file:line: FROM includes TO (a higher layer)); exit status 1 if any.
 check_tree() {

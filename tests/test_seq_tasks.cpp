@@ -1,5 +1,5 @@
-// The synthetic sequence tasks of `qrnn train --task reverse|sort|classify` (nn/seq_tasks.h, lm/seq_classifier.h,
-// lm/seq_trainer.h): seeded generators are reproducible and correct (labels, balance, sorting), the classifier's
+// The synthetic sequence tasks of `qrnn train --task reverse|sort|classify` (nn/seq_tasks.h, tasks/seq_classifier.h,
+// tasks/seq_trainer.h): seeded generators are reproducible and correct (labels, balance, sorting), the classifier's
 // gradients (embedding, stack, pooling, output layer) match finite differences with variable lengths, a run is
 // reproducible from its seed, the results hold curves and the attention heatmap, a run killed (SIGKILL) and
 // resumed from its checkpoint ends bit-identical to an uninterrupted one, bad input is a one-line error with exit code 2. (Training through the CLI, `qrnn report` and the notebook: tests/test_notebook_seq.py.)
@@ -15,9 +15,9 @@
 
 #include "core/error.h"
 #include "lm/h5io.h"
-#include "lm/seq_checkpoint.h"
-#include "lm/seq_classifier.h"
-#include "lm/seq_trainer.h"
+#include "tasks/seq_checkpoint.h"
+#include "tasks/seq_classifier.h"
+#include "tasks/seq_trainer.h"
 #include "nn/seq2seq.h"
 #include "tests/support/cli.h"
 

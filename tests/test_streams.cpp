@@ -8,7 +8,7 @@
 
 #include "core/streams.h"
 #include "lm/language_model.h"
-#include "lm/seq_classifier.h"
+#include "tasks/seq_classifier.h"
 #include "nn/seq2seq.h"
 #include "nn/seq_tasks.h"
 #include "runtime/encdec_config.h"

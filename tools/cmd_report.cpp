@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/error.h"
-#include "lm/seq_results.h"
+#include "tasks/seq_results.h"
 #include "lm/train_results.h"
 #include "plugins/model.h"
 #include "sweep/speedup_grid.h"

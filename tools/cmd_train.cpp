@@ -1,11 +1,11 @@
 // `qrnn train [CONFIG.yaml] [--KEY VALUE ...]`: train a word-level language model (lm/trainer.h; task lm) or a
-// model on a synthetic sequence task (lm/seq_trainer.h; task reverse, sort, classify); every key of the config
+// model on a synthetic sequence task (tasks/seq_trainer.h; task reverse, sort, classify); every key of the config
 // file is also an option, which overrides the file. A task's defaults come first, then the file, then options.
 #include <cmath>
 #include <iostream>
 
 #include "core/error.h"
-#include "lm/seq_trainer.h"
+#include "tasks/seq_trainer.h"
 #include "lm/trainer.h"
 #include "tools/command.h"
 #include "tools/options.h"

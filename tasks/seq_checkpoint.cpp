@@ -1,4 +1,4 @@
-#include "lm/seq_checkpoint.h"
+#include "tasks/seq_checkpoint.h"
 
 #include <cmath>
 

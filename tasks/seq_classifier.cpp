@@ -1,4 +1,4 @@
-#include "lm/seq_classifier.h"
+#include "tasks/seq_classifier.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "lm/seq_trainer.h"
+#include "tasks/seq_trainer.h"
 
 #include <chrono>
 #include <cmath>
@@ -9,8 +9,8 @@
 
 #include "core/error.h"
 #include "lm/run_files.h"
-#include "lm/seq_checkpoint.h"
-#include "lm/seq_classifier.h"
+#include "tasks/seq_checkpoint.h"
+#include "tasks/seq_classifier.h"
 #include "nn/optimizer.h"
 #include "nn/seq2seq.h"
 #include "runtime/machine_info.h"

@@ -1,4 +1,4 @@
-// A sequence classifier for `qrnn train --task classify` (lm/seq_trainer.h): embedding -> a stack of any
+// A sequence classifier for `qrnn train --task classify` (tasks/seq_trainer.h): embedding -> a stack of any
 // trainable model (nn::LayerStack: qrnn, qrnn-dense, qrnn-bidir, qrnn-bidir-sum, qrnn-varlen, lstm-*, cnn)
 // -> pooling over each sequence's real steps (mean, or the output at its last step) -> linear -> softmax
 // cross-entropy (lm::SoftmaxDecoder), mean over the batch.

@@ -1,4 +1,4 @@
-#include "lm/seq_results.h"
+#include "tasks/seq_results.h"
 
 #include "core/error.h"
 #include "runtime/atomic_file.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "lm/seq_results.h"
+#include "tasks/seq_results.h"
 #include "nn/optimizer.h"
 
 namespace qrnn::lm {
