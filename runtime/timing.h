@@ -15,7 +15,7 @@ struct Timing {
 
 Timing time_runs(const std::function<void()> &run, int warmup, int repeats);
 
-std::string utc_now_iso();  // ISO 8601 UTC, e.g. 2026-11-22T01:23:45Z
+std::string utc_now_iso();  // ISO 8601 in UTC: YYYY-MM-DDThh:mm:ssZ
 
 // oneDNN (lstm-onednn) runs on OpenMP, whose threads spin-wait by default: on a shared machine a spinning
 // thread holds a core while the one it waits for is descheduled, and an LSTM forward took 2.6 s instead of

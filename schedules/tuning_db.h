@@ -1,6 +1,6 @@
 // The tuning database: every autotuning trial, one JSON object per line (JSON lines), appended and flushed
 // as it is measured so nothing is lost on Ctrl-C or a crash. Format (docs/schedules.md):
-//   {"version":1,"time":"2026-11-22T02:10:00Z","cpu":"AMD EPYC (AuthenticAMD 26/2/1)","pooling":"fo","target":"x86-64-linux-avx512...",
+//   {"version":1,"time":"YYYY-MM-DDThh:mm:ssZ","cpu":"AMD EPYC (AuthenticAMD 26/2/1)","pooling":"fo","target":"x86-64-linux-avx512...",
 //    "shape":{"T":128,"B":16,"n":320,"m":320,"k":2},"schedule":"tuned","knobs":{"tile_t":8,...},
 //    "status":"ok","median_ms":4.21,"min_ms":4.1,"repeats":5,"rel_error":1.3e-06,"error":""}
 // Records of schedule "gemm-core" (schedules/gemm_tuning.h, `qrnn autotune --gemm`) hold the GEMM core's knobs and
