@@ -34,6 +34,7 @@ LanguageModel::LanguageModel(const LmShape &shape)
     d_embedding_ = Tensor<float>({V, n});
     decoder_grads_ = {Tensor<float>({V, m}), Tensor<float>({V})};
     tapes_ = stack_.make_tapes();
+    stack_.prepare_training();
     set_stochastic(false);
 }
 

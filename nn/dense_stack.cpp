@@ -40,12 +40,16 @@ Tensor<float> next_history_of_prefix(const Tensor<float> &history, const Tensor<
 }
 }  // namespace
 
-DenseQrnn::DenseQrnn(const ModelConfig &cfg, const Knobs &knobs) : cfg_(cfg) {
+DenseQrnn::DenseQrnn(const ModelConfig &cfg) : cfg_(cfg) {
     params_ = init_params(cfg, ref::dense_layer_inputs(cfg));
     for (auto &p : params_) grads_.push_back({Tensor<float>(p.weights.shape), Tensor<float>(p.bias.shape)});
-    training_ = compiled_training_layer(cfg.pooling_variant(), cfg.schedule, knobs, cfg.target, {}, cfg.hidden);
     inference_.resize(cfg.layers);
     scratch_.resize(cfg.layers);
+}
+
+CompiledTrainingLayer &DenseQrnn::training() {
+    if (!training_) training_ = compiled_training_layer(cfg_.pooling_variant(), cfg_.schedule, knobs_, cfg_.target, {}, cfg_.hidden);
+    return *training_;
 }
 
 LayerState<float> DenseQrnn::layer_state(const State &s, int64_t l) { return {s.at(name("history", l)), s.at(name("c", l))}; }
@@ -85,11 +89,11 @@ void DenseQrnn::forward(const Tensor<float> &x, State &state, Tensor<float> &y, 
         call.x_view = channel_slice(buffer.data.data(), T, B, W, 0, width(l));
         if (l + 1 < L) call.h_view = channel_slice(buffer.data.data(), T, B, W, width(l), m);
         if (t) {
-            training_->forward(call, t->data[l]);
+            training().forward(call, t->data[l]);
             t->states[l] = s, t->masks[l] = call.masks;
         } else {
             if (!inference_[l])
-                inference_[l] = compiled_layer(cfg_.pooling_variant(), cfg_.schedule, {}, {cfg_.seq, cfg_.batch, width(l), m, cfg_.window}, cfg_.target);
+                inference_[l] = compiled_layer(cfg_.pooling_variant(), cfg_.schedule, knobs_, {cfg_.seq, cfg_.batch, width(l), m, cfg_.window}, cfg_.target);
             inference_[l]->run(call);
         }
         s.history = next_history_of_prefix(s.history, buffer, width(l), cfg_.history_rows());
@@ -118,7 +122,7 @@ void DenseQrnn::backward(const Tape &tape, const Tensor<float> &dy, const State 
         // dh: dy for the last layer, else this layer's output slice of the gradient buffer (read in place).
         if (l + 1 < L) call.dh_view = channel_slice(d_buffer.data.data(), T, B, W, width(l), m);
         LayerGradsF &g = scratch_[l];
-        training_->backward(call, t->data[l], l + 1 < L ? h_shape : dy, dc_final, g);
+        training().backward(call, t->data[l], l + 1 < L ? h_shape : dy, dc_final, g);
         add_into(grads_[l].weights, g.dweights);
         add_into(grads_[l].bias, g.dbias);
         if (d_final) add_final_history_grad(d_final->at(name("history", l)), cfg_.history_rows(), g);
@@ -152,13 +156,13 @@ std::vector<Param> DenseQrnn::params() {
 
 double DenseQrnn::forward_flops(int64_t T, int64_t B) const {
     double total = 0;
-    for (int64_t l = 0; l < cfg_.layers; l++) total += qrnn_flops(training_->variant(), T, B, width(l), cfg_.hidden, cfg_.window, false);
+    for (int64_t l = 0; l < cfg_.layers; l++) total += qrnn_flops(cfg_.pooling_variant(), T, B, width(l), cfg_.hidden, cfg_.window, false);
     return total;
 }
 
 double DenseQrnn::backward_flops(int64_t T, int64_t B) const {
     double total = 0;
-    for (int64_t l = 0; l < cfg_.layers; l++) total += qrnn_flops(training_->variant(), T, B, width(l), cfg_.hidden, cfg_.window, true);
+    for (int64_t l = 0; l < cfg_.layers; l++) total += qrnn_flops(cfg_.pooling_variant(), T, B, width(l), cfg_.hidden, cfg_.window, true);
     return total;
 }
 

@@ -22,13 +22,15 @@ namespace qrnn::nn {
 
 class DenseQrnn : public Layer {
 public:
-    explicit DenseQrnn(const ModelConfig &cfg, const Knobs &knobs = {});
+    explicit DenseQrnn(const ModelConfig &cfg);
     std::string kind() const override { return "qrnn-dense"; }
     int64_t input_size() const override { return cfg_.input; }
     int64_t output_size() const override { return cfg_.hidden; }
     State initial_state(int64_t batch) const override;
     void set_stochastic(bool on) override { cfg_.stochastic = on; }
     void set_mask_draw(uint64_t draw) override { cfg_.mask_draw = draw; }
+    void set_knobs(const Knobs &knobs) override { knobs_ = knobs; }
+    void prepare_training() override { training(); }
     std::unique_ptr<Tape> make_tape() const override;
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
@@ -45,7 +47,9 @@ public:
 
 private:
     int64_t width(int64_t l) const { return cfg_.input + l * cfg_.hidden; }  // layer l's input
+    CompiledTrainingLayer &training();  // compiled on first use
     ModelConfig cfg_;
+    Knobs knobs_;
     std::vector<LayerParams<float>> params_, grads_;
     std::shared_ptr<CompiledTrainingLayer> training_;
     std::vector<std::shared_ptr<CompiledLayer>> inference_;

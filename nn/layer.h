@@ -10,6 +10,7 @@
 
 #include "runtime/config.h"
 #include "runtime/tensor.h"
+#include "schedules/schedule.h"
 
 namespace qrnn::nn {
 
@@ -51,6 +52,12 @@ public:
     // Whether the layer masks its own input (dropout) and state (zoneout); a stack applies the between-layer
     // dropout of layers without (LSTM, CNN) itself (nn::LayerStack).
     virtual bool has_masks() const { return true; }
+    // Schedule knob overrides (`qrnn run --knob`) for the pipelines the layer compiles, given before its first
+    // forward; layers whose schedules take no knobs ignore them.
+    virtual void set_knobs(const Knobs &) {}
+    // Compiles what a forward with a tape and a backward run now (a trainer calls it before its timed steps);
+    // otherwise layers may compile them on first use, so an inference-only stack never compiles them.
+    virtual void prepare_training() {}
 
     virtual std::unique_ptr<Tape> make_tape() const = 0;
     // y [T][B][output_size] from x [T][B][input_size]; advances state. With a tape, saves what backward needs.

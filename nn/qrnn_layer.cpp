@@ -14,6 +14,20 @@ struct QrnnTape : Tape {
     bool recorded = false;
 };
 
+// The layer's tensors of an nn::State as the compiled layer's LayerState, moved in and (on scope exit) back.
+struct BorrowedState {
+    explicit BorrowedState(State &state) : from(state), s{std::move(state.at("history")), std::move(state.at("c"))} {}
+    ~BorrowedState() {
+        from.at("history") = std::move(s.history);
+        from.at("c") = std::move(s.c);
+    }
+    BorrowedState(const BorrowedState &) = delete;
+    BorrowedState &operator=(const BorrowedState &) = delete;
+
+    State &from;
+    LayerState<float> s;
+};
+
 const QrnnTape &recorded(const Tape &tape) {
     auto *t = dynamic_cast<const QrnnTape *>(&tape);
     if (!t || !t->recorded) fail("QRNN layer backward: no tape of a forward of this layer");
@@ -45,12 +59,17 @@ State make_state(LayerState<float> s, int64_t time) {
     return out;
 }
 
-QrnnLayer::QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs, const TrainingLayerOptions &options)
-    : opt_(opt), index_(index), n_(opt.layer_input(index)) {
+QrnnLayer::QrnnLayer(const QrnnOptions &opt, int64_t index, const TrainingLayerOptions &options)
+    : opt_(opt), index_(index), n_(opt.layer_input(index)), training_options_(options) {
     if (index < 0 || index >= opt.layers) fail("QRNN layer index ", index, " out of range (", opt.layers, " layers)");
     params_ = init_layer_params(opt, index);
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
-    training_ = compiled_training_layer(*opt.pooling, opt.schedule, knobs, opt.target, options, opt.hidden);
+}
+
+CompiledTrainingLayer &QrnnLayer::training() {
+    if (!training_)
+        training_ = compiled_training_layer(*opt_.pooling, opt_.schedule, knobs_, opt_.target, training_options_, opt_.hidden);
+    return *training_;
 }
 
 State QrnnLayer::initial_state(int64_t batch) const {
@@ -65,13 +84,17 @@ void QrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &y, 
 
 void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_bias, State &state, Tensor<float> &y,
                              Tape *tape) {
+    const int64_t batch = state.at("c").dim(0);
+    if (x.shape.size() != 3 || x.dim(1) != batch || x.dim(2) != n_)
+        fail("input x has shape ", x.shape_str(), ", expected [T][", batch, "][", n_, "]");
     const int64_t T = x.dim(0), B = x.dim(1), m = opt_.hidden;
-    const TrainingLayerOptions &options = training_->options();
+    const TrainingLayerOptions &options = training_options_;
     if (!tape && (options.batch_bias || options.cell_output)) {  // only the training pipeline has these
         if (!scratch_tape_) scratch_tape_ = make_tape();
         tape = scratch_tape_.get();
     }
-    LayerState<float> s = layer_state(state);
+    BorrowedState borrowed(state);
+    LayerState<float> &s = borrowed.s;
     ensure_shape(y, {T, B, m});
     auto *t = tape ? dynamic_cast<QrnnTape *>(tape) : nullptr;
     if (tape && !t) fail("QRNN layer forward: the tape is not a QRNN tape (make it with make_tape)");
@@ -79,18 +102,16 @@ void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_
     ensure_shape(c, {T, B, m});
     LayerCall call{&x, &s, &params_, layer_masks(opt_, index_), state.time, &y, &c};
     if (t) {
-        training_->forward(call, t->data, batch_bias);
+        training().forward(call, t->data, batch_bias);
         t->x = x, t->state = s, t->masks = call.masks, t->time = state.time, t->recorded = true;
     } else {
         if (!inference_) {  // the training schedules are shape-generic: so is their forward
             LayerShape shape{T, B, n_, m, opt_.window};
-            inference_ = compiled_layer(*opt_.pooling, opt_.schedule, {}, shape, opt_.target);
+            inference_ = compiled_layer(*opt_.pooling, opt_.schedule, knobs_, shape, opt_.target);
         }
         inference_->run(call);
     }
     advance_layer_state(s, x, c, opt_.history_rows());
-    state.at("history") = std::move(s.history);
-    state.at("c") = std::move(s.c);
     state.time += T;
 }
 
@@ -108,7 +129,7 @@ void QrnnLayer::backward_with(const Tape &tape, const Tensor<float> &dy, const T
     ensure_shape(y_scratch_, {T, B, m});
     // The backward only reads the call's c (the forward's cell states, kept by the tape); h is not used.
     LayerCall call{&t->x, &t->state, &params_, t->masks, t->time, &y_scratch_, const_cast<Tensor<float> *>(&t->c)};
-    training_->backward(call, t->data, dy, dc_final, scratch_, dgates);
+    training().backward(call, t->data, dy, dc_final, scratch_, dgates);
     if (dbatch_bias) *dbatch_bias = scratch_.dbatch_bias;
     add_into(grads_.weights, scratch_.dweights);
     add_into(grads_.bias, scratch_.dbias);
@@ -121,7 +142,7 @@ const Tensor<float> &QrnnLayer::tape_cell(const Tape &tape) { return recorded(ta
 
 void QrnnLayer::tape_gate(const Tape &tape, char letter, Tensor<float> &out) const {
     const QrnnTape &t = recorded(tape);
-    const int g = training_->variant().gate_index(letter);
+    const int g = opt_.pooling->gate_index(letter);
     if (g < 0) fail("QRNN layer: pooling '", opt_.pooling->name, "' has no gate '", letter, "'");
     const Tensor<float> &gates = t.data.gates;  // [G][T_pad][B][m_pad]
     const int64_t T = t.c.dim(0), B = t.c.dim(1), m = t.c.dim(2);
@@ -141,11 +162,11 @@ double qrnn_flops(const PoolingVariant &v, int64_t T, int64_t B, int64_t n, int6
 }
 
 double QrnnLayer::forward_flops(int64_t T, int64_t B) const {
-    return qrnn_flops(training_->variant(), T, B, n_, opt_.hidden, opt_.window, false);
+    return qrnn_flops(*opt_.pooling, T, B, n_, opt_.hidden, opt_.window, false);
 }
 
 double QrnnLayer::backward_flops(int64_t T, int64_t B) const {
-    return qrnn_flops(training_->variant(), T, B, n_, opt_.hidden, opt_.window, true);
+    return qrnn_flops(*opt_.pooling, T, B, n_, opt_.hidden, opt_.window, true);
 }
 
 }  // namespace qrnn::nn

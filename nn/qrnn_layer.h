@@ -1,5 +1,6 @@
-// The QRNN layer as a trainable nn::Layer: forward (with a tape) and backward through the compiled training
-// pipelines of its schedule (runtime/compiled_training.h). Registered as the layer factory of model "qrnn".
+// The QRNN layer as an nn::Layer: forward without a tape (inference, `qrnn run`) through the compiled layer of its
+// schedule (runtime/compiled_layer.h), forward with a tape and backward through its compiled training pipelines
+// (runtime/compiled_training.h); each compiled on first use. The layer of model "qrnn" (plugins/model_qrnn.cpp).
 // State: "history" [max(k-1,1)][B][n] and "c" [B][m]. Params: "weights" [G][k][n][m], "bias" [G][m].
 #pragma once
 #include "nn/layer.h"
@@ -11,15 +12,17 @@ class QrnnLayer : public Layer {
 public:
     // Layer `index` of the stack the options describe, parameters initialised as init_params(cfg) does.
     // options: the encoder-decoder's extra inputs/outputs of the training pipelines (runtime/compiled_training.h).
-    QrnnLayer(const QrnnOptions &opt, int64_t index, const Knobs &knobs = {}, const TrainingLayerOptions &options = {});
-    QrnnLayer(const ModelConfig &cfg, int64_t index, const Knobs &knobs = {}, const TrainingLayerOptions &options = {})
-        : QrnnLayer(qrnn_options(cfg), index, knobs, options) {}
+    QrnnLayer(const QrnnOptions &opt, int64_t index, const TrainingLayerOptions &options = {});
+    QrnnLayer(const ModelConfig &cfg, int64_t index, const TrainingLayerOptions &options = {})
+        : QrnnLayer(qrnn_options(cfg), index, options) {}
     std::string kind() const override { return "qrnn"; }
     int64_t input_size() const override { return n_; }
     int64_t output_size() const override { return opt_.hidden; }
     State initial_state(int64_t batch) const override;
     void set_stochastic(bool on) override { opt_.stochastic = on; }
     void set_mask_draw(uint64_t draw) override { opt_.mask_draw = draw; }
+    void set_knobs(const Knobs &knobs) override { knobs_ = knobs; }
+    void prepare_training() override { training(); }
     std::unique_ptr<Tape> make_tape() const override;
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
@@ -32,14 +35,19 @@ public:
                        Tensor<float> *dx, State *d_initial, Tensor<float> *dbatch_bias);
     // What a tape of this layer recorded: the cell states c [T][B][m]; activated gate `letter` [T][B][m] (into out).
     static const Tensor<float> &tape_cell(const Tape &tape);
+    LayerParams<float> &layer_params() { return params_; }
     void tape_gate(const Tape &tape, char letter, Tensor<float> &out) const;
     std::vector<Param> params() override;
     double forward_flops(int64_t T, int64_t B) const override;
     double backward_flops(int64_t T, int64_t B) const override;
 
 private:
+    CompiledTrainingLayer &training();  // compiled on first use
+
     QrnnOptions opt_;
     int64_t index_, n_;
+    Knobs knobs_;
+    TrainingLayerOptions training_options_;
     LayerParams<float> params_, grads_;
     std::shared_ptr<CompiledTrainingLayer> training_;
     std::shared_ptr<CompiledLayer> inference_;
@@ -57,7 +65,7 @@ void add_final_history_grad(const Tensor<float> &dh_final, int64_t rows, LayerGr
 // a += b, elementwise (same shape).
 void add_into(Tensor<float> &a, const Tensor<float> &b);
 
-// State <-> the runtime's LayerState (copies).
+// State <-> the compiled layer's LayerState (copies).
 LayerState<float> layer_state(const State &s);
 State make_state(LayerState<float> s, int64_t time);
 

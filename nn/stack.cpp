@@ -37,6 +37,14 @@ void LayerStack::set_stochastic(bool on) {
     for (auto &l : layers_) l->set_stochastic(on);
 }
 
+void LayerStack::set_knobs(const Knobs &knobs) {
+    for (auto &l : layers_) l->set_knobs(knobs);
+}
+
+void LayerStack::prepare_training() {
+    for (auto &l : layers_) l->prepare_training();
+}
+
 void LayerStack::set_mask_draw(uint64_t draw) {
     draw_ = draw;
     for (auto &l : layers_) l->set_mask_draw(draw);

@@ -18,6 +18,8 @@ public:
     Tapes make_tapes() const;
     void set_stochastic(bool on);
     void set_mask_draw(uint64_t draw);  // Layer::set_mask_draw of every layer
+    void set_knobs(const Knobs &knobs);  // Layer::set_knobs of every layer
+    void prepare_training();              // Layer::prepare_training of every layer
     void zero_grads();
 
     // The last layer's output (valid until the next forward); advances every state; records tapes if given.

@@ -13,6 +13,9 @@
 #include "schedules/schedule.h"
 
 namespace qrnn {
+namespace nn {
+class LayerStack;
+}
 
 // How a model is built and run (qrnn run options; sweeps set the same).
 struct RunOptions {
@@ -35,6 +38,16 @@ public:
     virtual void dump(const std::string &path);  // HDF5 dump of inputs/params/outputs; default: an error
 };
 
+// What one forward without a tape (plugins/layer_stack_model.h) saw and produced, and the check of it against the
+// model's double reference.
+struct InferenceRun {
+    const ModelConfig &cfg;
+    nn::LayerStack &stack;  // its layers hold the parameters
+    const Tensor<float> &x, &y;
+    const std::vector<nn::State> &initial, &final;
+};
+using InferenceVerifier = std::function<Comparison(const InferenceRun &)>;
+
 // One recorded training step (plugins/training_model.h) and the check of it against the model's double
 // reference.
 struct TrainingStep;
@@ -52,7 +65,9 @@ struct ModelPlugin {
     std::function<std::string()> unavailable;
     // Model-specific checks of a config whose generic sizes are valid; throws qrnn::Error. May be unset.
     std::function<void(const ModelConfig &)> validate;
+    // `qrnn run` (pass inference); unset for a layer-stack model: LayerStackModel with inference_verifier.
     std::function<std::unique_ptr<Model>(const ModelConfig &, const RunOptions &)> build;
+    InferenceVerifier inference_verifier;  // `qrnn run --verify` of the LayerStackModel
     // Architecture features shown by `qrnn plugins` (e.g. "dense", "bidirectional", "variable-length").
     std::vector<std::string> features;
     // `--pass training` for a model that is not a stack of nn::Layers (e.g. encdec); unset: the layer stack's.
@@ -67,7 +82,7 @@ struct ModelPlugin {
     TrainingVerifier verifier;
 };
 
-// Rejects duplicates and plugins without build; hands the layer or stack factory to nn/ (nn::make_layers)
+// Rejects duplicates and plugins that can build nothing; hands the layer or stack factory to nn/ (nn::make_layers)
 // and the verifier to the training runner.
 void register_model(ModelPlugin plugin);
 const ModelPlugin &find_model(const std::string &name);  // throws qrnn::Error listing the known ones

@@ -3,6 +3,7 @@
 // through nn::DenseQrnn's forward with tape + backward; verified against reference/dense.h.
 #include "core/error.h"
 #include "nn/dense_stack.h"
+#include "nn/stack.h"
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 #include "reference/dense.h"
@@ -22,38 +23,27 @@ StackState<double> double_state(const nn::DenseQrnn &block, const nn::State &s) 
     return state;
 }
 
-class DenseModel : public Model {
-public:
-    DenseModel(const ModelConfig &cfg, const RunOptions &opts) : cfg_(cfg), block_(cfg, opts.knobs) {
-        x_ = init_input(cfg);
-        initial_ = block_.initial_state(cfg.batch);
-    }
-    void forward() override {
-        nn::State state = initial_;
-        block_.forward(x_, state, y_, nullptr);
-        final_ = std::move(state);
-    }
-    Comparison verify() override {
-        forward();
-        StackState<double> state = double_state(block_, initial_);
-        ref::StackOutput ref = ref::dense_forward(cfg_, double_params(block_), convert<double>(x_), state);
-        Comparison cmp = compare(y_, ref.h);
-        for (int64_t l = 0; l < cfg_.layers; l++) cmp.merge(compare(nn::DenseQrnn::layer_state(final_, l).c, leading_row(ref.c_T, l)));
-        return cmp;
-    }
-    double flops() const override { return block_.forward_flops(cfg_.seq, cfg_.batch); }
+// The stack's one layer: the dense block (the stack factory's).
+nn::DenseQrnn &dense_block(nn::LayerStack &stack) {
+    auto *block = dynamic_cast<nn::DenseQrnn *>(&stack.layer(0));
+    if (!block || stack.size() != 1) fail("--verify: the qrnn-dense stack is not one dense block");
+    return *block;
+}
 
-private:
-    ModelConfig cfg_;
-    nn::DenseQrnn block_;
-    Tensor<float> x_, y_;
-    nn::State initial_, final_;
-};
+// --verify of an inference run: the output and every layer's final c against ref::dense_forward.
+Comparison verify_dense_inference(const InferenceRun &r) {
+    nn::DenseQrnn &block = dense_block(r.stack);
+    StackState<double> state = double_state(block, r.initial.at(0));
+    ref::StackOutput ref = ref::dense_forward(r.cfg, double_params(block), convert<double>(r.x), state);
+    Comparison cmp = compare(r.y, ref.h);
+    for (int64_t l = 0; l < r.cfg.layers; l++)
+        cmp.merge(compare(nn::DenseQrnn::layer_state(r.final.at(0), l).c, leading_row(ref.c_T, l)));
+    return cmp;
+}
 
 // --pass training --verify: the output and every gradient against ref::dense_backward (loss = sum(dh * h)).
 Comparison verify_dense_training(const TrainingStep &s) {
-    auto *block = dynamic_cast<nn::DenseQrnn *>(&s.stack.layer(0));
-    if (!block || s.stack.size() != 1) fail("--verify: the qrnn-dense stack is not one dense block");
+    nn::DenseQrnn *block = &dense_block(s.stack);
     const ModelConfig &cfg = s.cfg;
     const std::vector<LayerParams<double>> params = double_params(*block);
     const StackState<double> state = double_state(*block, s.initial.at(0));
@@ -92,9 +82,6 @@ const bool model_dense_registered = [] {
     p.options = {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"};
     p.targets = {"cpu"};
     p.validate = [](const ModelConfig &cfg) { cfg.pooling_variant(); };
-    p.build = [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
-        return std::make_unique<DenseModel>(cfg, opts);
-    };
     p.features = {"dense"};
     p.memory = dense_memory_shape;
     p.stack = [](const ModelConfig &cfg) {  // one block holding every layer: layer l reads all earlier outputs
@@ -102,6 +89,7 @@ const bool model_dense_registered = [] {
         layers.push_back(std::make_unique<nn::DenseQrnn>(cfg));
         return layers;
     };
+    p.inference_verifier = verify_dense_inference;
     p.verifier = verify_dense_training;
     register_model(std::move(p));
     return true;

@@ -1,5 +1,6 @@
 #include "core/named_registry.h"
 #include "nn/layer.h"
+#include "plugins/layer_stack_model.h"
 #include "plugins/model.h"
 #include "plugins/training_model.h"
 
@@ -14,8 +15,12 @@ NamedRegistry<ModelPlugin> &model_plugins() {
 void Model::dump(const std::string &path) { fail("--dump '", path, "': this model does not support HDF5 dumps"); }
 
 void register_model(ModelPlugin p) {
-    if (p.name.empty() || !p.build) fail("model plugin needs a name and a build function");
     if (p.layer && p.stack) fail("model '", p.name, "': give a layer factory or a stack factory, not both");
+    if (!p.build && (p.layer || p.stack))
+        p.build = [verifier = p.inference_verifier](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
+            return std::make_unique<LayerStackModel>(cfg, opts, verifier);
+        };
+    if (p.name.empty() || !p.build) fail("model plugin needs a name and a build function or a layer or stack factory");
     const std::string name = p.name;
     const nn::LayerFactory layer = p.layer;
     const nn::StackFactory stack = p.stack;

@@ -29,31 +29,12 @@ DoubleStack double_stack(nn::LayerStack &stack, const std::vector<nn::State> &st
     return d;
 }
 
-class SeqModel : public Model {
-public:
-    SeqModel(const ModelConfig &cfg, const RunOptions &) : cfg_(cfg), stack_(cfg) {
-        x_ = init_input(cfg);
-        initial_ = stack_.initial_state(cfg.batch);
-    }
-    void forward() override {
-        std::vector<nn::State> states = initial_;
-        y_ = &stack_.forward(x_, states, nullptr);
-    }
-    Comparison verify() override {
-        forward();
-        DoubleStack d = double_stack(stack_, initial_);
-        return compare(*y_, ref::seq_stack_forward(cfg_, d.first->options(), d.params, convert<double>(x_),
-                                                   d.first->lengths(), d.states, 0));
-    }
-    double flops() const override { return stack_.forward_flops(cfg_.seq, cfg_.batch); }
-
-private:
-    ModelConfig cfg_;
-    nn::LayerStack stack_;
-    Tensor<float> x_;
-    const Tensor<float> *y_ = nullptr;
-    std::vector<nn::State> initial_;
-};
+// --verify of an inference run: the output against ref::seq_stack_forward.
+Comparison verify_seq_inference(const InferenceRun &r) {
+    DoubleStack d = double_stack(r.stack, r.initial);
+    return compare(r.y, ref::seq_stack_forward(r.cfg, d.first->options(), d.params, convert<double>(r.x),
+                                               d.first->lengths(), d.states, 0));
+}
 
 // --pass training --verify: the output and every gradient against ref::seq_stack_backward.
 Comparison verify_seq_training(const TrainingStep &s) {
@@ -100,13 +81,11 @@ const bool model_seq_registered = [] {
             cfg.pooling_variant().require_backward();
             find_seq_schedule(cfg.schedule);
         };
-        p.build = [](const ModelConfig &cfg, const RunOptions &opts) -> std::unique_ptr<Model> {
-            return std::make_unique<SeqModel>(cfg, opts);
-        };
         p.memory = seq_memory_shape;
         p.layer = [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
             return std::make_unique<nn::SeqQrnnLayer>(cfg, index, nn::seq_model_options(cfg.model));
         };
+        p.inference_verifier = verify_seq_inference;
         p.verifier = verify_seq_training;
         register_model(std::move(p));
     }

@@ -8,7 +8,8 @@
 // 3: KnobSpec gained its valid range (min, max).
 // 4: ModelPlugin gained features; LayerFuncs gained gate_rows.
 // 5: ModelPlugin gained layer, stack and verifier (a model registers everything in one record).
-#define QRNN_PLUGIN_ABI_VERSION 5
+// 6: ModelPlugin gained inference_verifier; nn::Layer gained set_knobs and prepare_training.
+#define QRNN_PLUGIN_ABI_VERSION 6
 
 extern "C" {
 struct QrnnPluginEntry {

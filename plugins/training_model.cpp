@@ -5,8 +5,8 @@
 #include "core/error.h"
 #include "core/streams.h"
 #include "nn/qrnn_layer.h"
+#include "plugins/stack_dump.h"
 #include "runtime/seeded_fill.h"
-#include "runtime/hdf5_dump.h"
 
 namespace qrnn {
 namespace {
@@ -16,23 +16,13 @@ std::map<std::string, TrainingVerifier> &verifiers() {
 }
 
 
-// Layers whose parameters and state are QRNN-shaped (weights, bias; history, c): what a dump file holds.
-bool qrnn_shaped(nn::LayerStack &stack, const std::vector<nn::State> &states) {
-    for (size_t l = 0; l < stack.size(); l++) {
-        auto p = stack.layer(l).params();
-        if (p.size() != 2 || p[0].name != "weights" || p[1].name != "bias" ||
-            states[l].names != std::vector<std::string>{"history", "c"})
-            return false;
-    }
-    return true;
-}
-
 class TrainingModel : public Model {
 public:
     TrainingModel(const ModelConfig &cfg, const RunOptions &opts) : cfg_(cfg), stack_(cfg) {
+        stack_.prepare_training();
         initial_ = stack_.initial_state(cfg.batch);
         x_ = init_input(cfg);
-        if (!opts.load_path.empty()) load(opts.load_path);
+        if (!opts.load_path.empty()) load_stack_dump(opts.load_path, cfg_, stack_, x_, initial_, false);
         dy_ = Tensor<float>({cfg.seq, cfg.batch, stack_.layer(stack_.size() - 1).output_size()});
         seeded_fill(dy_, cfg.seed, streams::kBenchOutputGrad, 1.0);
         tapes_ = stack_.make_tapes();
@@ -56,15 +46,10 @@ public:
     void dump(const std::string &path) override {
         if (!y_) forward();
         if (!qrnn_shaped(stack_, initial_)) return dump_named(path);
-        RunData d;
-        d.x = x_, d.h = *y_, d.dh = dy_, d.dx = dx_;
-        d.state.time = initial_.at(0).time;
-        d.c_T = Tensor<float>({cfg_.layers, cfg_.batch, cfg_.hidden});
+        RunData d = stack_run_data(cfg_, stack_, x_, initial_, *y_, final_);
+        d.dh = dy_, d.dx = dx_;
         for (size_t l = 0; l < stack_.size(); l++) {
             auto p = stack_.layer(l).params();
-            d.params.push_back({*p[0].value, *p[1].value});
-            d.state.layers.push_back(nn::layer_state(initial_[l]));
-            set_leading_row(d.c_T, static_cast<int64_t>(l), final_[l].at("c"));
             d.grads.push_back({*p[0].grad, *p[1].grad, d_initial_[l].at("c"), d_initial_[l].at("history")});
         }
         write_dump(path, cfg_, d);
@@ -84,17 +69,6 @@ private:
             }
         }
         write_named_dump(path, cfg_, d);
-    }
-    void load(const std::string &path) {
-        if (!qrnn_shaped(stack_, initial_)) fail("--load --pass training: model '", cfg_.model, "' is not QRNN-shaped");
-        RunData d = read_dump(path, cfg_);
-        x_ = d.x;
-        for (size_t l = 0; l < stack_.size(); l++) {
-            auto p = stack_.layer(l).params();
-            *p[0].value = d.params[l].weights;
-            *p[1].value = d.params[l].bias;
-            initial_[l] = nn::make_state(d.state.layers[l], 0);
-        }
     }
     ModelConfig cfg_;
     nn::LayerStack stack_;

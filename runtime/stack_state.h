@@ -1,5 +1,5 @@
-// The state bookkeeping of a QRNN stack after one layer's call, shared by every loop over QRNN layers (the
-// compiled stack runtime/stack.cpp, nn::QrnnLayer, the double reference's stack_forward).
+// The state bookkeeping of a QRNN stack after one layer's call, shared by every loop over QRNN layers
+// (nn::QrnnLayer, the double reference's stack_forward).
 #pragma once
 #include <algorithm>
 

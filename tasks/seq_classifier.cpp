@@ -24,6 +24,7 @@ SequenceClassifier::SequenceClassifier(const ClassifierShape &shape)
     seeded_fill(weights_, shape.stack.seed, streams::kClassifierOutput, 1.0 / std::sqrt(static_cast<double>(width_)));
     grads_ = {Tensor<float>(weights_.shape), Tensor<float>(bias_.shape)};
     tapes_ = stack_.make_tapes();
+    stack_.prepare_training();
 }
 
 std::vector<nn::Param> SequenceClassifier::params() {

@@ -3,7 +3,7 @@
 
 #include "core/error.h"
 #include "plugins/model.h"
-#include "runtime/stack.h"
+#include "nn/qrnn_layer.h"
 
 using namespace qrnn;
 
@@ -70,7 +70,9 @@ TEST(Errors, MismatchedBufferShapesAreNamed) {
     EXPECT_EQ(error_of([&] { layer->run({&x, &state.layers[0], &params[0], {}, 0, &short_h, &c}); }),
               "layer h output has shape [2][2][5], expected [3][2][5]");
 
-    QrnnStack stack(cfg, params);
-    Tensor<float> wrong_x({3, 2, 7});
-    EXPECT_EQ(error_of([&] { stack.forward(wrong_x, state); }), "input x has shape [3][2][7], expected [T][2][4]");
+    nn::QrnnLayer qrnn_layer(cfg, 0);
+    nn::State layer_state = qrnn_layer.initial_state(cfg.batch);
+    Tensor<float> wrong_x({3, 2, 7}), y;
+    EXPECT_EQ(error_of([&] { qrnn_layer.forward(wrong_x, layer_state, y, nullptr); }),
+              "input x has shape [3][2][7], expected [T][2][4]");
 }

@@ -5,7 +5,7 @@
 
 #include "reference/reference.h"
 #include "harness/experiment.h"
-#include "runtime/stack.h"
+#include "nn/stack.h"
 
 using namespace qrnn;
 
@@ -61,9 +61,17 @@ TEST(Layer, TrainingStackWithZoneoutAndDropoutMatchesReference) {
 
 namespace {
 Tensor<float> forward_once(const ModelConfig &cfg) {
-    QrnnStack stack(cfg, init_params(cfg));
-    auto state = initial_state<float>(cfg);
-    return stack.forward(init_input(cfg), state).h;
+    nn::LayerStack stack(cfg);
+    std::vector<nn::State> states = stack.initial_state(cfg.batch);
+    return stack.forward(init_input(cfg), states, nullptr);
+}
+
+// Every layer's cell state c [B][m], stacked [L][B][m].
+Tensor<float> final_cells(const std::vector<nn::State> &states) {
+    const Tensor<float> &first = states.at(0).at("c");
+    Tensor<float> c_T({static_cast<int64_t>(states.size()), first.dim(0), first.dim(1)});
+    for (size_t l = 0; l < states.size(); l++) set_leading_row(c_T, static_cast<int64_t>(l), states[l].at("c"));
+    return c_T;
 }
 }  // namespace
 
@@ -84,21 +92,20 @@ TEST(Layer, StatefulPiecesEqualWholeSequence) {
         for (int64_t k : {1, 2, 4}) {
             ModelConfig cfg = config(pooling, k, {10, 3, 6, 18});
             cfg.layers = 2, cfg.stochastic = true, cfg.zoneout = 0.3, cfg.dropout = 0.2;
-            QrnnStack stack(cfg, init_params(cfg));
+            nn::LayerStack stack(cfg);
             Tensor<float> x = init_input(cfg);
-            auto whole_state = initial_state<float>(cfg);
-            StackResult whole_result = stack.forward(x, whole_state);
-            Tensor<float> whole = whole_result.h, whole_cT = whole_result.c_T;
+            std::vector<nn::State> whole_state = stack.initial_state(cfg.batch);
+            Tensor<float> whole = stack.forward(x, whole_state, nullptr), whole_cT = final_cells(whole_state);
 
-            auto state = initial_state<float>(cfg);
+            std::vector<nn::State> state = stack.initial_state(cfg.batch);
             std::vector<float> pieces;
             Tensor<float> last_cT;
             for (auto [first, count] : {std::pair{0, 1}, {1, 2}, {3, 1}, {4, 6}}) {
-                StackResult r = stack.forward(leading_rows(x, first, count), state);
-                pieces.insert(pieces.end(), r.h.data.begin(), r.h.data.end());
-                last_cT = r.c_T;
+                const Tensor<float> &h = stack.forward(leading_rows(x, first, count), state, nullptr);
+                pieces.insert(pieces.end(), h.data.begin(), h.data.end());
+                last_cT = final_cells(state);
             }
-            EXPECT_EQ(state.time, 10);
+            EXPECT_EQ(state[0].time, 10);
             EXPECT_EQ(pieces, whole.data) << cfg.describe();  // bit-identical: same arithmetic per element
             EXPECT_EQ(last_cT.data, whole_cT.data) << cfg.describe();
         }
