@@ -1,5 +1,6 @@
 // The one cache of compiled pipelines (runtime/pipeline_cache.h): a key is built once and shared, keys of
-// different types are apart, a failed build leaves no entry, and the components' pipelines live in it.
+// different types are apart, a failed build leaves no entry, the components' pipelines live in it, and an inference
+// stack compiles no training pipeline.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +9,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "nn/stack.h"
 #include "runtime/compiled_layer.h"
+#include "runtime/params.h"
 #include "runtime/pipeline_cache.h"
 
 namespace qrnn {
@@ -70,6 +73,26 @@ TEST(PipelineCache, HoldsTheCompiledLayers) {
     const std::vector<std::string> keys = pipeline_cache().keys();
     EXPECT_TRUE(std::any_of(keys.begin(), keys.end(), [](const std::string &k) { return k.find("|fo|tuned|") != std::string::npos; }))
         << "no compiled layer among " << keys.size() << " keys";
+}
+
+size_t training_pipelines() {
+    const std::vector<std::string> keys = pipeline_cache().keys();
+    return static_cast<size_t>(std::count_if(keys.begin(), keys.end(), [](const std::string &k) {
+        return k.find("CompiledTrainingLayer") != std::string::npos;
+    }));
+}
+
+// Inference is a forward without a tape of the same layers: it compiles the layer's pipeline, not the training ones.
+TEST(PipelineCache, AnInferenceStackCompilesNoTrainingPipeline) {
+    ModelConfig cfg;
+    cfg.pooling = "ifo", cfg.window = 3, cfg.seq = 4, cfg.batch = 2, cfg.input = 5, cfg.hidden = 7, cfg.layers = 2;
+    const size_t before = training_pipelines();
+    nn::LayerStack stack(cfg);
+    std::vector<nn::State> states = stack.initial_state(cfg.batch);
+    stack.forward(init_input(cfg), states, nullptr);
+    EXPECT_EQ(training_pipelines(), before);
+    stack.prepare_training();
+    EXPECT_GT(training_pipelines(), before);
 }
 
 }  // namespace

@@ -186,7 +186,8 @@ TEST(HalideBackward, ForwardOnlyScheduleIsRefused) {
     EXPECT_THROW(
         {
             try {
-                nn::LayerStack stack(cfg);
+                nn::LayerStack stack(cfg);  // an inference stack needs no training schedule; a trainer's does
+                stack.prepare_training();
             } catch (const Error &e) {
                 EXPECT_NE(std::string(e.what()).find("schedule 'fused' has no training (backward) schedule"), std::string::npos)
                     << e.what();
