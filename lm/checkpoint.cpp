@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "lm/convention.h"
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 #include "runtime/atomic_file.h"
 
 namespace qrnn::lm {

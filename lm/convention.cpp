@@ -1,7 +1,7 @@
 #include "lm/convention.h"
 
 #include "core/error.h"
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 
 namespace qrnn::lm {
 

@@ -1,6 +1,6 @@
 #include "lm/epoch_record.h"
 
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 
 namespace qrnn::lm {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 
 namespace qrnn::lm {
 

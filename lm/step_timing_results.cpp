@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 #include "lm/step_timing.h"
 #include "runtime/atomic_file.h"
 
@@ -34,11 +34,8 @@ void write_step_timings(const std::string &path, const StepTimings &t) {
 bool is_step_timings(const std::string &path) { return has_results_format(path, kStepTimingFormat, kStepTimingWhat); }
 
 StepTimings read_step_timings(const std::string &path) {
-    H5::H5File file = open_hdf5_for_reading(path, kStepTimingWhat);
     StepTimings t;
-    try {
-        h5::require_format(file, path, kStepTimingFormat, kStepTimingWhat);
-        t.attrs = read_root_attrs(file, path);
+    read_results_file(path, kStepTimingFormat, kStepTimingWhat, t.attrs, [&](H5::H5File &file) {
         const auto models = t.attrs.find("models");
         if (models == t.attrs.end() || !std::holds_alternative<std::string>(models->second))
             fail(path, ": attribute models is missing");
@@ -54,9 +51,7 @@ StepTimings read_step_timings(const std::string &path) {
             m.parameters = h5::read_int(g, path, "parameters");
             t.models.push_back(std::move(m));
         }
-    } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kStepTimingWhat, " (", e.getDetailMsg(), ")");
-    }
+    });
     return t;
 }
 

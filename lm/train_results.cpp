@@ -1,7 +1,7 @@
 #include "lm/train_results.h"
 
 #include "core/error.h"
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 #include "runtime/atomic_file.h"
 
 namespace qrnn::lm {
@@ -45,16 +45,22 @@ std::map<std::string, Attr> read_root_attrs(H5::H5File &file, const std::string 
     return attrs;
 }
 
-TrainResults read_train_results(const std::string &path) {
-    H5::H5File file = open_hdf5_for_reading(path, kTrainResultsWhat);
-    TrainResults r;
+void read_results_file(const std::string &path, const char *format, const char *what, std::map<std::string, Attr> &attrs,
+                       const std::function<void(H5::H5File &)> &read) {
+    H5::H5File file = open_hdf5_for_reading(path, what);
     try {
-        h5::require_format(file, path, kTrainResultsFormat, kTrainResultsWhat);
-        r.attrs = read_root_attrs(file, path);
-        r.epochs = read_epochs(file, path, "/epochs");
+        h5::require_format(file, path, format, what);
+        attrs = read_root_attrs(file, path);
+        read(file);
     } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kTrainResultsWhat, " (", e.getDetailMsg(), ")");
+        fail(path, ": malformed ", what, " (", e.getDetailMsg(), ")");
     }
+}
+
+TrainResults read_train_results(const std::string &path) {
+    TrainResults r;
+    read_results_file(path, kTrainResultsFormat, kTrainResultsWhat, r.attrs,
+                      [&](H5::H5File &file) { r.epochs = read_epochs(file, path, "/epochs"); });
     return r;
 }
 

@@ -4,6 +4,7 @@
 //   /epochs/<field>  float64 per epoch: train_ppl, val_ppl, lr, seconds, tokens_per_s, and the per-batch
 //                    means of rnn_ms (forward + backward), softmax_ms (forward + backward), optim_ms
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <variant>
@@ -12,7 +13,7 @@
 #include <H5Cpp.h>
 
 #include "lm/checkpoint.h"
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 
 namespace qrnn::lm {
 
@@ -33,5 +34,9 @@ bool is_train_results(const std::string &path);             // an HDF5 file with
 bool has_results_format(const std::string &path, const char *format, const char *what);
 void write_root_attrs(H5::H5File &file, const char *format, const std::map<std::string, Attr> &attrs);
 std::map<std::string, Attr> read_root_attrs(H5::H5File &file, const std::string &path);
+// What every results reader does first: opens `path`, requires its root attribute format, reads the root attributes
+// into attrs, then read(file) the rest; an HDF5 error is a qrnn::Error "<path>: malformed <what> (...)".
+void read_results_file(const std::string &path, const char *format, const char *what, std::map<std::string, Attr> &attrs,
+                       const std::function<void(H5::H5File &)> &read);
 
 }  // namespace qrnn::lm

@@ -7,16 +7,12 @@
 #include "core/error.h"
 #include "core/pooling.h"
 #include "runtime/atomic_file.h"
+#include "runtime/h5io.h"
 
 namespace qrnn {
 namespace {
 
-void write_tensor(H5::H5File &file, const std::string &name, const Tensor<float> &t) {
-    std::vector<hsize_t> dims(t.shape.begin(), t.shape.end());
-    H5::DataSpace space(static_cast<int>(dims.size()), dims.data());
-    file.createDataSet(name, H5::PredType::NATIVE_FLOAT, space).write(t.data.data(), H5::PredType::NATIVE_FLOAT);
-}
-
+// Fixed-length string attributes: the dump's layout since format_version 1 (h5::write_attr's are variable-length).
 template <class V>
 void write_attr(H5::H5File &file, const std::string &name, const V &value) {
     H5::DataSpace scalar(H5S_SCALAR);
@@ -32,32 +28,14 @@ void write_attr(H5::H5File &file, const std::string &name, const V &value) {
     }
 }
 
-Tensor<float> read_tensor(H5::H5File &file, const std::string &path, const std::string &name,
-                          std::vector<int64_t> want) {
-    if (!file.nameExists(name)) fail(path, ": dataset ", name, " is missing");
-    H5::DataSet ds = file.openDataSet(name);
-    H5::DataSpace space = ds.getSpace();
-    std::vector<hsize_t> dims(space.getSimpleExtentNdims());
-    space.getSimpleExtentDims(dims.data());
-    Tensor<float> t(want);
-    if (std::vector<int64_t>(dims.begin(), dims.end()) != want) {
-        Tensor<float> got;
-        got.shape.assign(dims.begin(), dims.end());
-        fail(path, ": dataset ", name, " has shape ", got.shape_str(), ", expected ", t.shape_str());
-    }
-    if (ds.getTypeClass() != H5T_FLOAT) fail(path, ": dataset ", name, " is not floating point");
-    ds.read(t.data.data(), H5::PredType::NATIVE_FLOAT);
+// Dataset `name`, which must have shape `want` (the error names the file, the dataset and both shapes).
+Tensor<float> read_tensor(H5::H5File &file, const std::string &path, const std::string &name, const std::vector<int64_t> &want) {
+    Tensor<float> t = h5::read_tensor(file, path, name);
+    if (t.shape != want) fail(path, ": dataset ", name, " has shape ", t.shape_str(), ", expected ", Tensor<float>(want).shape_str());
     return t;
 }
 
 std::string layer_group(int64_t l) { return "/layer_" + std::to_string(l); }
-
-// write_tensor at a path whose groups may not exist yet (a parameter named "layer_1/weights").
-void write_tensor_making_groups(H5::H5File &file, const std::string &name, const Tensor<float> &t) {
-    for (size_t slash = name.find('/', 1); slash != std::string::npos; slash = name.find('/', slash + 1))
-        if (!file.nameExists(name.substr(0, slash))) file.createGroup(name.substr(0, slash));
-    write_tensor(file, name, t);
-}
 
 constexpr const char *kDumpFormat = "qrnn-dump";
 constexpr int64_t kDumpFormatVersion = 1;
@@ -123,17 +101,17 @@ void write_named_dump(const std::string &path, const ModelConfig &cfg, const Nam
     write_hdf5_atomically(path, "HDF5 dump", [&](H5::H5File &file) {
         write_config_attributes(file, cfg);
         write_attr(file, "layout", std::string("named"));
-        write_tensor_making_groups(file, "/input/x", *data.x);
-        write_tensor_making_groups(file, "/input/dx", *data.dx);
-        write_tensor_making_groups(file, "/output/h", *data.h);
-        write_tensor_making_groups(file, "/output/dh", *data.dh);
+        h5::write_tensor(file, "/input/x", *data.x);
+        h5::write_tensor(file, "/input/dx", *data.dx);
+        h5::write_tensor(file, "/output/h", *data.h);
+        h5::write_tensor(file, "/output/dh", *data.dh);
         for (size_t l = 0; l < data.layers.size(); l++) {
             const std::string g = layer_group(static_cast<int64_t>(l));
             const NamedLayerDump &d = data.layers[l];
-            for (auto &[name, t] : d.params) write_tensor_making_groups(file, g + "/" + name, *t);
-            for (auto &[name, t] : d.grads) write_tensor_making_groups(file, g + "/grad/" + name, *t);
-            for (auto &[name, t] : d.state) write_tensor_making_groups(file, g + "/state/" + name, *t);
-            for (auto &[name, t] : d.state_grads) write_tensor_making_groups(file, g + "/grad/state/" + name, *t);
+            for (auto &[name, t] : d.params) h5::write_tensor(file, g + "/" + name, *t);
+            for (auto &[name, t] : d.grads) h5::write_tensor(file, g + "/grad/" + name, *t);
+            for (auto &[name, t] : d.state) h5::write_tensor(file, g + "/state/" + name, *t);
+            for (auto &[name, t] : d.state_grads) h5::write_tensor(file, g + "/grad/state/" + name, *t);
         }
     });
 }
@@ -141,28 +119,24 @@ void write_named_dump(const std::string &path, const ModelConfig &cfg, const Nam
 void write_dump(const std::string &path, const ModelConfig &cfg, const RunData &data) {
     write_hdf5_atomically(path, "HDF5 dump", [&](H5::H5File &file) {
         write_config_attributes(file, cfg);
-        file.createGroup("/input");
-        write_tensor(file, "/input/x", data.x);
+        h5::write_tensor(file, "/input/x", data.x);
         for (int64_t l = 0; l < cfg.layers; l++) {
-            file.createGroup(layer_group(l));
-            write_tensor(file, layer_group(l) + "/weights", data.params[l].weights);
-            write_tensor(file, layer_group(l) + "/bias", data.params[l].bias);
-            write_tensor(file, layer_group(l) + "/c0", data.state.layers[l].c);
-            if (cfg.window > 1) write_tensor(file, layer_group(l) + "/history", data.state.layers[l].history);
+            h5::write_tensor(file, layer_group(l) + "/weights", data.params[l].weights);
+            h5::write_tensor(file, layer_group(l) + "/bias", data.params[l].bias);
+            h5::write_tensor(file, layer_group(l) + "/c0", data.state.layers[l].c);
+            if (cfg.window > 1) h5::write_tensor(file, layer_group(l) + "/history", data.state.layers[l].history);
         }
-        file.createGroup("/output");
-        write_tensor(file, "/output/h", data.h);
-        write_tensor(file, "/output/c_T", data.c_T);
+        h5::write_tensor(file, "/output/h", data.h);
+        h5::write_tensor(file, "/output/c_T", data.c_T);
         if (!data.grads.empty()) {
-            write_tensor(file, "/output/dh", data.dh);
-            write_tensor(file, "/input/dx", data.dx);
+            h5::write_tensor(file, "/output/dh", data.dh);
+            h5::write_tensor(file, "/input/dx", data.dx);
             for (int64_t l = 0; l < cfg.layers; l++) {
                 const std::string g = layer_group(l) + "/grad";
-                file.createGroup(g);
-                write_tensor(file, g + "/weights", data.grads[l].weights);
-                write_tensor(file, g + "/bias", data.grads[l].bias);
-                write_tensor(file, g + "/c0", data.grads[l].c0);
-                if (cfg.window > 1) write_tensor(file, g + "/history", data.grads[l].history);
+                h5::write_tensor(file, g + "/weights", data.grads[l].weights);
+                h5::write_tensor(file, g + "/bias", data.grads[l].bias);
+                h5::write_tensor(file, g + "/c0", data.grads[l].c0);
+                if (cfg.window > 1) h5::write_tensor(file, g + "/history", data.grads[l].history);
             }
         }
     });

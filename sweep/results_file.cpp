@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "runtime/atomic_file.h"
+#include "runtime/h5io.h"
 
 namespace qrnn::sweep {
 namespace {
@@ -23,17 +24,7 @@ H5::StrType utf8_string() {
 }
 
 void write_attr(H5::H5Object &obj, const std::string &name, const Value &value) {
-    H5::DataSpace scalar(H5S_SCALAR);
-    if (auto s = std::get_if<std::string>(&value)) {
-        H5::StrType type = utf8_string();
-        const char *p = s->c_str();
-        obj.createAttribute(name, type, scalar).write(type, &p);
-    } else if (auto i = std::get_if<int64_t>(&value)) {
-        obj.createAttribute(name, H5::PredType::NATIVE_INT64, scalar).write(H5::PredType::NATIVE_INT64, i);
-    } else {
-        double d = std::get<double>(value);
-        obj.createAttribute(name, H5::PredType::NATIVE_DOUBLE, scalar).write(H5::PredType::NATIVE_DOUBLE, &d);
-    }
+    std::visit([&](const auto &v) { h5::write_attr(obj, name, v); }, value);
 }
 
 Value read_attr(const H5::Attribute &attr) {

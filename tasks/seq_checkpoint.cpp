@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "lm/convention.h"
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 #include "lm/run_files.h"
 #include "runtime/atomic_file.h"
 

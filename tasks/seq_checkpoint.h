@@ -4,7 +4,7 @@
 //   attributes on /: format = "qrnn-seq-checkpoint", format_version, identity (keys that must match to resume),
 //                    config (every key as "key: value" lines)
 //   /params/<name>           float32 every parameter (nn::Param names); every tensor here and under /adam has
-//                            attribute fnv1a64 (lm/h5io.h; root attribute checksums), verified on load with the
+//                            attribute fnv1a64 (runtime/h5io.h; root attribute checksums), verified on load with the
 //                            values' finiteness
 //   /adam                    attribute t (steps taken); /adam/m/<name>, /adam/v/<name> float32 its moments
 //   /progress                attributes epoch (completed), step, seconds (of training so far), best (held-out

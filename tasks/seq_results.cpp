@@ -32,11 +32,8 @@ void write_seq_results(const std::string &path, const SeqResults &results) {
 bool is_seq_results(const std::string &path) { return has_results_format(path, kSeqResultsFormat, kSeqResultsWhat); }
 
 SeqResults read_seq_results(const std::string &path) {
-    H5::H5File file = open_hdf5_for_reading(path, kSeqResultsWhat);
     SeqResults r;
-    try {
-        h5::require_format(file, path, kSeqResultsFormat, kSeqResultsWhat);
-        r.attrs = read_root_attrs(file, path);
+    read_results_file(path, kSeqResultsFormat, kSeqResultsWhat, r.attrs, [&](H5::H5File &file) {
         r.epochs = read_epochs(file, path, "/epochs", seq_epoch_fields());
         if (file.nameExists("/heatmap")) {
             SeqHeatmap h;
@@ -46,9 +43,7 @@ SeqResults read_seq_results(const std::string &path) {
             h.eos = h5::read_int(g, path, "eos");
             r.heatmap = std::move(h);
         }
-    } catch (const H5::Exception &e) {
-        fail(path, ": malformed ", kSeqResultsWhat, " (", e.getDetailMsg(), ")");
-    }
+    });
     return r;
 }
 

@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 #include "lm/checkpoint.h"
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 #include "runtime/parse_number.h"
 #include "runtime/writer_lock.h"
 #include "tests/support/cli.h"
@@ -64,13 +64,13 @@ void set_int_attr(const std::string &file, const std::string &group, const std::
 // Sets element 0 of a dataset; with fix_checksum the checksum attribute is rewritten to match.
 void set_first_value(const std::string &file, const std::string &dataset, float v, bool fix_checksum) {
     H5::H5File f(file, H5F_ACC_RDWR);
-    Tensor<float> t = lm::h5::read_tensor(f, file, dataset);
+    Tensor<float> t = h5::read_tensor(f, file, dataset);
     t.data[0] = v;
     H5::DataSet ds = f.openDataSet(dataset);
     ds.write(t.data.data(), H5::PredType::NATIVE_FLOAT);
     if (!fix_checksum) return;
     ds.removeAttr("fnv1a64");
-    lm::h5::write_attr(ds, "fnv1a64", lm::h5::fnv1a64_hex(t));
+    h5::write_attr(ds, "fnv1a64", h5::fnv1a64_hex(t));
 }
 
 // 1. Crashes: a target this machine cannot run (SIGSEGV in the JIT runtime), eval --batch 0 (SIGFPE).

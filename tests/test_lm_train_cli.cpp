@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 #include "lm/trainer.h"
 #include "runtime/writer_lock.h"
 #include "sweep/results_file.h"
@@ -113,7 +113,7 @@ TEST(TrainCli, InitialModelStepLogAndOldConvention) {
     {
         H5::H5File file(again, H5F_ACC_RDWR);
         file.removeAttr("format_version");
-        lm::h5::write_attr(file, "format_version", int64_t(1));
+        h5::write_attr(file, "format_version", int64_t(1));
     }
     expect_cli(args(again), 2, again + ": training checkpoint of format_version 1, trained under the old convention");
     std::string valid = args(again).substr(args(again).find("--valid ") + 8);

@@ -45,7 +45,7 @@ void collect_datasets(H5::H5File &file, const std::string &path, const std::stri
     for (hsize_t i = 0; i < g.getNumObjs(); i++) {
         const std::string name = group + "/" + g.getObjnameByIdx(i);
         if (g.getObjTypeByIdx(i) == H5G_GROUP) collect_datasets(file, path, name, out);
-        else out.emplace(name, lm::h5::read_tensor(file, path, name));
+        else out.emplace(name, h5::read_tensor(file, path, name));
     }
 }
 std::map<std::string, Tensor<float>> checkpoint_tensors(const std::string &path) {
@@ -59,7 +59,7 @@ std::pair<int64_t, int64_t> checkpoint_progress(const std::string &path) {
     if (!std::filesystem::exists(path)) return {-1, -1};
     H5::H5File file(path, H5F_ACC_RDONLY);
     H5::Group prog = file.openGroup("/progress");
-    return {lm::h5::read_int(prog, path, "step"), lm::h5::read_int(prog, path, "epoch")};
+    return {h5::read_int(prog, path, "step"), h5::read_int(prog, path, "epoch")};
 }
 
 }  // namespace

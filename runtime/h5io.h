@@ -1,4 +1,4 @@
-// Small HDF5 helpers for the trainer's files (checkpoints, results): tensors, number series and attributes
+// Small HDF5 helpers for every file qrnn writes (dumps, checkpoints, results): tensors, number series and attributes
 // by path; readers throw qrnn::Error naming the file and the missing or mis-shaped object.
 #pragma once
 #include <H5Cpp.h>
@@ -9,7 +9,7 @@
 
 #include "runtime/tensor.h"
 
-namespace qrnn::lm::h5 {
+namespace qrnn::h5 {
 
 void ensure_groups(H5::H5File &file, const std::string &path);  // creates the parents of path
 void write_tensor(H5::H5File &file, const std::string &path, const Tensor<float> &t);
@@ -46,4 +46,4 @@ void require_format(H5::H5File &h5, const std::string &file, const std::string &
 void require_format_version(H5::H5File &h5, const std::string &file, const std::string &format, int64_t version,
                             const std::string &what);
 
-}  // namespace qrnn::lm::h5
+}  // namespace qrnn::h5

@@ -1,11 +1,11 @@
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 
 #include <cmath>
 #include <cstdio>
 
 #include "core/error.h"
 
-namespace qrnn::lm::h5 {
+namespace qrnn::h5 {
 namespace {
 
 constexpr const char *kChecksumAttr = "fnv1a64";
@@ -178,4 +178,4 @@ void require_format_version(H5::H5File &h5, const std::string &file, const std::
     if (found != version) fail(file, ": ", what, " format_version ", found, ", this build reads ", version);
 }
 
-}  // namespace qrnn::lm::h5
+}  // namespace qrnn::h5
