@@ -16,7 +16,7 @@
 namespace qrnn::lm {
 
 struct LmShape {
-    ModelConfig stack;     // model, pooling, window, input (= embedding size), hidden, layers, rates, seed
+    ModelSpec stack;       // model, pooling, window, input (= embedding size), hidden, layers, rates, seed
     int64_t vocab = 0;
     double io_dropout = 0;
     bool tie_weights = false;
@@ -24,7 +24,8 @@ struct LmShape {
 
 class LanguageModel : public TrainableModel {
 public:
-    explicit LanguageModel(const LmShape &shape);
+    // run: the batch and bptt its layers are built for (what a layer compiles per shape uses them).
+    LanguageModel(const LmShape &shape, const RunSettings &run);
     std::vector<nn::Param> params() override;
     void set_stochastic(bool on) override;
     void reset_state(int64_t batch, int64_t time) override;

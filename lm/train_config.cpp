@@ -163,8 +163,7 @@ void TrainConfig::validate() const {
              "the past only (qrnn, qrnn-dense, lstm-onednn, lstm-halide, cnn; '", lm.stack.model, "' suits task classify)");
     if (train.empty()) fail("key 'train': no training file (--train FILE or --data DIR)");
     if (valid.empty()) fail("key 'valid': no validation file (--valid FILE or --data DIR)");
-    ModelConfig c = lm.stack;
-    c.batch = batch, c.seq = bptt;
+    const ModelConfig c(lm.stack, lm_run());
     c.validate();
     if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' is not a stack of trainable layers"
     if (lm.tie_weights && lm.stack.input != lm.stack.hidden)

@@ -38,6 +38,8 @@ struct TrainConfig {
 
     TrainConfig();
     void validate() const;            // throws qrnn::Error naming the bad key and value
+    // The stack's run settings for task lm: batch x bptt, a training pass.
+    RunSettings lm_run() const { return {batch, bptt, false, 0, "training"}; }
 };
 
 struct TrainKey {

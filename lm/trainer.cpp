@@ -57,8 +57,7 @@ void save_initial_model(const std::string &path, CheckpointInfo info, TrainableM
 }  // namespace
 
 void check_language_model_memory(const TrainConfig &cfg, int64_t vocab) {
-    ModelConfig c = cfg.lm.stack;
-    c.batch = cfg.batch, c.seq = cfg.bptt, c.pass = "training";
+    const ModelConfig c(cfg.lm.stack, cfg.lm_run());
     MemoryShape shape;
     const double V = static_cast<double>(vocab), rows = static_cast<double>(cfg.batch) * static_cast<double>(cfg.bptt);
     // the embedding (weights, gradients, a copy), the decoder (weights, gradients, the weights packed for dh and,
@@ -72,9 +71,7 @@ std::unique_ptr<TrainableModel> make_language_model(const TrainConfig &cfg, int6
     check_language_model_memory(cfg, vocab);
     LmShape shape = cfg.lm;
     shape.vocab = vocab;
-    shape.stack.batch = cfg.batch;
-    shape.stack.seq = cfg.bptt;
-    return std::make_unique<LanguageModel>(shape);
+    return std::make_unique<LanguageModel>(shape, cfg.lm_run());
 }
 
 double perplexity(TrainableModel &model, const BatchStream &data) {

@@ -28,7 +28,7 @@ void ModelConfig::validate() const {
     if (elements > 2e9) fail("shape too large: seq*batch*width = ", elements, " elements (limit 2e9)");
 }
 
-const PoolingVariant &ModelConfig::pooling_variant() const { return find_pooling(pooling); }
+const PoolingVariant &ModelSpec::pooling_variant() const { return find_pooling(pooling); }
 
 std::string ModelConfig::describe() const {
     std::ostringstream os;

@@ -89,10 +89,7 @@ lm::TrainConfig training_config(const RunSpec &spec) {
     const std::string task = task_of(spec);
     lm::TrainConfig cfg = lm::task_defaults(task);
     const ModelConfig &m = spec.config;
-    ModelConfig &stack = cfg.lm.stack;
-    stack.model = m.model, stack.pooling = m.pooling, stack.window = m.window, stack.input = m.input;
-    stack.hidden = m.hidden, stack.layers = m.layers, stack.zoneout = m.zoneout, stack.dropout = m.dropout;
-    stack.seed = m.seed, stack.schedule = m.schedule, stack.target = m.target;
+    cfg.lm.stack = m;  // the model spec; the run's batch and length are the train keys below
     cfg.batch = m.batch;
     if (task == "lm") cfg.bptt = m.seq;  // a synthetic task's lengths are its min_len..max_len keys
     cfg.log_seconds = 30;

@@ -14,14 +14,15 @@
 namespace qrnn::lm {
 
 struct ClassifierShape {
-    ModelConfig stack;          // model, pooling, window, input (= embedding size), hidden, layers, rates, seed, target
+    ModelSpec stack;            // model, pooling, window, input (= embedding size), hidden, layers, rates, seed, target
     int64_t vocab = 0, classes = 2;
     std::string pool = "mean";  // mean | last
 };
 
 class SequenceClassifier {
 public:
-    explicit SequenceClassifier(const ClassifierShape &shape);  // throws qrnn::Error on a bad shape or pool
+    // run: the batch and longest sequence its layers are built for. Throws qrnn::Error on a bad shape or pool.
+    SequenceClassifier(const ClassifierShape &shape, const RunSettings &run);
     std::vector<nn::Param> params();  // "embedding", "layer_<l>/<name>", "output/weights" [C][m], "output/bias" [C]
     void set_stochastic(bool on) { stack_.set_stochastic(on); }
     void set_mask_draw(uint64_t draw) { stack_.set_mask_draw(draw); }  // nn::Layer::set_mask_draw

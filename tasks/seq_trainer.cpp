@@ -53,8 +53,8 @@ public:
         : batch_(cfg.batch), eval_size_(cfg.seq.eval_size), seed_(cfg.lm.stack.seed), attention_(attention_on(cfg)) {
         task_.sort = cfg.seq.task == "sort";
         task_.vocab = cfg.seq.vocab, task_.min_len = cfg.seq.min_len, task_.max_len = cfg.seq.max_len;
-        ModelConfig base = cfg.lm.stack;
-        base.model = "encdec", base.batch = cfg.batch, base.seq = task_.max_len + 1, base.input = task_.symbols();
+        ModelConfig base(cfg.lm.stack, {cfg.batch, task_.max_len + 1});
+        base.model = "encdec", base.input = task_.symbols();
         EncDecConfig ec = make_encdec_config(base, task_.max_len, task_.symbols(), attention_);
         ec.validate();
         model_ = std::make_unique<nn::Seq2Seq>(ec, task_.symbols());
@@ -96,7 +96,7 @@ private:
 class ClassifyRun : public TaskRun {
 public:
     explicit ClassifyRun(const TrainConfig &cfg)
-        : batch_(cfg.batch), eval_size_(cfg.seq.eval_size), seed_(cfg.lm.stack.seed), model_(shape(cfg)) {
+        : batch_(cfg.batch), eval_size_(cfg.seq.eval_size), seed_(cfg.lm.stack.seed), model_(shape(cfg), {cfg.batch, cfg.seq.max_len}) {
         task_.vocab = cfg.seq.vocab, task_.min_len = cfg.seq.min_len, task_.max_len = cfg.seq.max_len;
     }
     std::vector<nn::Param> params() override { return model_.params(); }
@@ -123,7 +123,6 @@ private:
     static ClassifierShape shape(const TrainConfig &cfg) {
         ClassifierShape s;
         s.stack = cfg.lm.stack;
-        s.stack.batch = cfg.batch, s.stack.seq = cfg.seq.max_len;
         s.vocab = cfg.seq.vocab, s.classes = nn::CountTask::kClasses, s.pool = cfg.seq.pool;
         return s;
     }
@@ -136,8 +135,7 @@ private:
 // The memory guard (runtime/memory_guard.h) on the task's model before anything is allocated: the stack over
 // max_len + 1 steps (encoder and decoder for reverse and sort, whose input is a one-hot of the task's symbols).
 void check_seq_task_memory(const TrainConfig &cfg) {
-    ModelConfig c = cfg.lm.stack;
-    c.batch = cfg.batch, c.seq = cfg.seq.max_len + 1, c.pass = "training";
+    ModelConfig c(cfg.lm.stack, {cfg.batch, cfg.seq.max_len + 1, false, 0, "training"});
     MemoryShape shape;
     shape.weight_copies = 3;  // nn::Layer models keep the gradient too
     if (is_transduction(cfg.seq.task)) {
@@ -348,8 +346,7 @@ void validate_seq_task(const TrainConfig &cfg) {
     if (!cfg.seq.attention.empty())
         fail("key 'attention': attention needs an encoder; model '", model, "' of task classify has none");
     if (cfg.seq.vocab < 2) fail("key 'vocab': classify needs tokens A = 0 and B = 1 (vocab >= 2), got ", cfg.seq.vocab);
-    ModelConfig c = cfg.lm.stack;
-    c.batch = cfg.batch, c.seq = cfg.seq.max_len;
+    const ModelConfig c(cfg.lm.stack, {cfg.batch, cfg.seq.max_len});
     c.validate();
     if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' has no backward pass"
 }

@@ -16,6 +16,7 @@ using namespace qrnn;
 using namespace qrnn::lm;
 using qrnn::test::small_batch;
 using qrnn::test::small_lm;
+using qrnn::test::small_run;
 using qrnn::test::write_scratch;
 
 TEST(Corpus, VocabularyEosUnkAndBatchify) {
@@ -140,7 +141,7 @@ namespace {
 // summed in double): from a carried state left by a first batch, masks on. `corrupt` scales the analytic
 // gradient of the embedding, to show the check fails on a wrong gradient.
 test::FdWorst gradient_error(const std::string &model_name, float corrupt = 1.0f) {
-    LanguageModel model(small_lm(model_name));
+    LanguageModel model(small_lm(model_name), small_run());
     model.set_stochastic(true);
     model.reset_state(2, 0);
     model.step(small_batch(0), false);  // a non-zero carried state
@@ -189,7 +190,7 @@ TEST(LanguageModel, GradientCheckCatchesAWrongGradient) {
 
 TEST(LanguageModel, StepsAreDeterministic) {
     auto run = [] {
-        LanguageModel model(small_lm("qrnn"));
+        LanguageModel model(small_lm("qrnn"), small_run());
         model.set_stochastic(true);
         model.reset_state(2, 0);
         for (int i = 0; i < 3; i++) {

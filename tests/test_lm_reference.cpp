@@ -16,6 +16,7 @@
 using namespace qrnn;
 using qrnn::test::small_batch;
 using qrnn::test::small_lm;
+using qrnn::test::small_run;
 
 namespace {
 
@@ -47,7 +48,7 @@ struct Problem {
 Problem make_problem(const std::string &model, bool tied) {
     Problem pr;
     pr.shape = small_lm(model, tied);
-    pr.model = std::make_unique<lm::LanguageModel>(pr.shape);
+    pr.model = std::make_unique<lm::LanguageModel>(pr.shape, small_run());
     pr.model->set_stochastic(true);
     pr.model->reset_state(2, 0);
     pr.model->step(small_batch(0), false);  // a non-zero carried state, masks at time 3
@@ -55,7 +56,7 @@ Problem make_problem(const std::string &model, bool tied) {
     pr.batch = small_batch(1);
 
     ref::LmBatch &rb = pr.ref_batch;
-    const ModelConfig &cfg = pr.shape.stack;
+    const ModelConfig cfg(pr.shape.stack, small_run());
     const int64_t T = pr.batch.T, B = pr.batch.B, time = pr.carried.front().time;
     rb.cfg = cfg, rb.T = T, rb.B = B, rb.tokens = pr.batch.inputs, rb.targets = pr.batch.targets;
     rb.cfg.stochastic = true;  // the QRNN layers' own masks on, as in training

@@ -14,7 +14,7 @@
 #include <stdexcept>
 
 #include "core/error.h"
-#include "lm/h5io.h"
+#include "runtime/h5io.h"
 #include "tasks/seq_checkpoint.h"
 #include "tasks/seq_classifier.h"
 #include "tasks/seq_trainer.h"
@@ -112,9 +112,9 @@ TEST(SeqTasks, ClassifierGradientsMatchFiniteDifferences) {
     for (const auto &[model, pool] : {std::pair{"qrnn-bidir", "last"}, {"qrnn-dense", "mean"}}) {
         lm::ClassifierShape shape;
         shape.stack.model = model, shape.stack.pooling = "fo", shape.stack.window = 2, shape.stack.input = 3;
-        shape.stack.hidden = 5, shape.stack.layers = 2, shape.stack.batch = 5, shape.stack.seq = 6, shape.stack.seed = 4;
+        shape.stack.hidden = 5, shape.stack.layers = 2, shape.stack.seed = 4;
         shape.vocab = 4, shape.pool = pool;
-        lm::SequenceClassifier clf(shape);
+        lm::SequenceClassifier clf(shape, {5, 6});
         const nn::ClassifyBatch batch = nn::count_batch(small_count(), 5, 3, 0, 0);
         clf.loss(batch, true);
         double worst = 0;
@@ -167,9 +167,9 @@ TEST(SeqTasks, EachTrainingStepDrawsItsOwnMasksReproducibly) {
     for (const char *model : {"qrnn-bidir", "qrnn-dense", "qrnn", "lstm-onednn", "cnn"}) {
         lm::ClassifierShape shape;
         shape.stack.model = model, shape.stack.window = 2, shape.stack.input = 3, shape.stack.hidden = 5;
-        shape.stack.layers = 2, shape.stack.batch = 5, shape.stack.seq = 6, shape.stack.seed = 4;
+        shape.stack.layers = 2, shape.stack.seed = 4;
         shape.stack.dropout = 0.3, shape.stack.zoneout = 0.2, shape.vocab = 4;
-        lm::SequenceClassifier clf(shape);
+        lm::SequenceClassifier clf(shape, {5, 6});
         const nn::ClassifyBatch batch = nn::count_batch(small_count(), 5, 3, 0, 0);
         check(model, clf, [&](bool on) { clf.set_stochastic(on); }, [&](uint64_t d) { clf.set_mask_draw(d); },
               [&] { return clf.loss(batch, true); });
@@ -177,7 +177,7 @@ TEST(SeqTasks, EachTrainingStepDrawsItsOwnMasksReproducibly) {
     const lm::TrainConfig r = tiny("reverse", "encdec");
     nn::TransductionTask task;
     task.vocab = r.seq.vocab, task.min_len = 2, task.max_len = 5;
-    ModelConfig base = r.lm.stack;
+    ModelConfig base(r.lm.stack, {});
     base.hidden = 8, base.layers = 2, base.input = task.symbols(), base.dropout = 0.3, base.zoneout = 0.2;
     nn::Seq2Seq s2s(make_encdec_config(base, task.max_len, task.symbols(), true), task.symbols());
     const nn::Seq2SeqBatch batch = nn::transduction_batch(task, 3, 1, 0, 0);

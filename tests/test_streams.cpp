@@ -76,7 +76,7 @@ TEST(Streams, LanguageModelParametersAreIndependent) {
     for (const char *model : {"qrnn", "lstm-onednn", "lstm-halide", "cnn"}) {
         lm::LmShape shape = test::small_lm(model);
         shape.vocab = 40, shape.stack.input = 8, shape.stack.hidden = 8;
-        lm::LanguageModel lm(shape);
+        lm::LanguageModel lm(shape, test::small_run());
         expect_independent(lm.params(), model);
     }
 }
@@ -85,7 +85,7 @@ TEST(Streams, ClassifierAndEncoderDecoderParametersAreIndependent) {
     lm::ClassifierShape shape;
     shape.stack = test::small_lm("qrnn").stack;
     shape.stack.input = 8, shape.stack.hidden = 8, shape.vocab = 40, shape.classes = 4;
-    lm::SequenceClassifier classifier(shape);
+    lm::SequenceClassifier classifier(shape, test::small_run());
     expect_independent(classifier.params(), "classifier");
 
     nn::TransductionTask task;

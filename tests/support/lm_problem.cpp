@@ -10,8 +10,6 @@ lm::LmShape small_lm(const std::string &model, bool tied) {
     s.stack.input = tied ? 5 : 4;
     s.stack.hidden = 5;
     s.stack.layers = 2;
-    s.stack.batch = 2;
-    s.stack.seq = 3;
     s.stack.zoneout = model == "qrnn" ? 0.2 : 0.0;
     s.stack.dropout = 0.3;
     s.stack.seed = 5;
@@ -20,6 +18,8 @@ lm::LmShape small_lm(const std::string &model, bool tied) {
     s.tie_weights = tied;
     return s;
 }
+
+RunSettings small_run() { return {2, 3}; }
 
 lm::Batch small_batch(int64_t shift) {
     lm::Batch b;
