@@ -9,7 +9,8 @@
 // 4: ModelPlugin gained features; LayerFuncs gained gate_rows.
 // 5: ModelPlugin gained layer, stack and verifier (a model registers everything in one record).
 // 6: ModelPlugin gained inference_verifier; nn::Layer gained set_knobs and prepare_training.
-#define QRNN_PLUGIN_ABI_VERSION 6
+// 7: ModelConfig is a ModelSpec and RunSettings; the schedule records derive from ScheduleRecord.
+#define QRNN_PLUGIN_ABI_VERSION 7
 
 extern "C" {
 struct QrnnPluginEntry {

@@ -147,11 +147,11 @@ void backward_tuned(BackwardFuncs &D, const BackwardInputs &in, const Target &ta
 }
 
 const bool cpu_backward_registered = [] {
-    register_training_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", {}, {},
-                                forward_naive, backward_naive, nullptr});
-    TrainingSchedule tuned{"tuned", "CPU: GEMM forward with tape; reverse scan + dW, dx on the GEMM core",
-                           "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6},
-                            {"dx_c_vectors", 4}, {"dx_tile_t", 3}, {"chains", 4}}};
+    register_training_schedule({{"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu"},
+                                forward_naive, backward_naive});
+    TrainingSchedule tuned{{"tuned", "CPU: GEMM forward with tape; reverse scan + dW, dx on the GEMM core", "cpu",
+                            {{"tile_h_vectors", 2}, {"tile_t", 8}, {"dw_h_vectors", 2}, {"tile_c", 6}, {"dx_c_vectors", 4},
+                             {"dx_tile_t", 3}, {"chains", 4}}}};
     // Height ranges up to 5 vectors: tile_for_width's tallest with 32 vector registers (20 accumulators / 4).
     tuned.knob_specs = {{"chains", chains_knob_spec()}};
     tuned.knob_specs.merge(conv_tile_knob_specs());

@@ -24,10 +24,10 @@ Pipeline build_cpu_chunked(const LayerInputs &in, const PoolingVariant &variant,
 }
 
 const bool cpu_chunked_scan_registered = [] {
-    LayerSchedule s{"chunked-scan", "CPU: GEMM conv + two-level scan (local scans, carry, fix-up) parallel in time",
-                    "cpu", {{"chunk", 64}, {"chains", 4}, {"interleave", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}, nullptr};
+    LayerSchedule s{{"chunked-scan", "CPU: GEMM conv + two-level scan (local scans, carry, fix-up) parallel in time", "cpu",
+                     {{"chunk", 64}, {"chains", 4}, {"interleave", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}}}};
     s.knob_specs = {{"chunk", {"time steps per chunk of the two-level scan", {16, 32, 64, 128, 256}, 2, 4096}},
-                    {"chains", {"vectors of h scanned together in the local scans", {1, 2, 4}, 1, 8}},
+                    {"chains", chains_knob_spec()},
                     {"interleave", {"chunks scanned together in the local scans (independent chains)", {1, 2, 4, 8}, 1, 16}}};
     s.knob_specs.merge(conv_tile_knob_specs());
     s.build = build_cpu_chunked;

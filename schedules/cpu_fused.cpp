@@ -42,8 +42,8 @@ Pipeline build_cpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
 }
 
 const bool cpu_fused_registered = [] {
-    LayerSchedule s{"fused", "CPU: conv computed per time chunk inside the scan (gates stay in cache)", "cpu",
-                    {{"chunk", 32}, {"chains", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}, {"b_inner", 1}}, nullptr};
+    LayerSchedule s{{"fused", "CPU: conv computed per time chunk inside the scan (gates stay in cache)", "cpu",
+                     {{"chunk", 32}, {"chains", 4}, {"tile_h_vectors", 2}, {"tile_t", 8}, {"b_inner", 1}}}};
     s.knob_specs = {{"chunk", {"time steps per chunk (conv block computed inside the scan)", {8, 16, 32, 64, 128}, 1, 4096}},
                     {"chains", chains_knob_spec()},
                     {"b_inner", {"1: batch loop inside the h tile (weights streamed once per time tile); 0: b outermost", {0, 1}, 0, 1}}};

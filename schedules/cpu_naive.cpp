@@ -12,8 +12,7 @@ void apply_cpu_naive(LayerFuncs &L, const LayerInputs &, const Halide::Target &,
 }
 
 const bool cpu_naive_registered = [] {
-    register_layer_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", {},
-                             apply_cpu_naive});
+    register_layer_schedule({{"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu"}, apply_cpu_naive});
     return true;
 }();
 }  // namespace

@@ -18,8 +18,9 @@ void apply_cpu_tuned(LayerFuncs &L, const LayerInputs &in, const Target &target,
 }
 
 const bool cpu_tuned_registered = [] {
-    LayerSchedule s{"tuned", "hand-written CPU: register-blocked GEMM conv + vectorised serial-time scan",
-                    "cpu", {{"tile_h_vectors", 2}, {"tile_t", 8}, {"chains", 4}}, apply_cpu_tuned};
+    LayerSchedule s{{"tuned", "hand-written CPU: register-blocked GEMM conv + vectorised serial-time scan", "cpu",
+                     {{"tile_h_vectors", 2}, {"tile_t", 8}, {"chains", 4}}},
+                    apply_cpu_tuned};
     s.knob_specs = conv_tile_knob_specs();
     s.knob_specs["chains"] = chains_knob_spec();
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };

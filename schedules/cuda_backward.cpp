@@ -63,11 +63,11 @@ void backward_cuda(BackwardFuncs &D, const BackwardInputs &, const Target &, con
 }
 
 const bool cuda_backward_registered = [] {
-    TrainingSchedule s{"cuda-tiled", "GPU: cuda-tiled forward with tape; reverse scan per thread, GEMMs per thread row",
-                       "gpu", {{"threads", 64}, {"tile_t", 4}, {"unroll", 4}}};
-    s.knob_specs = {{"threads", {"threads per block", {32, 64, 128}, 1, 1024}},
+    TrainingSchedule s{{"cuda-tiled", "GPU: cuda-tiled forward with tape; reverse scan per thread, GEMMs per thread row", "gpu",
+                        {{"threads", 64}, {"tile_t", 4}, {"unroll", 4}}}};
+    s.knob_specs = {{"threads", gpu_threads_knob_spec()},
                     {"tile_t", {"GEMM outputs per thread (forward conv along t; dW along c; dx along t)", {2, 4, 8}, 1, 16}},
-                    {"unroll", {"unroll of the serial time loops", {1, 2, 4, 8}, 1, 16}}};
+                    {"unroll", gpu_unroll_knob_spec()}};
     s.apply_forward = forward_cuda;
     s.apply_backward = backward_cuda;
     register_training_schedule(s);

@@ -66,15 +66,15 @@ Pipeline build_gpu_fused(const LayerInputs &in, const PoolingVariant &variant, c
 }
 
 const bool cuda_layer_registered = [] {
-    LayerSchedule tiled{"cuda-tiled", "GPU: tiled GEMM conv, scan one thread per (batch, channel), time unrolled",
-                        "gpu", {{"threads", 64}, {"tile_t", 4}, {"unroll", 4}}, apply_gpu_tiled};
-    tiled.knob_specs = {{"threads", {"threads per block along h", {32, 64, 128}, 1, 1024}},
+    LayerSchedule tiled{{"cuda-tiled", "GPU: tiled GEMM conv, scan one thread per (batch, channel), time unrolled", "gpu",
+                         {{"threads", 64}, {"tile_t", 4}, {"unroll", 4}}},
+                        apply_gpu_tiled};
+    tiled.knob_specs = {{"threads", gpu_threads_knob_spec()},
                         {"tile_t", {"GEMM outputs per thread along t", {2, 4, 8}, 1, 16}},
-                        {"unroll", {"unroll of the serial time loop", {1, 2, 4, 8}, 1, 16}}};
+                        {"unroll", gpu_unroll_knob_spec()}};
     register_layer_schedule(tiled);
-    LayerSchedule fused{"cuda-fused", "GPU: conv per time chunk inside the per-thread scan", "gpu",
-                        {{"threads", 64}, {"chunk", 4}}, nullptr};
-    fused.knob_specs = {{"threads", {"threads per block along h", {32, 64, 128}, 1, 1024}},
+    LayerSchedule fused{{"cuda-fused", "GPU: conv per time chunk inside the per-thread scan", "gpu", {{"threads", 64}, {"chunk", 4}}}};
+    fused.knob_specs = {{"threads", gpu_threads_knob_spec()},
                         {"chunk", {"time steps of conv computed per chunk, unrolled", {2, 4, 8}, 1, 16}}};
     fused.build = build_gpu_fused;
     register_layer_schedule(fused);

@@ -5,6 +5,10 @@
 
 namespace qrnn {
 
+// The knobs every CUDA schedule of the layer has: threads per block along h, unroll of the serial time loops.
+inline KnobSpec gpu_threads_knob_spec() { return {"threads per block along h", {32, 64, 128}, 1, 1024}; }
+inline KnobSpec gpu_unroll_knob_spec() { return {"unroll of the serial time loops", {1, 2, 4, 8}, 1, 16}; }
+
 // A scan stage: one thread per (h, b) in blocks of `threads` along h, the serial loop r unrolled by `unroll`
 // (r undefined for a stage without one).
 void schedule_gpu_scan(Halide::Stage scan, const Halide::Var &h, const Halide::Var &b, const Halide::RVar &r,

@@ -56,8 +56,8 @@ void seq_backward_cuda(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Tar
 }
 
 const bool seq_cuda_registered = [] {
-    register_seq_schedule({"cuda-tiled", "GPU: tiled GEMM conv over both directions' rows, scans one thread per (h, b)",
-                           "gpu", seq_forward_cuda, seq_backward_cuda, nullptr, nullptr});
+    register_seq_schedule({{"cuda-tiled", "GPU: tiled GEMM conv over both directions' rows, scans one thread per (h, b)", "gpu"},
+                           seq_forward_cuda, seq_backward_cuda});
     return true;
 }();
 }  // namespace

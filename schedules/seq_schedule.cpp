@@ -102,16 +102,19 @@ void backward_tuned(SeqBackwardFuncs &D, const SeqBackwardInputs &in, const Targ
 }
 
 const bool seq_schedule_registered = [] {
-    register_seq_schedule({"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu", forward_naive,
-                           backward_naive, nullptr, nullptr});
-    register_seq_schedule({"tuned", "CPU: gates GEMM (both directions' rows) + serial scans; vectorised parallel backward",
-                           "cpu", forward_tuned, backward_tuned, tuned_padding, tuned_knobs, cpu_backward_panels});
+    register_seq_schedule({{"naive", "CPU reference point: compute_root stages, no vectors, no threads", "cpu"}, forward_naive,
+                           backward_naive});
+    SeqSchedule tuned{{"tuned", "CPU: gates GEMM (both directions' rows) + serial scans; vectorised parallel backward", "cpu"},
+                      forward_tuned, backward_tuned, tuned_padding, cpu_backward_panels};
+    tuned.width_defaults = tuned_knobs;
+    register_seq_schedule(tuned);
     return true;
 }();
 }  // namespace
 
 void register_seq_schedule(SeqSchedule s) {
     if (s.name.empty() || !s.apply_forward || !s.apply_backward) fail("seq schedule needs a name, apply_forward and apply_backward");
+    check_schedule_record(s, "seq schedule");
     std::string name = s.name;
     seq_schedules().add(name, std::move(s));
 }
@@ -120,7 +123,7 @@ const SeqSchedule &find_seq_schedule(const std::string &name) { return seq_sched
 std::vector<std::string> seq_schedule_names() { return seq_schedules().names(); }
 
 Knobs seq_schedule_knobs(const SeqSchedule &schedule, int64_t m, const Target &target) {
-    return schedule.knobs_for ? schedule.knobs_for(m, target) : Knobs{};
+    return schedule.width_defaults ? schedule.width_defaults(m, target) : Knobs{};
 }
 
 // The schedule's h tile goes into the algorithm: the conv reads the weights packed into panels of the tile's rows

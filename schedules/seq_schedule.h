@@ -9,14 +9,13 @@
 
 namespace qrnn {
 
-// Knobs: what the schedule chose for the layer width its pipelines are built for (knobs_for(m, target); the
+// Knobs: what the schedule chose for the layer width its pipelines are built for (width_defaults(m, target); the
 // pipelines stay correct for every m, only tuned for that one; m <= 0: no width known, the target's defaults).
-struct SeqSchedule {
-    std::string name, description, target_family;  // "cpu" or "gpu"
+// Its knobs are its width_defaults (those of the training schedule it shares tiles with); it adds no specs.
+struct SeqSchedule : ScheduleRecord {
     std::function<void(SeqFuncs &, const SeqInputs &, const Halide::Target &, const Knobs &)> apply_forward;
     std::function<void(SeqBackwardFuncs &, const SeqBackwardInputs &, const Halide::Target &, const Knobs &)> apply_backward;
     std::function<TapePadding(const Halide::Target &, const Knobs &)> tape_padding;  // unset: no padding
-    std::function<Knobs(int64_t m, const Halide::Target &)> knobs_for;                // unset: no knobs
     std::function<BackwardPanels(const Halide::Target &, const Knobs &)> backward_panels;  // unset: unpacked
 };
 
@@ -24,7 +23,7 @@ void register_seq_schedule(SeqSchedule schedule);
 // Throws qrnn::Error "unknown variable-length/bidirectional schedule 'X' (known: ...)".
 const SeqSchedule &find_seq_schedule(const std::string &name);
 std::vector<std::string> seq_schedule_names();
-// schedule.knobs_for(m, target), or none.
+// schedule.width_defaults(m, target), or none.
 Knobs seq_schedule_knobs(const SeqSchedule &schedule, int64_t m, const Halide::Target &target);
 
 // Forward: outputs SeqFuncs::outputs() (the scans, then gates). Backward: SeqBackwardFuncs::outputs().

@@ -15,6 +15,7 @@ NamedRegistry<TrainingSchedule> &training_schedules() {
 void register_training_schedule(TrainingSchedule s) {
     if (s.name.empty() || !s.apply_forward || !s.apply_backward)
         fail("training schedule needs a name, apply_forward and apply_backward");
+    check_schedule_record(s, "training schedule");
     std::string name = s.name;
     training_schedules().add(name, std::move(s));
 }
@@ -30,16 +31,6 @@ const TrainingSchedule &find_training_schedule(const std::string &name) {
 }
 
 std::vector<std::string> training_schedule_names() { return training_schedules().names(); }
-
-Knobs merge_knobs(const TrainingSchedule &schedule, const Knobs &overrides, const Halide::Target &target) {
-    return merge_knob_overrides(schedule.name, schedule.target_defaults ? schedule.target_defaults(target) : schedule.defaults,
-                                schedule.knob_specs, overrides);
-}
-
-Knobs merge_knobs_for_width(const TrainingSchedule &schedule, const Knobs &overrides, int64_t m, const Halide::Target &target) {
-    if (!schedule.width_defaults) return merge_knobs(schedule, overrides, target);
-    return merge_knob_overrides(schedule.name, schedule.width_defaults(m, target), schedule.knob_specs, overrides);
-}
 
 Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const LayerInputs &in,
                                         const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs) {

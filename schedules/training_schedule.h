@@ -14,31 +14,18 @@ struct TapePadding {
     int h = 1, t = 1;
 };
 
-struct TrainingSchedule {
-    std::string name;
-    std::string description;
-    std::string target_family;  // "cpu" or "gpu"
-    Knobs defaults;
-    std::map<std::string, KnobSpec> knob_specs;
+struct TrainingSchedule : ScheduleRecord {
     std::function<void(LayerFuncs &, const LayerInputs &, const Halide::Target &, const Knobs &)> apply_forward;
     std::function<void(BackwardFuncs &, const BackwardInputs &, const Halide::Target &, const Knobs &)> apply_backward;
     std::function<TapePadding(const Halide::Target &, const Knobs &)> tape_padding;  // unset: no padding
     // The backward's panel rows (define_qrnn_backward); unset: operands unpacked.
     std::function<BackwardPanels(const Halide::Target &, const Knobs &)> backward_panels;
-    std::function<Knobs(const Halide::Target &)> target_defaults;  // unset: `defaults` for every target
-    // The defaults for a layer of m units (e.g. register tiles that pad m the least); unset: the target's.
-    std::function<Knobs(int64_t m, const Halide::Target &)> width_defaults;
 };
 
 void register_training_schedule(TrainingSchedule schedule);
 // Throws qrnn::Error "schedule 'X' has no training (backward) schedule (have: ...)".
 const TrainingSchedule &find_training_schedule(const std::string &name);
 std::vector<std::string> training_schedule_names();
-// The defaults for `target` (target_defaults, else defaults) with overrides applied.
-Knobs merge_knobs(const TrainingSchedule &schedule, const Knobs &overrides, const Halide::Target &target);
-// The same from the defaults for a layer of m units (width_defaults, else the target's).
-Knobs merge_knobs_for_width(const TrainingSchedule &schedule, const Knobs &overrides, int64_t m, const Halide::Target &target);
-
 // Forward with tape: LayerFuncs::outputs(true) (cell (c, h), then gates). Backward: BackwardFuncs::outputs().
 Halide::Pipeline build_training_forward(const TrainingSchedule &schedule, const LayerInputs &in,
                                         const PoolingVariant &variant, const Halide::Target &target, const Knobs &knobs);

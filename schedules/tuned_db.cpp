@@ -27,8 +27,7 @@ Pipeline build_from_db(const LayerInputs &in, const PoolingVariant &variant, con
 }
 
 const bool tuned_db_registered = [] {
-    LayerSchedule s{"tuned-db", "best autotuned record for the nearest shape ($QRNN_TUNING_DB, qrnn autotune)", "cpu",
-                    {}, nullptr};
+    LayerSchedule s{{"tuned-db", "best autotuned record for the nearest shape ($QRNN_TUNING_DB, qrnn autotune)", "cpu"}};
     s.per_shape = true;
     s.build = build_from_db;
     register_layer_schedule(s);
