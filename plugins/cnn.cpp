@@ -19,7 +19,7 @@
 #include "reference/baselines.h"
 #include "runtime/jit_compile.h"
 #include "runtime/params.h"
-#include "runtime/pipeline_cache.h"
+#include "runtime/compiled_layer.h"
 #include "schedules/cpu_common.h"
 #include "schedules/gemm_core.h"
 
@@ -93,8 +93,7 @@ struct CnnPipelines {
 };
 CnnPipelines &pipelines() {
     // The environment's target is fixed for the process: looked up once, then a reference into the cache.
-    static CnnPipelines &p = *pipeline_cache().get<CnnPipelines>(get_jit_target_from_environment().to_string(),
-                                                                 [] { return std::make_shared<CnnPipelines>(); });
+    static CnnPipelines &p = environment_pipeline<CnnPipelines>([] { return std::make_shared<CnnPipelines>(); });
     return p;
 }
 

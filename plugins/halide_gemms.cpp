@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "runtime/jit_compile.h"
-#include "runtime/pipeline_cache.h"
+#include "runtime/compiled_layer.h"
 #include "schedules/cpu_common.h"
 #include "schedules/gemm_core.h"
 #include "schedules/gemm_tuning.h"
@@ -107,8 +107,7 @@ struct Compiled {
 Compiled &compiled() {
     // The environment's target is fixed for the process: looked up once (gemm_tile() is called per call of a
     // layer), then a reference into the cache.
-    static Compiled &c = *pipeline_cache().get<Compiled>(get_jit_target_from_environment().to_string(),
-                                                         [] { return std::make_shared<Compiled>(); });
+    static Compiled &c = environment_pipeline<Compiled>([] { return std::make_shared<Compiled>(); });
     return c;
 }
 }  // namespace

@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "plugins/lstm_model.h"
 #include "runtime/jit_compile.h"
-#include "runtime/pipeline_cache.h"
+#include "runtime/compiled_layer.h"
 #include "schedules/cpu_target.h"
 #include "schedules/gemm_core.h"
 
@@ -59,8 +59,8 @@ CompiledLstmStep::CompiledLstmStep(bool save_gates)
 
 CompiledLstmStep &compiled_lstm_step(bool save_gates) {
     auto get = [](bool saving) -> CompiledLstmStep & {
-        const std::string key = get_jit_target_from_environment().to_string() + (saving ? "|saving" : "|plain");
-        return *pipeline_cache().get<CompiledLstmStep>(key, [&] { return std::make_shared<CompiledLstmStep>(saving); });
+        return environment_pipeline<CompiledLstmStep>([&] { return std::make_shared<CompiledLstmStep>(saving); },
+                                                      saving ? "|saving" : "|plain");
     };
     // The environment's target is fixed for the process: each looked up (and compiled) once, when first asked for,
     // then a reference into the cache.

@@ -77,8 +77,7 @@ struct CompiledStepBack {
 };
 CompiledStepBack &compiled_step_back() {
     // The environment's target is fixed for the process: looked up once, then a reference into the cache.
-    static CompiledStepBack &c = *pipeline_cache().get<CompiledStepBack>(
-        Halide::get_jit_target_from_environment().to_string(), [] { return std::make_shared<CompiledStepBack>(); });
+    static CompiledStepBack &c = environment_pipeline<CompiledStepBack>([] { return std::make_shared<CompiledStepBack>(); });
     return c;
 }
 

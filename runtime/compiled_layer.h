@@ -83,6 +83,15 @@ std::shared_ptr<Compiled> compiled_per_target(const std::string &target) {
     return pipeline_cache().get<Compiled>(t.to_string(), [&] { return std::make_shared<Compiled>(t); });
 }
 
+// The Compiled (made by make() on first use) for the JIT environment's target, which is fixed for the process: the
+// baselines' pipelines, whose callers keep the reference (a static) instead of a lookup per layer call. `variant`
+// tells apart several Compiled of one type.
+template <class Compiled, class Make>
+Compiled &environment_pipeline(Make make, const std::string &variant = "") {
+    const std::string key = Halide::get_jit_target_from_environment().to_string() + variant;
+    return *pipeline_cache().get<Compiled>(key, [&] { return make(); });
+}
+
 // Compiled layers cached by (pooling, schedule, knobs, target; shape if the schedule is per_shape) for the
 // life of the process. An empty target means the JIT target from the environment.
 std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, const std::string &schedule,
