@@ -1,7 +1,7 @@
 // A sweep as a Slurm job array: task i runs shard i/N of the sweep into its own results file next to the
 // output (resumable like any sweep), and the shards are merged into the output when all are done.
 // Everything here is plain text in, plain text out (script, squeue/sacct parsing, the submission record),
-// so it is unit-tested without Slurm; tools/sweep_slurm.cpp and tools/cmd_sweep_status.cpp run the commands.
+// so it is unit-tested without Slurm; sweep/slurm_submit.h runs the commands.
 // Another engine (MPI, Kubernetes indexed jobs) reuses the shard files and ArrayPaths: docs/sweeps.md.
 #pragma once
 #include <cstdint>
