@@ -30,7 +30,7 @@ AttentionGemms::AttentionGemms(int64_t T, int64_t S, int64_t B, int64_t m, const
     : s_(std::make_shared<State>()) {
     State &s = *s_;
     s.T = T, s.S = S, s.B = B, s.m = m, s.target = target;
-    s.attention = compiled_attention(target.to_string());
+    s.attention = compiled_attention(target);
     s.lengths.assign(B, S);
     s.cell = s.gate_o = s.out = s.dout = Tensor<float>({T, B, m});
     s.enc = Tensor<float>({S, B, m});

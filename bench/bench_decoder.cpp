@@ -23,7 +23,7 @@ DecoderGemms::DecoderGemms(int64_t rows, int64_t hidden, int64_t vocab, const Ha
     : s_(std::make_shared<State>()) {
     State &s = *s_;
     s.N = rows, s.m = hidden, s.V = vocab, s.target = target;
-    s.decoder = std::make_unique<lm::SoftmaxDecoder>(vocab, hidden, target.to_string());
+    s.decoder = std::make_unique<lm::SoftmaxDecoder>(vocab, hidden, target);
     s.h = Tensor<float>({rows, hidden});
     s.weights = Tensor<float>({vocab, hidden});
     s.bias = Tensor<float>({vocab});

@@ -28,7 +28,7 @@ struct LayerRun {  // one layer on seeded data, for timing
     LayerParams<float> params;
     LayerState<float> state;
     std::shared_ptr<CompiledLayer> layer;
-    LayerRun(const PoolingVariant &pooling, const LayerShape &s, const std::string &schedule, const std::string &target) {
+    LayerRun(const PoolingVariant &pooling, const LayerShape &s, const std::string &schedule, const Halide::Target &target) {
         cfg = layer_config(pooling.name, s);
         x = init_input(cfg);
         params = init_params(cfg)[0];
@@ -152,7 +152,7 @@ void BenchReport::layer() {
     // Floors: the GEMM (faster of ours and OpenBLAS, timed in the same rounds as the layers) plus the
     // unavoidable traffic at triad bandwidth (also in the rounds). Unfused: gates written and read back,
     // c and h written; fused: only c and h written. x is read once in both.
-    LayerRun tuned(pooling, s, "tuned", target_text), fused(pooling, s, "fused", target_text);
+    LayerRun tuned(pooling, s, "tuned", target), fused(pooling, s, "fused", target);
     bench::ConvGemm gemm(pooling, s, target);
     std::vector<std::function<void()>> runs{[&] { tuned.run(); }, [&] { fused.run(); }, [&] { triad.run(); },
                                             [&] { gemm.run_halide(); }};
@@ -187,7 +187,7 @@ void BenchReport::chunked() {
                 fixed(ct.median(), 3) + " ms", fixed(st.median(), 3) + " ms", st.median() / ct.median(), 1.5);
         }
     LayerShape s{4096, 1, 320, 320, 2};
-    LayerRun tuned(pooling, s, "tuned", target_text), chunked(pooling, s, "chunked-scan", target_text);
+    LayerRun tuned(pooling, s, "tuned", target), chunked(pooling, s, "chunked-scan", target);
     auto [tt, ct] = time_side_by_side([&] { tuned.run(); }, [&] { chunked.run(); }, warmup, repeats);
     row("layer: chunked-scan vs tuned (tuned/chunked)", shape_text(s), fixed(ct.median(), 2) + " ms",
         fixed(tt.median(), 2) + " ms", tt.median() / ct.median(), 1.5);
@@ -236,7 +236,7 @@ void BenchReport::autotuned() {
             newest = r;
     if (!newest) fail("--what autotuned: no verified ", pooling.name, " record for this target in ", db, " (run qrnn autotune)");
     LayerShape s = newest->shape;
-    LayerRun tuned(pooling, s, "tuned", target_text), tuned_db(pooling, s, "tuned-db", target_text);
+    LayerRun tuned(pooling, s, "tuned", target), tuned_db(pooling, s, "tuned-db", target);
     auto [tt, dt] = time_side_by_side([&] { tuned.run(); }, [&] { tuned_db.run(); }, warmup, repeats);
     row("autotuned (tuned-db) vs tuned (tuned/tuned-db)", shape_text(s), fixed(dt.median(), 3) + " ms",
         fixed(tt.median(), 3) + " ms", tt.median() / dt.median(), 1.0);

@@ -74,7 +74,7 @@ TuningRecord TrialRunner::run(const Candidate &candidate, double prune_ms) {
     r.schedule = candidate.schedule;
     r.knobs = candidate.knobs;
     try {
-        auto layer = compiled_layer(cfg_.pooling_variant(), candidate.schedule, candidate.knobs, shape(), cfg_.target);
+        auto layer = compiled_layer(cfg_.pooling_variant(), candidate.schedule, candidate.knobs, shape(), target_);
         Data &d = *data_;
         std::fill(d.h.data.begin(), d.h.data.end(), std::numeric_limits<float>::quiet_NaN());  // no stale pass
         std::fill(d.c.data.begin(), d.c.data.end(), std::numeric_limits<float>::quiet_NaN());

@@ -81,12 +81,11 @@ void check_shape(const char *what, const Tensor<float> &t, const std::vector<int
 }
 }  // namespace
 
-SoftmaxDecoder::SoftmaxDecoder(int64_t vocab, int64_t hidden, const std::string &target)
+SoftmaxDecoder::SoftmaxDecoder(int64_t vocab, int64_t hidden, const Halide::Target &t)
     : vocab_(vocab), hidden_(hidden), chunk_(0), explicit_chunk_(false), scratch_(std::make_shared<Scratch>()) {
     if (vocab < 1 || hidden < 1) fail("softmax decoder: vocabulary (", vocab, ") and hidden size (", hidden, ") must be >= 1");
-    const Halide::Target t = parse_target(target);
     if (t.has_gpu_feature()) fail("softmax decoder: target ", t.to_string(), " is not a CPU target");
-    compiled_ = compiled_per_target<Compiled>(t.to_string());
+    compiled_ = compiled_per_target<Compiled>(t);
     const int64_t panel = compiled_->panel_rows, rows = std::min<int64_t>(kDefaultChunkRows, kMaxChunkLogits / vocab);
     chunk_ = std::max(panel, rows / panel * panel);
 }

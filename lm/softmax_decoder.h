@@ -2,6 +2,7 @@
 // log-softmax + cross-entropy loss + gradient, core/softmax_decoder.h on Halide, schedules/cpu_softmax.cpp)
 // and the embedding lookup. Reference: reference/softmax_decoder.h.
 #pragma once
+#include <Halide.h>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -17,8 +18,8 @@ struct DecoderGrads {
 
 class SoftmaxDecoder {
 public:
-    // target: a Halide CPU target ("" = the host JIT target, HL_JIT_TARGET honoured).
-    SoftmaxDecoder(int64_t vocab, int64_t hidden, const std::string &target = "");
+    // target: a Halide CPU target (parse_target of the config's string; default: HL_JIT_TARGET's).
+    SoftmaxDecoder(int64_t vocab, int64_t hidden, const Halide::Target &target = Halide::get_jit_target_from_environment());
 
     // Sum over the N rows of -log softmax(h W^T + b)[target] (each row's loss in float, summed in double).
     // h is [N][m] or [T][B][m] (N = T*B rows), weights [V][m], bias [V], targets [N] in [0, V).

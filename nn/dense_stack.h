@@ -49,6 +49,7 @@ private:
     int64_t width(int64_t l) const { return cfg_.input + l * cfg_.hidden; }  // layer l's input
     CompiledTrainingLayer &training();  // compiled on first use
     ModelConfig cfg_;
+    Halide::Target target_;  // cfg_.target, resolved
     Knobs knobs_;
     std::vector<LayerParams<float>> params_, grads_;
     std::shared_ptr<CompiledTrainingLayer> training_;

@@ -35,8 +35,9 @@ EncoderDecoder::EncoderDecoder(const EncDecConfig &cfg) : cfg_(cfg) {
         decoder_.back()->prepare_training();
     }
     set_parameters(init_encdec_params(cfg_));
-    compiled_condition_ = compiled_condition(cfg_.decoder.target);
-    if (cfg_.attention) compiled_attention_ = compiled_attention(cfg_.decoder.target);
+    const Halide::Target target = parse_target(cfg_.decoder.target);
+    compiled_condition_ = compiled_condition(target);
+    if (cfg_.attention) compiled_attention_ = compiled_attention(target);
 }
 
 void EncoderDecoder::set_stochastic(bool on) {

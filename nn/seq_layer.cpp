@@ -70,7 +70,7 @@ SeqQrnnLayer::SeqQrnnLayer(const ModelConfig &cfg, int64_t index, const SeqOptio
     seeded_fill(params_.bias, cfg.seed, streams::qrnn_bias(static_cast<uint32_t>(index)), bound);
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
     lengths_ = seq_lengths(cfg);
-    compiled_ = compiled_seq_layer(cfg.pooling_variant(), options, cfg.schedule, cfg.hidden, cfg.target);
+    compiled_ = compiled_seq_layer(cfg.pooling_variant(), options, cfg.schedule, cfg.hidden, parse_target(cfg.target));
 }
 
 State SeqQrnnLayer::initial_state(int64_t batch) const {

@@ -90,7 +90,7 @@ private:
 // per-sequence bias V_l h~^l per layer, W (with gradients when training); the attention's [T][S][B] scores,
 // weights and alpha (and their gradients when training) and its [T][B][m] context, mixed, cell, o and dout
 // (and gradients); the encoder's outputs kept for the backward, and transposed in the attention's tape.
-MemoryShape memory(const ModelConfig &cfg) {
+MemoryShape encdec_memory_shape(const ModelConfig &cfg) {
     const double T = cfg.seq, B = cfg.batch, n = cfg.input, m = cfg.hidden, L = cfg.layers, G = 4;
     const double grads = cfg.training_pass() ? 2 : 1;
     MemoryShape shape;
@@ -116,7 +116,7 @@ const bool encdec_model_registered = [] {
         p.options = {"pooling", "window", "layers", "mode", "zoneout", "dropout", "seed", "schedule"};
         p.targets = {"cpu"};
         p.validate = validate;
-        p.memory = memory;
+        p.memory = encdec_memory_shape;
         p.build = [attention](const ModelConfig &cfg, const RunOptions &) -> std::unique_ptr<Model> {
             return std::make_unique<EncDecModel>(cfg, attention, false);
         };

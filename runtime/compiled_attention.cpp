@@ -75,7 +75,7 @@ void CompiledAttention::backward(const Tensor<float> &cell, const Tensor<float> 
     backward_.realize(realization);
 }
 
-std::shared_ptr<CompiledAttention> compiled_attention(const std::string &target) {
+std::shared_ptr<CompiledAttention> compiled_attention(const Halide::Target &target) {
     return compiled_per_target<CompiledAttention>(target);
 }
 

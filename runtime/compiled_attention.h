@@ -40,7 +40,7 @@ private:
     std::mutex mutex_;
 };
 
-// Cached per target for the life of the process; empty target: the host JIT target.
-std::shared_ptr<CompiledAttention> compiled_attention(const std::string &target = "");
+// Cached per target for the life of the process.
+std::shared_ptr<CompiledAttention> compiled_attention(const Halide::Target &target = Halide::get_jit_target_from_environment());
 
 }  // namespace qrnn

@@ -43,7 +43,7 @@ void CompiledCondition::backward(const Tensor<float> &V, const Tensor<float> &la
     backward_.realize(realization);
 }
 
-std::shared_ptr<CompiledCondition> compiled_condition(const std::string &target) {
+std::shared_ptr<CompiledCondition> compiled_condition(const Halide::Target &target) {
     return compiled_per_target<CompiledCondition>(target);
 }
 

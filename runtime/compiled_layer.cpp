@@ -45,28 +45,6 @@ static Halide::Buffer<float> checked_view(const Halide::Buffer<float> &view, con
 Halide::Buffer<float> call_input(const LayerCall &call) { return checked_view(call.x_view, *call.x, "input"); }
 Halide::Buffer<float> call_output(const LayerCall &call) { return checked_view(call.h_view, *call.h, "h output"); }
 
-Halide::Target parse_target(const std::string &target) {
-    if (target.empty()) return Halide::get_jit_target_from_environment();
-    if (!Halide::Target::validate_target_string(target))
-        fail("invalid Halide target '", target, "' (e.g. host, host-avx512, host-cuda-cuda_capability_80)");
-    const Halide::Target t(target);
-    require_runnable_target(target, t);
-    return t;
-}
-
-void require_runnable_target(const std::string &text, const Halide::Target &t) {
-    using F = Halide::Target::Feature;
-    const Halide::Target host = Halide::get_host_target();
-    const std::string host_name = host.without_feature(Halide::Target::JIT).to_string();
-    if (t.arch != host.arch || t.bits != host.bits || t.os != host.os)
-        fail("target '", text, "' cannot run on this machine (", host_name,
-             "): qrnn JIT-compiles and runs here; use host or a target of this machine's CPU");
-    for (F f : {F::SSE41, F::AVX, F::AVX2, F::FMA, F::FMA4, F::F16C, F::AVX512, F::AVX512_KNL, F::AVX512_Skylake,
-                F::AVX512_Cannonlake, F::AVX512_SapphireRapids, F::SVE, F::SVE2, F::ARMDotProd, F::ARMFp16, F::ARMv81a})
-        if (t.has_feature(f) && !host.has_feature(f))
-            fail("target '", text, "' asks for a CPU feature this machine lacks (", host_name, ")");
-}
-
 void require_environment_target(const std::string &model, const std::string &target) {
     if (target.empty()) return;
     const std::string asked = parse_target(target).without_feature(Halide::Target::JIT).to_string();
@@ -152,8 +130,7 @@ void CompiledLayer::run(const LayerCall &call) {
 }
 
 std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, const std::string &schedule,
-                                              const Knobs &knobs, const LayerShape &shape, const std::string &target) {
-    Halide::Target t = parse_target(target);
+                                              const Knobs &knobs, const LayerShape &shape, const Halide::Target &t) {
     std::string key = pooling.name + "|" + schedule + "|" + t.to_string() + knobs_key(knobs);
     if (find_layer_schedule(schedule).per_shape) key += "|" + shape.key();
     return pipeline_cache().get<CompiledLayer>(

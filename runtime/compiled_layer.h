@@ -8,6 +8,7 @@
 
 #include "core/qrnn_layer.h"
 #include "runtime/pipeline_cache.h"
+#include "runtime/target.h"
 #include "runtime/params.h"
 #include "schedules/schedule.h"
 
@@ -65,22 +66,14 @@ private:
 // Throws qrnn::Error "no CUDA device ..." unless a CUDA driver with at least one device is present.
 void require_cuda_device();
 
-// The Halide target named by a target string (empty: the host JIT target); throws on a malformed one.
-// Also refuses (require_runnable_target) a target this machine cannot run, before anything is JIT-compiled.
-Halide::Target parse_target(const std::string &target);
-// Throws qrnn::Error naming `text` when t's architecture, bits or OS differ from the host's, or t asks for a CPU
-// feature (AVX2, AVX512, SVE...) the host lacks (JIT code for another machine crashes or dies of SIGILL).
-void require_runnable_target(const std::string &text, const Halide::Target &t);
-
 // For a model that runs on the JIT environment's target (HL_JIT_TARGET; the Halide and oneDNN baselines): throws
 // qrnn::Error naming the model when `target` is set to another one, instead of timing code of the wrong ISA.
 void require_environment_target(const std::string &model, const std::string &target);
 
-// One Compiled (constructed from a Halide::Target) per target string's target, cached for the life of the process.
+// One Compiled (constructed from a Halide::Target) per target, cached for the life of the process.
 template <class Compiled>
-std::shared_ptr<Compiled> compiled_per_target(const std::string &target) {
-    const Halide::Target t = parse_target(target);
-    return pipeline_cache().get<Compiled>(t.to_string(), [&] { return std::make_shared<Compiled>(t); });
+std::shared_ptr<Compiled> compiled_per_target(const Halide::Target &target) {
+    return pipeline_cache().get<Compiled>(target.to_string(), [&] { return std::make_shared<Compiled>(target); });
 }
 
 // The Compiled (made by make() on first use) for the JIT environment's target, which is fixed for the process: the
@@ -93,9 +86,9 @@ Compiled &environment_pipeline(Make make, const std::string &variant = "") {
 }
 
 // Compiled layers cached by (pooling, schedule, knobs, target; shape if the schedule is per_shape) for the
-// life of the process. An empty target means the JIT target from the environment.
+// life of the process.
 std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, const std::string &schedule,
                                               const Knobs &knobs = {}, const LayerShape &shape = {},
-                                              const std::string &target = "");
+                                              const Halide::Target &target = Halide::get_jit_target_from_environment());
 
 }  // namespace qrnn

@@ -102,8 +102,7 @@ void CompiledSeqLayer::backward(const SeqCall &call, const LayerTapeData &tape, 
 }
 
 std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const PoolingVariant &pooling, const SeqOptions &options,
-                                                     const std::string &schedule, int64_t m, const std::string &target) {
-    Halide::Target t = parse_target(target);
+                                                     const std::string &schedule, int64_t m, const Halide::Target &t) {
     const Knobs knobs = seq_schedule_knobs(find_seq_schedule(schedule), m, t);
     std::string key = pooling.name + "|" + std::to_string(options.directions) + (options.sum ? "sum" : "cat") + "|" + schedule +
                       "|" + t.to_string() + knobs_key(knobs);

@@ -48,8 +48,9 @@ private:
 };
 
 // Cached for the life of the process, built for layers of m units (seq_schedule_knobs: one pipeline per set of
-// knobs, not per m); empty target: the host JIT target.
+// knobs, not per m).
 std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const PoolingVariant &pooling, const SeqOptions &options,
-                                                     const std::string &schedule, int64_t m, const std::string &target = "");
+                                                     const std::string &schedule, int64_t m,
+                                                     const Halide::Target &target = Halide::get_jit_target_from_environment());
 
 }  // namespace qrnn

@@ -114,9 +114,8 @@ void CompiledTrainingLayer::backward(const LayerCall &call, const LayerTapeData 
 }
 
 std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const PoolingVariant &pooling, const std::string &schedule,
-                                                               const Knobs &knobs, const std::string &target,
+                                                               const Knobs &knobs, const Halide::Target &t,
                                                                const TrainingLayerOptions &options, int64_t width) {
-    Halide::Target t = parse_target(target);
     // Keyed by the knobs it runs with: defaults given or left out, one pipeline.
     const Knobs run = merge_knobs_for_width(find_training_schedule(schedule), knobs, width, t);
     std::string key = pooling.name + options.key() + "|" + schedule + "|" + t.to_string() + knobs_key(run);

@@ -61,11 +61,12 @@ private:
     std::mutex mutex_;
 };
 
-// Cached by (pooling, schedule, knobs run, target) for the life of the process; empty target: the host JIT target.
+// Cached by (pooling, schedule, knobs run, target) for the life of the process.
 // width: the layer's m, whose knobs the schedule may choose (merge_knobs_for_width: tiles that pad an odd m the
 // least), `knobs` over them; 0: the target's.
 std::shared_ptr<CompiledTrainingLayer> compiled_training_layer(const PoolingVariant &pooling, const std::string &schedule,
-                                                               const Knobs &knobs = {}, const std::string &target = "",
+                                                               const Knobs &knobs = {},
+                                                               const Halide::Target &target = Halide::get_jit_target_from_environment(),
                                                                const TrainingLayerOptions &options = {}, int64_t width = 0);
 
 }  // namespace qrnn

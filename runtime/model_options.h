@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runtime/config.h"
+#include "runtime/target.h"
 
 namespace qrnn {
 
@@ -17,7 +18,8 @@ struct StackWidths {
 
 struct QrnnOptions : StackWidths {
     const PoolingVariant *pooling = nullptr;  // the config's, resolved (ModelConfig::pooling_variant)
-    std::string schedule = "tuned", target;   // target: "" is the JIT target of the environment
+    std::string schedule = "tuned";
+    Halide::Target target = Halide::get_jit_target_from_environment();  // the config's, resolved (parse_target)
     int64_t window = 2;
     bool stochastic = false;  // zoneout and dropout masks on
     uint64_t mask_draw = 0;   // ModelConfig::mask_draw
@@ -40,7 +42,7 @@ inline StackWidths stack_widths(const ModelConfig &cfg) { return {cfg.input, cfg
 inline QrnnOptions qrnn_options(const ModelConfig &cfg) {
     QrnnOptions o;
     static_cast<StackWidths &>(o) = stack_widths(cfg);
-    o.pooling = &cfg.pooling_variant(), o.schedule = cfg.schedule, o.target = cfg.target;
+    o.pooling = &cfg.pooling_variant(), o.schedule = cfg.schedule, o.target = parse_target(cfg.target);
     o.window = cfg.window;
     o.stochastic = cfg.stochastic, o.mask_draw = cfg.mask_draw, o.zoneout = cfg.zoneout, o.dropout = cfg.dropout;
     o.seed = cfg.seed;

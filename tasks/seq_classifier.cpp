@@ -14,7 +14,7 @@ namespace {
 
 SequenceClassifier::SequenceClassifier(const ClassifierShape &shape, const RunSettings &run)
     : shape_(shape), stack_(ModelConfig(shape.stack, run)), has_lengths_(nn::is_seq_model(shape.stack.model)),
-      width_(stack_.layer(stack_.size() - 1).output_size()), decoder_(shape.classes, width_, shape.stack.target) {
+      width_(stack_.layer(stack_.size() - 1).output_size()), decoder_(shape.classes, width_, parse_target(shape.stack.target)) {
     if (shape.pool != "mean" && shape.pool != "last") fail("pool must be mean or last (got '", shape.pool, "')");
     if (shape.vocab < 1 || shape.classes < 2) fail("classifier: vocab ", shape.vocab, ", classes ", shape.classes);
     const int64_t n = shape.stack.input;

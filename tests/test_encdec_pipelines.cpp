@@ -30,7 +30,7 @@ TEST(Attention, MatchesReferenceOnEveryCpuTarget) {
         {23, 7, 7, 35, {7, 1, 5, 7, 3, 2, 6}},
     };
     for (const Halide::Target &target : runnable_cpu_targets()) {
-        std::shared_ptr<CompiledAttention> attention = compiled_attention(target.to_string());
+        std::shared_ptr<CompiledAttention> attention = compiled_attention(target);
         for (const AttentionShape &p : shapes) {
             const uint32_t seed = static_cast<uint32_t>(p.T * 1000 + p.m);
             Tensor<double> cell = seeded_tensor({p.T, p.B, p.m}, seed, 1), gate_o = seeded_tensor({p.T, p.B, p.m}, seed, 2);
@@ -75,7 +75,7 @@ TEST(Attention, MatchesReferenceOnEveryCpuTarget) {
 TEST(Attention, BackwardScratchIsTheSizeOfItsBuffers) {
     const int64_t T = 64, S = 64, B = 16, m = 320;
     for (const Halide::Target &target : runnable_cpu_targets()) {
-        std::shared_ptr<CompiledAttention> attention = compiled_attention(target.to_string());
+        std::shared_ptr<CompiledAttention> attention = compiled_attention(target);
         const Tensor<float> cell = convert<float>(seeded_tensor({T, B, m}, 7, 1));
         const Tensor<float> gate_o = convert<float>(seeded_tensor({T, B, m}, 7, 2));
         const Tensor<float> enc = convert<float>(seeded_tensor({S, B, m}, 7, 3));
@@ -99,7 +99,7 @@ TEST(Condition, MatchesReferenceOnEveryCpuTarget) {
     // (G, B, m): every size 1, B = 1 with an odd width, scalars, one-vector and full tiles with edges.
     const std::vector<std::array<int64_t, 3>> shapes{{1, 1, 1}, {3, 1, 7}, {2, 3, 5}, {3, 5, 20}, {4, 11, 37}, {3, 9, 203}};
     for (const Halide::Target &target : runnable_cpu_targets()) {
-        std::shared_ptr<CompiledCondition> condition = compiled_condition(target.to_string());
+        std::shared_ptr<CompiledCondition> condition = compiled_condition(target);
         for (auto [G, B, m] : shapes) {
             const uint32_t seed = static_cast<uint32_t>(G * 1000 + B * 100 + m);
             Tensor<double> V = seeded_tensor({G, m, m}, seed, 1), last = seeded_tensor({B, m}, seed, 2);

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "lm/softmax_decoder.h"
+#include "runtime/target.h"
 #include "reference/softmax_decoder.h"
 #include "runtime/compare.h"
 #include "schedules/cpu_target.h"
@@ -99,7 +100,7 @@ HalideErrors halide_vs_reference(const Shape &s, const std::string &target, int6
                                  const std::function<void(Tensor<float> &)> &corrupt = {}) {
     Problem p = make_problem(s, 21, 0.5);
     ref::DecoderResult r = ref::softmax_decoder(p.h, p.targets, p.weights, p.bias);
-    lm::SoftmaxDecoder decoder(s.V, s.m, target);
+    lm::SoftmaxDecoder decoder(s.V, s.m, parse_target(target));
     if (chunk > 0) decoder.set_chunk_rows(chunk);
     const Tensor<float> h = convert<float>(p.h), w = convert<float>(p.weights), b = convert<float>(p.bias);
     lm::DecoderGrads grads{convert<float>(seeded_tensor({s.V, s.m}, 21, 5)), convert<float>(seeded_tensor({s.V}, 21, 6))};
@@ -164,7 +165,7 @@ TEST(SoftmaxDecoderHalide, WrongGradientFails) {
 }
 
 TEST(SoftmaxDecoderHalide, HugeLogitsStayFinite) {
-    lm::SoftmaxDecoder decoder(5, 4, runnable_cpu_targets().back().to_string());
+    lm::SoftmaxDecoder decoder(5, 4, runnable_cpu_targets().back());
     Tensor<float> h({2, 4}, 1.0f), w({5, 4}, 0.0f), b({5}, 0.0f), dh;
     for (int k = 0; k < 4; k++) w(0, k) = 500.0f, w(1, k) = 499.0f;  // logits 2000 and 1996
     lm::DecoderGrads g;
