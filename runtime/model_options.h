@@ -16,15 +16,19 @@ struct StackWidths {
     int64_t layer_input(int64_t layer) const { return layer == 0 ? input : hidden; }
 };
 
-struct QrnnOptions : StackWidths {
-    const PoolingVariant *pooling = nullptr;  // the config's, resolved (ModelConfig::pooling_variant)
-    std::string schedule = "tuned";
-    Halide::Target target = Halide::get_jit_target_from_environment();  // the config's, resolved (parse_target)
-    int64_t window = 2;
+// What a QRNN layer's zoneout and dropout masks depend on (layer_masks, runtime/params.h).
+struct MaskOptions {
     bool stochastic = false;  // zoneout and dropout masks on
     uint64_t mask_draw = 0;   // ModelConfig::mask_draw
     double zoneout = 0.0, dropout = 0.0;
     uint32_t seed = 1;  // initialisation and masks
+};
+
+struct QrnnOptions : StackWidths, MaskOptions {
+    const PoolingVariant *pooling = nullptr;  // the config's, resolved (ModelConfig::pooling_variant)
+    std::string schedule = "tuned";
+    Halide::Target target = Halide::get_jit_target_from_environment();  // the config's, resolved (parse_target)
+    int64_t window = 2;
     int64_t history_rows() const { return window - 1; }
 };
 
@@ -39,13 +43,17 @@ struct CnnOptions : StackWidths {
 
 inline StackWidths stack_widths(const ModelConfig &cfg) { return {cfg.input, cfg.hidden, cfg.layers}; }
 
+inline MaskOptions mask_options(const ModelConfig &cfg) {
+    return {cfg.stochastic, cfg.mask_draw, cfg.zoneout, cfg.dropout, cfg.seed};
+}
+
+// Resolves the config's pooling and target: made where a layer is built, not per call.
 inline QrnnOptions qrnn_options(const ModelConfig &cfg) {
     QrnnOptions o;
     static_cast<StackWidths &>(o) = stack_widths(cfg);
+    static_cast<MaskOptions &>(o) = mask_options(cfg);
     o.pooling = &cfg.pooling_variant(), o.schedule = cfg.schedule, o.target = parse_target(cfg.target);
     o.window = cfg.window;
-    o.stochastic = cfg.stochastic, o.mask_draw = cfg.mask_draw, o.zoneout = cfg.zoneout, o.dropout = cfg.dropout;
-    o.seed = cfg.seed;
     return o;
 }
 

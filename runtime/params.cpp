@@ -37,8 +37,8 @@ std::vector<LayerParams<float>> init_params(const ModelConfig &cfg) { return ini
 
 std::vector<LayerParams<float>> init_params(const ModelConfig &cfg, const std::vector<int64_t> &widths) {
     std::vector<LayerParams<float>> layers;
-    for (int64_t l = 0; l < static_cast<int64_t>(widths.size()); l++)
-        layers.push_back(init_layer_params(qrnn_options(cfg), l, widths[l]));
+    const QrnnOptions opt = qrnn_options(cfg);
+    for (int64_t l = 0; l < static_cast<int64_t>(widths.size()); l++) layers.push_back(init_layer_params(opt, l, widths[l]));
     return layers;
 }
 
@@ -65,12 +65,12 @@ template StackState<double> initial_state<double>(const ModelConfig &);
 template StackState<float> initial_state<float>(const ModelConfig &, const std::vector<int64_t> &);
 template StackState<double> initial_state<double>(const ModelConfig &, const std::vector<int64_t> &);
 
-LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer) { return layer_masks(qrnn_options(cfg), layer); }
+LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer) { return layer_masks(mask_options(cfg), layer); }
 
 // The key of mask stream `stream`: draw 0 is stream_key(seed, stream) (core/layout.h); another draw re-keys it.
-static uint32_t mask_key(const QrnnOptions &opt, uint32_t stream) { return drawn_key(stream_key(opt.seed, stream), opt.mask_draw); }
+static uint32_t mask_key(const MaskOptions &opt, uint32_t stream) { return drawn_key(stream_key(opt.seed, stream), opt.mask_draw); }
 
-LayerMasks layer_masks(const QrnnOptions &opt, int64_t layer) {
+LayerMasks layer_masks(const MaskOptions &opt, int64_t layer) {
     LayerMasks m;
     if (!opt.stochastic) return m;
     uint32_t l = static_cast<uint32_t>(layer);

@@ -68,7 +68,7 @@ StackState<T> initial_state(const ModelConfig &cfg);
 template <class T>
 StackState<T> initial_state(const ModelConfig &cfg, const std::vector<int64_t> &layer_inputs);
 std::vector<int64_t> layer_inputs(const ModelConfig &cfg);  // cfg.layer_input(l) for every layer
-LayerMasks layer_masks(const QrnnOptions &opt, int64_t layer);
-LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer);  // of qrnn_options(cfg)
+LayerMasks layer_masks(const MaskOptions &opt, int64_t layer);
+LayerMasks layer_masks(const ModelConfig &cfg, int64_t layer);  // of mask_options(cfg)
 
 }  // namespace qrnn
