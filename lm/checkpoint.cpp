@@ -27,11 +27,7 @@ const std::vector<std::pair<const char *, double TrainProgress::*>> &progress_su
 
 void write_checkpoint(const std::string &path, const CheckpointInfo &info, TrainableModel &model) {
     write_hdf5_atomically(path, kCheckpointWhat, [&](H5::H5File &file) {
-        h5::write_attr(file, "format", std::string(kCheckpointFormat));
-        write_convention(file);
-        h5::write_attr(file, "identity", info.identity);
-        h5::write_attr(file, "config", info.config);
-        h5::mark_checksummed(file);
+        write_checkpoint_header(file, kCheckpointFormat, info.identity, info.config);
         h5::write_attr(file, "rng", std::string("counter-based hash of (seed, stream, step, batch, channel): its state is the "
                                                 "seed and the time attribute of each /state/<l>"));
         std::string vocab;

@@ -5,9 +5,14 @@
 
 namespace qrnn::lm {
 
-void write_convention(H5::H5File &file) {
+void write_checkpoint_header(H5::H5File &file, const std::string &format, const std::string &identity,
+                             const std::string &config) {
+    h5::write_attr(file, "format", format);
     h5::write_attr(file, "format_version", kConventionVersion);
     h5::write_attr(file, "convention", std::string(kConvention));
+    h5::write_attr(file, "identity", identity);
+    h5::write_attr(file, "config", config);
+    h5::mark_checksummed(file);
 }
 
 void require_convention(H5::H5File &file, const std::string &path, const std::string &format, const std::string &what,

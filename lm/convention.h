@@ -14,8 +14,10 @@ constexpr const char *kConvention =
     "mean loss per target token; clip_grad_norm_ (min(1, clip/(norm+1e-6))); SGD: value -= lr*(clipped grad + "
     "weight_decay*value); Adam: AdamW (decoupled decay)";
 
-// Writes format_version and convention on a checkpoint's root.
-void write_convention(H5::H5File &file);
+// A checkpoint's root attributes, the same for every checkpoint format: format, format_version and convention,
+// the identity and config of the run it resumes, and the mark that every tensor carries a checksum.
+void write_checkpoint_header(H5::H5File &file, const std::string &format, const std::string &identity,
+                             const std::string &config);
 // Throws qrnn::Error naming the file and both conventions when `file` was written under another one; `format` and
 // `what` as h5::require_format_version. With to_resume false (evaluation: the parameters alone), version 1 is read.
 void require_convention(H5::H5File &file, const std::string &path, const std::string &format, const std::string &what,

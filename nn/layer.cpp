@@ -7,6 +7,13 @@
 
 namespace qrnn::nn {
 
+Tensor<float> stacked_state(const std::vector<State> &states, const std::string &name) {
+    const Tensor<float> &first = states.at(0).at(name);
+    Tensor<float> out({static_cast<int64_t>(states.size()), first.dim(0), first.dim(1)});
+    for (size_t l = 0; l < states.size(); l++) set_leading_row(out, static_cast<int64_t>(l), states[l].at(name));
+    return out;
+}
+
 Tensor<float> &State::at(const std::string &name) {
     return const_cast<Tensor<float> &>(static_cast<const State &>(*this).at(name));
 }

@@ -32,6 +32,9 @@ struct State {
     const Tensor<float> &at(const std::string &name) const;
 };
 
+// The per-layer state tensors `name` ([B][m] each) of a stack's states, stacked into [L][B][m].
+Tensor<float> stacked_state(const std::vector<State> &states, const std::string &name);
+
 // What a forward pass saved for its backward (layer-specific contents).
 struct Tape {
     virtual ~Tape() = default;

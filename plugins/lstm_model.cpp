@@ -11,14 +11,6 @@
 
 namespace qrnn {
 namespace {
-// The layers' [B][m] state tensors `name` stacked into [L][B][m].
-Tensor<float> stacked(const std::vector<nn::State> &states, const char *name) {
-    const Tensor<float> &first = states.at(0).at(name);
-    Tensor<float> out({static_cast<int64_t>(states.size()), first.dim(0), first.dim(1)});
-    for (size_t l = 0; l < states.size(); l++) set_leading_row(out, static_cast<int64_t>(l), states[l].at(name));
-    return out;
-}
-
 // --pass training --verify: the output and every gradient against the double reference (loss = sum(dy * y), zero
 // final-state gradients), each tensor relative to its own scale; the worst is reported.
 Comparison verify_lstm_training(const TrainingStep &s) {
@@ -27,8 +19,8 @@ Comparison verify_lstm_training(const TrainingStep &s) {
         auto p = s.stack.layer(l).params();  // w_input, w_recurrent, bias
         layers.push_back({convert<double>(*p[0].value), convert<double>(*p[1].value), convert<double>(*p[2].value)});
     }
-    const Tensor<double> x = convert<double>(s.x), h0 = convert<double>(stacked(s.initial, "h")),
-                         c0 = convert<double>(stacked(s.initial, "c"));
+    const Tensor<double> x = convert<double>(s.x), h0 = convert<double>(nn::stacked_state(s.initial, "h")),
+                         c0 = convert<double>(nn::stacked_state(s.initial, "c"));
     Comparison worst = compare(s.y, ref::lstm_stack_forward(x, layers, h0, c0).h);
     Tensor<double> zeros(h0.shape);
     ref::LstmStackGrads g = ref::lstm_stack_backward(x, layers, h0, c0, convert<double>(s.dy), zeros, zeros);
@@ -39,8 +31,8 @@ Comparison verify_lstm_training(const TrainingStep &s) {
         keep_worst(worst, compare(*p[1].grad, g.layers[l].w_recurrent));
         keep_worst(worst, compare(*p[2].grad, g.layers[l].bias));
     }
-    keep_worst(worst, compare(stacked(s.d_initial, "h"), g.dh0));
-    keep_worst(worst, compare(stacked(s.d_initial, "c"), g.dc0));
+    keep_worst(worst, compare(nn::stacked_state(s.d_initial, "h"), g.dh0));
+    keep_worst(worst, compare(nn::stacked_state(s.d_initial, "c"), g.dc0));
     return worst;
 }
 

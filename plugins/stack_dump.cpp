@@ -46,12 +46,11 @@ RunData stack_run_data(const ModelConfig &cfg, nn::LayerStack &stack, const Tens
     RunData d;
     d.x = x, d.h = y;
     d.state.time = initial.at(0).time;
-    d.c_T = Tensor<float>({cfg.layers, cfg.batch, cfg.hidden});
+    d.c_T = nn::stacked_state(final, "c");
     for (size_t l = 0; l < stack.size(); l++) {
         auto p = stack.layer(l).params();
         d.params.push_back({*p[0].value, *p[1].value});
         d.state.layers.push_back(nn::layer_state(initial[l]));
-        set_leading_row(d.c_T, static_cast<int64_t>(l), final.at(l).at("c"));
     }
     return d;
 }

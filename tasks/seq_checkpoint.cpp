@@ -47,11 +47,7 @@ void check_seq_progress(const std::string &path, const SeqCheckpoint &cp) {
 
 void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, const std::vector<nn::Param> &params) {
     write_hdf5_atomically(path, kSeqCheckpointWhat, [&](H5::H5File &file) {
-        h5::write_attr(file, "format", std::string(kSeqCheckpointFormat));
-        write_convention(file);
-        h5::write_attr(file, "identity", cp.identity);
-        h5::write_attr(file, "config", cp.config);
-        h5::mark_checksummed(file);
+        write_checkpoint_header(file, kSeqCheckpointFormat, cp.identity, cp.config);
         for (auto &p : params) h5::write_checked_tensor(file, "/params/" + p.name, *p.value);
         H5::Group adam = file.createGroup("/adam");
         h5::write_attr(adam, "t", cp.adam.t);

@@ -66,13 +66,6 @@ Tensor<float> forward_once(const ModelConfig &cfg) {
     return stack.forward(init_input(cfg), states, nullptr);
 }
 
-// Every layer's cell state c [B][m], stacked [L][B][m].
-Tensor<float> final_cells(const std::vector<nn::State> &states) {
-    const Tensor<float> &first = states.at(0).at("c");
-    Tensor<float> c_T({static_cast<int64_t>(states.size()), first.dim(0), first.dim(1)});
-    for (size_t l = 0; l < states.size(); l++) set_leading_row(c_T, static_cast<int64_t>(l), states[l].at("c"));
-    return c_T;
-}
 }  // namespace
 
 TEST(Layer, ZoneoutOnlyActsInTraining) {
@@ -95,7 +88,7 @@ TEST(Layer, StatefulPiecesEqualWholeSequence) {
             nn::LayerStack stack(cfg);
             Tensor<float> x = init_input(cfg);
             std::vector<nn::State> whole_state = stack.initial_state(cfg.batch);
-            Tensor<float> whole = stack.forward(x, whole_state, nullptr), whole_cT = final_cells(whole_state);
+            Tensor<float> whole = stack.forward(x, whole_state, nullptr), whole_cT = nn::stacked_state(whole_state, "c");
 
             std::vector<nn::State> state = stack.initial_state(cfg.batch);
             std::vector<float> pieces;
@@ -103,7 +96,7 @@ TEST(Layer, StatefulPiecesEqualWholeSequence) {
             for (auto [first, count] : {std::pair{0, 1}, {1, 2}, {3, 1}, {4, 6}}) {
                 const Tensor<float> &h = stack.forward(leading_rows(x, first, count), state, nullptr);
                 pieces.insert(pieces.end(), h.data.begin(), h.data.end());
-                last_cT = final_cells(state);
+                last_cT = nn::stacked_state(state, "c");
             }
             EXPECT_EQ(state[0].time, 10);
             EXPECT_EQ(pieces, whole.data) << cfg.describe();  // bit-identical: same arithmetic per element

@@ -28,11 +28,7 @@ Tensor<double> dropout_mask(int64_t T, int64_t B, int64_t C, double p, uint32_t 
 }
 
 Tensor<double> stacked(const std::vector<nn::State> &states, const std::string &name) {
-    const Tensor<float> &first = states.front().at(name);
-    Tensor<double> all({static_cast<int64_t>(states.size()), first.dim(0), first.dim(1)});
-    for (size_t l = 0; l < states.size(); l++)
-        std::copy(states[l].at(name).data.begin(), states[l].at(name).data.end(), all.data.begin() + l * first.size());
-    return all;
+    return convert<double>(nn::stacked_state(states, name));
 }
 
 // A float model after one batch (a non-zero carried state, masks on), the next batch, and the same in double.
