@@ -84,7 +84,9 @@ void QrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &y, 
 
 void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_bias, State &state, Tensor<float> &y,
                              Tape *tape) {
-    const int64_t batch = state.at("c").dim(0);
+    BorrowedState borrowed(state);
+    LayerState<float> &s = borrowed.s;
+    const int64_t batch = s.c.dim(0);
     if (x.shape.size() != 3 || x.dim(1) != batch || x.dim(2) != n_)
         fail("input x has shape ", x.shape_str(), ", expected [T][", batch, "][", n_, "]");
     const int64_t T = x.dim(0), B = x.dim(1), m = opt_.hidden;
@@ -93,8 +95,6 @@ void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_
         if (!scratch_tape_) scratch_tape_ = make_tape();
         tape = scratch_tape_.get();
     }
-    BorrowedState borrowed(state);
-    LayerState<float> &s = borrowed.s;
     ensure_shape(y, {T, B, m});
     auto *t = tape ? dynamic_cast<QrnnTape *>(tape) : nullptr;
     if (tape && !t) fail("QRNN layer forward: the tape is not a QRNN tape (make it with make_tape)");

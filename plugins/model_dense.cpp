@@ -43,18 +43,19 @@ Comparison verify_dense_inference(const InferenceRun &r) {
 
 // --pass training --verify: the output and every gradient against ref::dense_backward (loss = sum(dh * h)).
 Comparison verify_dense_training(const TrainingStep &s) {
-    nn::DenseQrnn *block = &dense_block(s.stack);
+    nn::DenseQrnn &block = dense_block(s.stack);
     const ModelConfig &cfg = s.cfg;
-    const std::vector<LayerParams<double>> params = double_params(*block);
-    const StackState<double> state = double_state(*block, s.initial.at(0));
+    const std::vector<LayerParams<double>> params = double_params(block);
+    const StackState<double> state = double_state(block, s.initial.at(0));
     const Tensor<double> x = convert<double>(s.x);
     StackState<double> forward_state = state;
     Tensor<double> y = ref::dense_forward(cfg, params, x, forward_state).h;
     ref::StackGrads g = ref::dense_backward(cfg, params, x, state, convert<double>(s.dy),
                                             Tensor<double>({cfg.layers, cfg.batch, cfg.hidden}));
     std::vector<LayerGradsF> grads(cfg.layers);
+    const std::vector<nn::Param> block_params = block.params();  // weights and bias of layer l at 2l, 2l + 1
     for (int64_t l = 0; l < cfg.layers; l++) {
-        grads[l].dweights = *block->params()[2 * l].grad, grads[l].dbias = *block->params()[2 * l + 1].grad;
+        grads[l].dweights = *block_params[2 * l].grad, grads[l].dbias = *block_params[2 * l + 1].grad;
         LayerState<float> d = nn::DenseQrnn::layer_state(s.d_initial.at(0), l);
         grads[l].dc0 = d.c, grads[l].dhistory = d.history;
     }

@@ -4,7 +4,6 @@
 
 #include "core/error.h"
 #include "core/streams.h"
-#include "nn/qrnn_layer.h"
 #include "plugins/stack_dump.h"
 #include "runtime/seeded_fill.h"
 
