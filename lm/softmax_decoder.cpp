@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "core/softmax_decoder.h"
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 #include "runtime/compiled_layer.h"
 #include "schedules/softmax_schedule.h"
 
@@ -26,7 +26,7 @@ struct SoftmaxDecoder::Compiled {
     int panel_rows;  // rows the logits GEMM computes at once (its panels and dbias' lanes): chunks are multiples
     DecoderInputs eval_in, train_in;
     DecoderFuncs eval_f, train_f;
-    Halide::Pipeline eval, train, pack;  // pack: the weights' panels for train (once per call)
+    Kernel eval, train, pack;  // pack: the weights' panels for train (once per call)
     std::mutex mutex;
 
     explicit Compiled(const Halide::Target &t)
@@ -41,7 +41,7 @@ struct SoftmaxDecoder::Compiled {
         eval = Halide::Pipeline(eval_f.row_loss);
         train = Halide::Pipeline({train_f.row_loss, train_f.dhidden, train_f.dweights, train_f.dbias});
         pack = Halide::Pipeline(train_f.weights_pack);
-        compile_jit_pipelines({&eval, &train, &pack}, t);
+        compile_kernels({&eval, &train, &pack}, t);
     }
 };
 

@@ -17,7 +17,7 @@
 #include "reference/baselines_backward.h"
 #include "runtime/seeded_fill.h"
 #include "reference/baselines.h"
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 #include "runtime/params.h"
 #include "runtime/compiled_layer.h"
 #include "schedules/cpu_common.h"
@@ -69,11 +69,11 @@ void schedule_cpu(CnnFuncs &f, bool pooled, const Target &target) {
 struct CompiledCnn {
     Target target = get_jit_target_from_environment();
     CnnFuncs funcs{cnn_h_tile(target)};
-    Pipeline pipeline;
+    Kernel pipeline;
     explicit CompiledCnn(bool pooled) {
         schedule_cpu(funcs, pooled, target);
         pipeline = Pipeline(pooled ? funcs.pooled : funcs.activated);
-        compile_jit_pipelines({&pipeline}, target);
+        compile_kernels({&pipeline}, target);
     }
     void run(Tensor<float> &x, Tensor<float> &weights, Tensor<float> &bias, Tensor<float> &y);
 };

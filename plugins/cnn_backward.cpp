@@ -8,7 +8,7 @@
 #include "core/qrnn_backward.h"
 #include "plugins/cnn.h"
 #include "plugins/halide_gemms.h"
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 #include "schedules/cpu_backward.h"
 #include "schedules/training_schedule.h"
 
@@ -48,12 +48,12 @@ void schedule_cpu(CnnBackwardFuncs &F, const Target &target) {
 struct CompiledCnnBackward {
     Target target = get_jit_target_from_environment();
     CnnBackwardFuncs funcs{target};
-    Pipeline pipeline;
+    Kernel pipeline;
     std::mutex mutex;
     CompiledCnnBackward() {
         schedule_cpu(funcs, target);
         pipeline = Pipeline({funcs.D.dweights, funcs.D.dbias, funcs.D.dx});
-        compile_jit_pipelines({&pipeline}, target);
+        compile_kernels({&pipeline}, target);
     }
 };
 

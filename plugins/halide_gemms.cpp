@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 #include "runtime/compiled_layer.h"
 #include "schedules/cpu_common.h"
 #include "schedules/gemm_core.h"
@@ -88,7 +88,7 @@ struct Compiled {
     int width, rows;  // the callers' padding: gemm_tile_for's floats x rows
     RowGemm row{blocking.rows()};
     WeightGrad wg{wg_blocking.rows(), wg_blocking.tile.t};
-    Pipeline row_pipeline, wg_pipeline;
+    Kernel row_pipeline, wg_pipeline;
     std::mutex mutex;
 
     Compiled() {
@@ -100,7 +100,7 @@ struct Compiled {
         schedule(wg, wg_blocking);
         row_pipeline = Pipeline(row.out);
         wg_pipeline = Pipeline(wg.out);
-        compile_jit_pipelines({&row_pipeline, &wg_pipeline}, target);
+        compile_kernels({&row_pipeline, &wg_pipeline}, target);
     }
 };
 

@@ -14,6 +14,7 @@
 #include "core/pooling.h"
 #include "plugins/model.h"
 #include "plugins/plugin_api.h"
+#include "runtime/kernel_cache.h"
 #include "schedules/schedule.h"
 
 namespace qrnn {
@@ -71,6 +72,7 @@ void load_plugin(const std::string &path) {
     }
     if (!entry->register_plugins) fail("plugin '", path, "': entry point has no register function");
     auto before = snapshot();
+    note_kernel_code(reinterpret_cast<const void *>(entry_fn));  // its pipelines' cached kernels depend on its code
     try {
         entry->register_plugins();
     } catch (const std::exception &e) {

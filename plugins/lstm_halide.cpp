@@ -9,7 +9,7 @@
 #include "core/activations.h"
 #include "core/error.h"
 #include "plugins/lstm_model.h"
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 #include "runtime/compiled_layer.h"
 #include "schedules/cpu_target.h"
 #include "schedules/gemm_core.h"
@@ -54,7 +54,7 @@ CompiledLstmStep::CompiledLstmStep(bool save_gates)
     Target target = get_jit_target_from_environment();
     schedule_cpu(step, target);
     pipeline = Pipeline(step.cell);
-    compile_jit_pipelines({&pipeline}, target);
+    compile_kernels({&pipeline}, target);
 }
 
 CompiledLstmStep &compiled_lstm_step(bool save_gates) {

@@ -9,6 +9,7 @@
 
 #include <mutex>
 
+#include "runtime/kernel.h"
 #include "plugins/halide_gemms.h"
 #include "plugins/lstm_params.h"
 
@@ -32,7 +33,7 @@ struct LstmStep {
 struct CompiledLstmStep {
     int width;  // of w_recurrent's panels
     LstmStep step;
-    Halide::Pipeline pipeline;
+    Kernel pipeline;
     std::mutex mutex;
     explicit CompiledLstmStep(bool save_gates);
 };

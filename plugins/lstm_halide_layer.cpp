@@ -14,7 +14,7 @@
 #include "plugins/lstm_layer.h"
 #include "plugins/lstm_model.h"
 #include "runtime/compiled_layer.h"
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 
 namespace qrnn {
 namespace {
@@ -57,7 +57,7 @@ struct LstmStepBack {
 // column blocks; a task per tile, as here, matched it, but as the core's rule it cost the forward step 1.17x).
 struct CompiledStepBack {
     LstmStepBack s{gemm_tile()};
-    Pipeline pipeline;
+    Kernel pipeline;
     std::mutex mutex;
     CompiledStepBack() {
         Target target = get_jit_target_from_environment();
@@ -72,7 +72,7 @@ struct CompiledStepBack {
         s.dh_rec.compute_at(s.grads, tile).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
         s.dh_rec.update().reorder(s.h, s.b, s.r.x).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
         pipeline = Pipeline(s.grads);
-        compile_jit_pipelines({&pipeline}, target);
+        compile_kernels({&pipeline}, target);
     }
 };
 CompiledStepBack &compiled_step_back() {

@@ -3,7 +3,7 @@
 #include "core/error.h"
 #include "runtime/compiled_layer.h"
 #include "runtime/encdec_config.h"
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 
 namespace qrnn {
 
@@ -11,7 +11,7 @@ CompiledAttention::CompiledAttention(const Halide::Target &target) {
     if (target.has_gpu_feature()) fail("attention runs on CPU targets only so far (target ", target.to_string(), ")");
     forward_ = build_attention_forward(forward_inputs_, target);
     backward_ = build_attention_backward(backward_inputs_, target);
-    compile_jit_pipelines({&forward_, &backward_}, target);
+    compile_kernels({&forward_, &backward_}, target);
 }
 
 void CompiledAttention::bind(AttentionInputs &in, const Tensor<float> &cell, const Tensor<float> &gate_o,

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "runtime/kernel.h"
 #include "schedules/attention_schedule.h"
 #include "runtime/tensor.h"
 
@@ -35,7 +36,7 @@ private:
               const std::vector<int64_t> &lengths, const Tensor<float> &weights);
     AttentionInputs forward_inputs_;
     AttentionBackwardInputs backward_inputs_;
-    Halide::Pipeline forward_, backward_;
+    Kernel forward_, backward_;
     Halide::Buffer<int32_t> lengths_;
     std::mutex mutex_;
 };

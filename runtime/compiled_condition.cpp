@@ -2,7 +2,7 @@
 
 #include "core/error.h"
 #include "runtime/compiled_layer.h"
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 
 namespace qrnn {
 
@@ -10,7 +10,7 @@ CompiledCondition::CompiledCondition(const Halide::Target &target) {
     if (target.has_gpu_feature()) fail("conditioning runs on CPU targets only so far (target ", target.to_string(), ")");
     forward_ = build_condition_forward(inputs_.fwd, target);
     backward_ = build_condition_backward(inputs_, target);
-    compile_jit_pipelines({&forward_, &backward_}, target);
+    compile_kernels({&forward_, &backward_}, target);
 }
 
 void CompiledCondition::bind(const Tensor<float> &V, const Tensor<float> &last) {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "runtime/kernel.h"
 #include "runtime/tensor.h"
 #include "schedules/condition_schedule.h"
 
@@ -21,7 +22,7 @@ public:
 private:
     void bind(const Tensor<float> &V, const Tensor<float> &last);
     ConditionBackwardInputs inputs_;  // inputs_.fwd serves the forward
-    Halide::Pipeline forward_, backward_;
+    Kernel forward_, backward_;
     std::mutex mutex_;
 };
 

@@ -5,7 +5,6 @@
 #include <map>
 
 #include "core/error.h"
-#include "runtime/jit_compile.h"
 
 namespace qrnn {
 namespace {
@@ -76,8 +75,7 @@ CompiledLayer::CompiledLayer(const PoolingVariant &pooling, const std::string &s
         fail("schedule '", schedule, "' is for ", s.target_family, " targets, not ", target.to_string());
     on_device_ = gpu_target;
     pipeline_ = build_layer_pipeline(s, inputs_, *variant_, target, merge_knobs(s, knobs, target), shape);
-    if (!gpu_target) use_cpu_jit_handlers(pipeline_);
-    pipeline_.compile_jit(target);
+    compile_kernels({&pipeline_}, target);
 }
 
 void check_layer_call(const LayerCall &call, const PoolingVariant &variant) {

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include "runtime/kernel.h"
 #include "core/qrnn_layer.h"
 #include "runtime/pipeline_cache.h"
 #include "runtime/target.h"
@@ -58,7 +59,7 @@ private:
     const PoolingVariant *variant_;
     std::string schedule_;
     LayerInputs inputs_;
-    Halide::Pipeline pipeline_;
+    Kernel pipeline_;
     std::mutex mutex_;  // inputs_ are shared Params
     bool on_device_ = false;  // GPU target: outputs are copied back to the host after each run
 };

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/error.h"
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 
 namespace qrnn {
 namespace {
@@ -50,7 +50,7 @@ CompiledSeqLayer::CompiledSeqLayer(const PoolingVariant &pooling, const SeqOptio
     if (s.tape_padding) padding_ = s.tape_padding(target, knobs);
     forward_ = build_seq_forward(s, forward_inputs_, *variant_, options, target, knobs);
     backward_ = build_seq_backward(s, backward_inputs_, *variant_, options, target, knobs);
-    compile_jit_pipelines({&forward_, &backward_}, target);
+    compile_kernels({&forward_, &backward_}, target);
 }
 
 void CompiledSeqLayer::bind(LayerInputs &layer, Halide::ImageParam &lengths, const SeqCall &call) {

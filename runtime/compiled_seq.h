@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 
+#include "runtime/kernel.h"
 #include "runtime/compiled_training.h"
 #include "schedules/seq_schedule.h"
 
@@ -43,7 +44,7 @@ private:
     TapePadding padding_;
     SeqInputs forward_inputs_;
     SeqBackwardInputs backward_inputs_;
-    Halide::Pipeline forward_, backward_;
+    Kernel forward_, backward_;
     std::mutex mutex_;
 };
 

@@ -4,7 +4,7 @@
 
 #include "core/attention.h"
 #include "core/error.h"
-#include "runtime/jit_compile.h"
+#include "runtime/kernel.h"
 
 namespace qrnn {
 namespace {
@@ -52,7 +52,7 @@ CompiledTrainingLayer::CompiledTrainingLayer(const PoolingVariant &pooling, cons
     if (s.tape_padding) padding_ = s.tape_padding(target, merged);
     forward_ = build_training_forward(s, forward_inputs_, *variant_, target, merged);
     backward_ = build_training_backward(s, backward_inputs_, *variant_, target, merged);
-    compile_jit_pipelines({&forward_, &backward_}, target);
+    compile_kernels({&forward_, &backward_}, target);
 }
 
 // batch_bias [G][B][m] of a call, bound to `in` (whose with_batch_bias matches `given`).

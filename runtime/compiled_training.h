@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "runtime/kernel.h"
 #include "runtime/compiled_layer.h"
 #include "schedules/training_schedule.h"
 
@@ -57,7 +58,7 @@ private:
     TapePadding padding_;
     LayerInputs forward_inputs_;
     BackwardInputs backward_inputs_;
-    Halide::Pipeline forward_, backward_;
+    Kernel forward_, backward_;
     std::mutex mutex_;
 };
 

@@ -2,7 +2,8 @@
 // layer's forward, its training pair, the variable-length layer, attention, conditioning, the LM decoder, the
 // baselines' steps) keeps them here, keyed by its type and by everything that changes their code (pooling,
 // schedule and knobs, target, options; the shape for per-shape schedules). Each key is built once, on first
-// use, and shared for the life of the process; builds of different keys may run side by side.
+// use, and shared for the life of the process; builds of different keys may run side by side. The same key names
+// the build's kernels in the disk cache (runtime/kernel_cache.h), so it must name everything their code depends on.
 #pragma once
 #include <map>
 #include <memory>
@@ -13,6 +14,8 @@
 #include <typeinfo>
 #include <utility>
 #include <vector>
+
+#include "schedules/kernel_key.h"
 
 namespace qrnn {
 
@@ -26,12 +29,14 @@ public:
         const std::shared_ptr<Slot> slot = slot_for(full_key);
         std::lock_guard<std::mutex> lock(slot->mutex);
         if (!slot->value) {
+            KernelBuildScope disk_keys(type_name(full_key.first) + "|" + key);
             slot->value = std::shared_ptr<Compiled>(build());
             record_built(full_key);
         }
         return std::static_pointer_cast<Compiled>(slot->value);
     }
     std::vector<std::string> keys() const;  // of what has been built: "<type>|<key>", sorted
+    static std::string type_name(std::type_index type);  // demangled, without "qrnn::"
 
 private:
     struct Slot {

@@ -283,9 +283,14 @@ int static_do_par_for(Halide::JITUserContext *context, Task task, int min, int s
 }
 
 void use_static_thread_pool(Halide::Pipeline &pipeline) {
-    if (!static_thread_pool_chosen()) return;
+    if (static_thread_pool_handler()) pipeline.jit_handlers().custom_do_par_for = static_do_par_for;
+}
+
+halide_do_par_for_t static_thread_pool_handler() {
+    if (!static_thread_pool_chosen()) return nullptr;
     pause_microseconds();  // a bad QRNN_POOL_PAUSE_US is an error here, not in a worker
-    pipeline.jit_handlers().custom_do_par_for = static_do_par_for;
+    // The same function: AOT code passes its user context (void *) where the JIT passes a JITUserContext *.
+    return reinterpret_cast<halide_do_par_for_t>(&static_do_par_for);
 }
 
 }  // namespace qrnn

@@ -20,4 +20,6 @@ int static_thread_pool_threads();  // the threads its loops run on (1: serially)
 // Installs static_do_par_for as the pipeline's JIT handler, unless QRNN_THREAD_POOL=halide (Halide's own pool, for
 // A/B comparisons; any value other than static or halide is an error), after checking QRNN_POOL_PAUSE_US.
 void use_static_thread_pool(Halide::Pipeline &pipeline);
+// The same handler for ahead-of-time compiled code (halide_set_custom_do_par_for); null for QRNN_THREAD_POOL=halide.
+halide_do_par_for_t static_thread_pool_handler();
 }  // namespace qrnn

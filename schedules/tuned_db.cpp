@@ -2,6 +2,7 @@
 // `qrnn autotune`) for this pooling and target at the nearest shape; "tuned" when there is none.
 #include <iostream>
 
+#include "schedules/kernel_key.h"
 #include "schedules/tuning_db.h"
 #include "schedules/schedule.h"
 
@@ -11,6 +12,7 @@ using namespace Halide;
 
 Pipeline build_from_db(const LayerInputs &in, const PoolingVariant &variant, const Target &target, const Knobs &,
                        const LayerShape &shape) {
+    mark_build_uncacheable();  // the database is read here, not named by the compiled layer's key
     const std::string path = default_tuning_db_path(), target_name = tuning_target_name(target);
     auto best = best_tuning_record(read_usable_tuning_records(path, std::cerr), variant.name, target_name, shape);
     if (!best) {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The kernels the build ships (runtime/kernel_cache.h, "built-in kernels"): the pipelines `qrnn run` (the QRNN
+# layer, every pooling, inference and training) and `qrnn train`'s language model (its softmax decoder) compile
+# at their defaults, for the host, AVX2 and SSE4.1 targets, into OUT_DIR; processes load them instead of
+# compiling. Run by the build (tools/CMakeLists.txt) whenever qrnn or libqrnn changes.
+#   scripts/build_kernels.sh QRNN_BINARY OUT_DIR
+set -euo pipefail
+qrnn=$(realpath "$1") out=$(realpath -m "$2")
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$out.new"' EXIT
+head -c 4000 "$source_dir/data/ptb/ptb.test.txt" >"$work/tokens.txt"
+# The GEMM core's default knobs (a tuning database changes the kernels' keys; such a user compiles their own).
+export QRNN_CACHE_DIR=$out.new QRNN_BUILTIN_KERNEL_DIR=off QRNN_GEMM_TUNING=defaults QRNN_CACHE_MAX_MB=100000
+rm -rf "$out.new"
+mkdir -p "$out.new"
+small=(--batch 2 --seq 3 --warmup 0 --repeats 1)
+
+compile_for() {  # $1: Halide target, "" for the host
+    local target=(env)
+    [ -n "$1" ] && target=(env "HL_JIT_TARGET=$1")
+    "${target[@]}" "$qrnn" run --pooling f,fo,ifo "${small[@]}" >/dev/null
+    "${target[@]}" "$qrnn" run --pooling f,fo,ifo --pass training "${small[@]}" >/dev/null
+    local log="$work/train${1:+-$1}.log"
+    (cd "$work" && "${target[@]}" "$qrnn" train --train tokens.txt --valid tokens.txt --epochs 1 --max_batches 1 \
+        --emb 16 --hidden 16 >"$log" 2>&1) || { cat "$log"; return 1; }
+}
+compile_for "" &
+host=$!
+compile_for x86-64-linux-avx-avx2-f16c-fma-sse41 &
+avx2=$!
+wait $host
+wait $avx2
+compile_for x86-64-linux-sse41
+rm -rf "$out"
+mv "$out.new" "$out"
+echo "built-in kernels: $(ls "$out"/*.so | wc -l) in $out"
