@@ -114,6 +114,31 @@ struct Kernel::Loaded {
     ArgvFunction run = nullptr;
 };
 
+namespace {
+// The shared object stored under `key`: found, else compiled to an object, linked and stored. Throws qrnn::Error
+// when it cannot be stored (the caller then JIT-compiles).
+std::string stored_entry(Halide::Pipeline &pipeline, const std::string &key,
+                         const std::vector<Halide::Internal::InferredArgument> &inferred, const Halide::Target &target) {
+    if (std::string path = find_cached_kernel(key); !path.empty()) return path;
+    const std::string dir = kernel_cache_dir();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (::access(dir.c_str(), W_OK) != 0) fail("cannot write to ", dir, " (QRNN_CACHE_DIR, XDG_CACHE_HOME, HOME)");
+    const std::string object = kernel_temp_path(".o");
+    std::vector<Halide::Argument> args;
+    for (const auto &a : inferred) args.push_back(a.arg);
+    pipeline.compile_to_object(object, args, kFunction, target);
+    struct RemoveObject {
+        const std::string &path;
+        ~RemoveObject() {
+            std::error_code ignored;
+            fs::remove(path, ignored);
+        }
+    } remove_object{object};
+    return store_kernel(key, object);
+}
+}  // namespace
+
 void Kernel::compile(const Halide::Target &target, const std::string &key) {
     auto jit = [&] {
         if (!target.has_gpu_feature()) use_cpu_jit_handlers(pipeline_);
@@ -126,25 +151,9 @@ void Kernel::compile(const Halide::Target &target, const std::string &key) {
     const Halide::Target aot = target.without_feature(Halide::Target::JIT);
     const std::string full = key + "|" + aot.to_string() + "|gemm" + knobs_key(gemm_core_knobs(aot).knobs()) + "|" +
                              kernel_code_identity() + "|" + signature(inferred, pipeline_);
-    std::string path = find_cached_kernel(full);
+    std::string path;
     try {
-        if (path.empty()) {
-            std::error_code ec;
-            fs::create_directories(kernel_cache_dir(), ec);
-            if (::access(kernel_cache_dir().c_str(), W_OK) != 0)
-                fail("cannot write to ", kernel_cache_dir(), " (QRNN_CACHE_DIR, XDG_CACHE_HOME, HOME)");
-            const std::string object = kernel_temp_path(".o");
-            std::vector<Halide::Argument> args;
-            for (const auto &a : inferred) args.push_back(a.arg);
-            pipeline_.compile_to_object(object, args, kFunction, aot);
-            try {
-                path = store_kernel(full, object);
-            } catch (...) {
-                fs::remove(object, ec);
-                throw;
-            }
-            fs::remove(object, ec);
-        }
+        path = stored_entry(pipeline_, full, inferred, aot);
     } catch (const Error &e) {
         warn_once(e.what());
         return jit();

@@ -1,11 +1,11 @@
-// The parallel-for of every CPU JIT pipeline (installed by use_cpu_jit_handlers, runtime/jit_compile.h). Each
-// loop's iterations are split into one contiguous range per thread, thread k always taking range k (so a core meets
-// again the rows or sequences it wrote in the loop before), threads done early steal from the other ranges, and
-// idle workers spin 0.3 ms before sleeping (pausing the core for the first 5 us, then yielding it:
-// QRNN_POOL_PAUSE_US). Halide's pool hands iterations out one by one to whichever thread asks,
-// which on the 2-core VM moved data between cores from loop to loop, and its workers sleep after a few
-// microseconds. At T=37 S=53 B=5 m=203 the attention took ~0.75x the time with this pool, forward and backward (AMD
-// EPYC, 2 cores, back to back); the layer's GEMMs and scans: docs/schedules.md, "One thread pool".
+// The parallel-for of every CPU pipeline (JIT: use_cpu_jit_handlers, runtime/jit_compile.h; loaded kernels:
+// runtime/kernel.h). Each loop's iterations are split into one contiguous range per thread, thread k always taking
+// range k (so a core meets again the rows or sequences it wrote in the loop before), threads done early steal from the
+// other ranges, and idle workers spin 0.3 ms before sleeping (pausing the core for the first 5 us, then yielding it:
+// QRNN_POOL_PAUSE_US). Halide's pool hands iterations out one by one to whichever thread asks, which on the 2-core VM
+// moved data between cores from loop to loop, and its workers sleep after a few microseconds. At T=37 S=53 B=5 m=203
+// the attention took ~0.75x the time with this pool, forward and backward (AMD EPYC, 2 cores, back to back); the
+// layer's GEMMs and scans: docs/schedules.md, "One thread pool".
 // A loop started inside a task (nested parallel loops) is published; threads done with their own ranges, and a
 // task's caller waiting for its helpers, join it, taking its iterations one at a time (without that wait-time help
 // dW, 3 (g) x 2 (j) tasks each running a loop over h groups, took 1.1-1.3x the time). Threads: HL_NUM_THREADS, else
