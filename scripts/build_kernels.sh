@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The kernels the build ships (runtime/kernel_cache.h, "built-in kernels"): the pipelines `qrnn run` (the QRNN
 # layer, every pooling, inference and training) and `qrnn train`'s language model (its softmax decoder) compile
-# at their defaults, for the host, AVX2 and SSE4.1 targets, into OUT_DIR; processes load them instead of
-# compiling. Run by the build (tools/CMakeLists.txt) whenever qrnn or libqrnn changes.
+# at their defaults, for the host, AVX2 and SSE4.1 targets, and those of every other built-in CPU model at its
+# defaults for the host, into OUT_DIR; processes load them instead of compiling. Run by the build
+# (tools/CMakeLists.txt) whenever qrnn or libqrnn changes.
 #   scripts/build_kernels.sh QRNN_BINARY OUT_DIR
 set -euo pipefail
 qrnn=$(realpath "$1") out=$(realpath -m "$2")
@@ -25,13 +26,23 @@ compile_for() {  # $1: Halide target, "" for the host
     (cd "$work" && "${target[@]}" "$qrnn" train --train tokens.txt --valid tokens.txt --epochs 1 --max_batches 1 \
         --emb 16 --hidden 16 >"$log" 2>&1) || { cat "$log"; return 1; }
 }
-compile_for "" &
-host=$!
-compile_for x86-64-linux-avx-avx2-f16c-fma-sse41 &
-avx2=$!
-wait $host
-wait $avx2
-compile_for x86-64-linux-sse41
+# The other models at their defaults (fo pooling, 320 units), inference and training, host only.
+compile_models() {
+    "$qrnn" run --model "$1" "${small[@]}" >/dev/null 2>&1 || "$qrnn" run --model "$1" "${small[@]}"
+    "$qrnn" run --model "$1" --pass training "${small[@]}" >/dev/null 2>&1 || "$qrnn" run --model "$1" --pass training "${small[@]}"
+}
+run_parallel() {  # runs each argument (a command line) in the background; fails if any failed
+    local pids=() pid
+    for command in "$@"; do
+        eval "$command" &
+        pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid"; done
+}
+run_parallel 'compile_for ""' 'compile_for x86-64-linux-avx-avx2-f16c-fma-sse41'
+run_parallel 'compile_for x86-64-linux-sse41; compile_models qrnn-dense,qrnn-varlen,lstm-halide,cnn' \
+    'compile_models qrnn-bidir,qrnn-bidir-sum,qrnn-bidir-varlen,encdec,encdec-noattn'
+"$qrnn" run --model cnn-maxpool "${small[@]}" >/dev/null
 rm -rf "$out"
 mv "$out.new" "$out"
 echo "built-in kernels: $(ls "$out"/*.so | wc -l) in $out"
