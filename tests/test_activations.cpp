@@ -32,7 +32,9 @@ TEST(Activations, MatchDoubleWithinStatedError) {
         if (rt > worst_t) worst_t = rt, worst_t_at = v;
         if (es > 1e-30) worst_s = std::max(worst_s, std::abs(sv(k) - es) / es);
     }
+    // Without FMA (the SSE4.1 target) fast_exp's polynomial rounds once more per step.
+    const bool fma = get_jit_target_from_environment().has_feature(Target::FMA);
     EXPECT_LT(worst_t, 5e-6) << "at x = " << worst_t_at;
-    EXPECT_LT(worst_s, 2e-6);
+    EXPECT_LT(worst_s, fma ? 2e-6 : 4e-6);
     EXPECT_EQ(tv(N / 2), 0.0f);
 }
