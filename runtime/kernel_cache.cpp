@@ -3,10 +3,7 @@
 #include <Halide.h>
 #include <dlfcn.h>
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,8 +19,7 @@
 #include <thread>
 
 #include "core/error.h"
-
-extern char **environ;
+#include "runtime/run_program.h"
 
 namespace qrnn {
 namespace fs = std::filesystem;
@@ -59,31 +55,26 @@ int64_t seconds_since_epoch(fs::file_time_type t) {
            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Runs argv (no shell); returns its exit status and what it printed.
-int run_program(const std::vector<std::string> &argv, std::string &output) {
-    const std::string log = kernel_temp_path(".log");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    std::vector<char *> args;
-    for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    int status = -1;
-    if (posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ) == 0)
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-    posix_spawn_file_actions_destroy(&actions);
-    output = read_text(log);
+// The entries of dir, most recently used first; their keys read only when asked for.
+std::vector<KernelCacheEntry> list_entries(const std::string &dir, bool with_keys) {
+    std::vector<KernelCacheEntry> entries;
     std::error_code ec;
-    fs::remove(log, ec);
-    return pid ? status : -1;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const fs::path p = it->path();
+        if (p.extension() != ".so" || p.filename().string().rfind("tmp-", 0) == 0) continue;
+        KernelCacheEntry e{p.string(), with_keys ? read_text(fs::path(p).replace_extension(".key")) : "", 0, 0};
+        std::error_code size_ec, time_ec;
+        e.bytes = static_cast<int64_t>(fs::file_size(p, size_ec));
+        e.used = seconds_since_epoch(fs::last_write_time(p, time_ec));
+        if (!size_ec && !time_ec) entries.push_back(e);
+    }
+    std::sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) { return a.used > b.used; });
+    return entries;
 }
 
 // Removes the least recently used entries until the cache fits its limit; never `keep` (the entry just stored).
 void trim(const std::string &dir, const std::string &keep) {
-    std::vector<KernelCacheEntry> entries = kernel_cache_entries(dir);
+    std::vector<KernelCacheEntry> entries = list_entries(dir, false);
     int64_t total = 0;
     for (const auto &e : entries) total += e.bytes;
     std::error_code ec;
@@ -175,21 +166,7 @@ int64_t kernel_cache_limit_bytes() {
     return static_cast<int64_t>(v) << 20;
 }
 
-std::vector<KernelCacheEntry> kernel_cache_entries(const std::string &dir) {
-    std::vector<KernelCacheEntry> entries;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const fs::path p = it->path();
-        if (p.extension() != ".so" || p.filename().string().rfind("tmp-", 0) == 0) continue;
-        KernelCacheEntry e{p.string(), read_text(fs::path(p).replace_extension(".key")), 0, 0};
-        std::error_code size_ec, time_ec;
-        e.bytes = static_cast<int64_t>(fs::file_size(p, size_ec));
-        e.used = seconds_since_epoch(fs::last_write_time(p, time_ec));
-        if (!size_ec && !time_ec) entries.push_back(e);
-    }
-    std::sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) { return a.used > b.used; });
-    return entries;
-}
+std::vector<KernelCacheEntry> kernel_cache_entries(const std::string &dir) { return list_entries(dir, true); }
 
 void clear_kernel_cache(const std::string &dir) {
     std::error_code ec;
@@ -237,14 +214,14 @@ std::string store_kernel(const std::string &key, const std::string &object_file)
     const fs::path dir = kernel_cache_dir();
     const fs::path so = dir / (key_hash(key) + ".so");
     const std::string tmp_so = kernel_temp_path(".so"), tmp_key = kernel_temp_path(".key");
-    std::string output;
-    const int status = run_program({env_or("CC", "cc"), "-shared", "-Wl,-Bsymbolic", "-o", tmp_so, object_file,
-                                    "-lpthread", "-ldl", "-lm"},
-                                   output);
+    const std::string linker = env_or("CC", "cc");
+    const ProgramResult link =
+        run_program({linker, "-shared", "-Wl,-Bsymbolic", "-o", tmp_so, object_file, "-lpthread", "-ldl", "-lm"});
     std::error_code ec;
-    if (status != 0) {
+    if (link.exit_code != 0) {
         fs::remove(tmp_so, ec);
-        fail("kernel cache: linking ", object_file, " failed (", env_or("CC", "cc"), ", status ", status, "): ", output);
+        fail("kernel cache: linking ", object_file, " failed (", linker,
+             link.started ? ", exit " + std::to_string(link.exit_code) : " not found", "): ", link.output);
     }
     std::ofstream(tmp_key, std::ios::binary) << key;
     fs::rename(tmp_key, fs::path(so).replace_extension(".key"), ec);

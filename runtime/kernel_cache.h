@@ -13,8 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "schedules/kernel_key.h"
-
 namespace qrnn {
 
 struct KernelCacheEntry {

@@ -1,6 +1,5 @@
 #include "sweep/slurm_submit.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,36 +18,6 @@
 namespace qrnn::sweep::slurm {
 
 namespace fs = std::filesystem;
-
-ProgramResult run_program(const std::vector<std::string> &argv, bool with_stderr) {
-    ProgramResult r;
-    int fds[2];
-    if (argv.empty() || ::pipe(fds) != 0) return r;
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        ::dup2(fds[1], STDOUT_FILENO);
-        if (with_stderr) ::dup2(fds[1], STDERR_FILENO);
-        else if (FILE *null = std::freopen("/dev/null", "w", stderr)) (void)null;
-        ::close(fds[0]);
-        ::close(fds[1]);
-        std::vector<char *> args;
-        for (auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-        args.push_back(nullptr);
-        ::execvp(args[0], args.data());
-        _exit(127);
-    }
-    ::close(fds[1]);
-    char buf[4096];
-    ssize_t got;
-    while ((got = ::read(fds[0], buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))
-        if (got > 0) r.output.append(buf, static_cast<size_t>(got));
-    ::close(fds[0]);
-    int status = 0;
-    if (pid < 0 || ::waitpid(pid, &status, 0) < 0) return r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.started = r.exit_code != 127;
-    return r;
-}
 
 std::string self_path() {
     std::error_code ec;

@@ -6,18 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "runtime/run_program.h"
 #include "sweep/slurm.h"
 #include "sweep/sweep_spec.h"
 
 namespace qrnn::sweep::slurm {
-
-struct ProgramResult {
-    bool started = false;  // false: not found or not executable
-    int exit_code = -1;
-    std::string output;  // stdout (stderr too when `with_stderr`)
-};
-// Runs argv[0] (searched in PATH) with its arguments, no shell; waits and captures its output.
-ProgramResult run_program(const std::vector<std::string> &argv, bool with_stderr = true);
 
 // The path of this qrnn executable (the job script runs it on the nodes).
 std::string self_path();

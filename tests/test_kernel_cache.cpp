@@ -13,6 +13,7 @@
 #include "runtime/compiled_layer.h"
 #include "runtime/kernel.h"
 #include "runtime/kernel_cache.h"
+#include "schedules/kernel_key.h"
 
 namespace qrnn {
 namespace {
@@ -61,6 +62,13 @@ protected:
     fs::path dir_;
 };
 
+// The inode of a file: a new one when the file was written again (renamed over) rather than left in place.
+ino_t inode(const std::string &path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_ino;
+}
+
 std::vector<float> ramp(int n) {
     std::vector<float> v(n);
     for (int i = 0; i < n; i++) v[i] = 0.37f * i - 3.0f;
@@ -72,15 +80,12 @@ TEST_F(KernelCache, CompilesOnceThenLoadsTheEntry) {
     compile(first, "test|scale|1");
     ASSERT_TRUE(first.kernel.from_disk_cache());
     ASSERT_EQ(entries(), 1u);
-    struct stat before {};
-    ASSERT_EQ(::stat(kernel_cache_entries(dir_.string())[0].path.c_str(), &before), 0);
+    const ino_t before = inode(kernel_cache_entries(dir_.string())[0].path);
     Scale second(1.0f, false);
     compile(second, "test|scale|1");
     EXPECT_TRUE(second.kernel.from_disk_cache());
     EXPECT_EQ(entries(), 1u);
-    struct stat after {};
-    ASSERT_EQ(::stat(kernel_cache_entries(dir_.string())[0].path.c_str(), &after), 0);
-    EXPECT_EQ(before.st_ino, after.st_ino) << "the entry was written again instead of loaded";
+    EXPECT_EQ(inode(kernel_cache_entries(dir_.string())[0].path), before) << "the entry was written again instead of loaded";
     EXPECT_EQ(first.run(ramp(300), 300), second.run(ramp(300), 300));
 }
 
@@ -110,14 +115,11 @@ TEST_F(KernelCache, AForeignKeyFileIsAMiss) {
     const fs::path so = kernel_cache_entries(dir_.string()).at(0).path, key_file = fs::path(so).replace_extension(".key");
     const std::string key = kernel_cache_entries(dir_.string()).at(0).key;
     std::ofstream(key_file) << "another key";
-    struct stat before {};
-    ASSERT_EQ(::stat(so.c_str(), &before), 0);
+    const ino_t before = inode(so);
     Scale b(1.0f, false);
     compile(b, "test|scale|a");  // not found: compiled and stored again, with its own key file
     ASSERT_TRUE(b.kernel.from_disk_cache());
-    struct stat after {};
-    ASSERT_EQ(::stat(so.c_str(), &after), 0);
-    EXPECT_NE(before.st_ino, after.st_ino);
+    EXPECT_NE(inode(so), before);
     EXPECT_EQ(kernel_cache_entries(dir_.string()).at(0).key, key);
     EXPECT_FLOAT_EQ(b.run({0.0f}, 1)[0], 1.0f);
 }

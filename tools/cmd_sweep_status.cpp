@@ -49,9 +49,9 @@ SlurmView query_slurm(const std::set<std::string> &jobs) {
     std::string ids;
     for (auto &j : jobs) ids += (ids.empty() ? "" : ",") + j;
     if (ids.empty()) return v;
-    sl::ProgramResult q = sl::run_program(sl::squeue_command(ids), false);
+    ProgramResult q = run_program(sl::squeue_command(ids), false);
     v.squeue_ok = q.started && q.exit_code == 0;
-    sl::ProgramResult a = sl::run_program(sl::sacct_command(ids), false);
+    ProgramResult a = run_program(sl::sacct_command(ids), false);
     for (auto &j : jobs) {
         if (v.squeue_ok) v.queue[j] = sl::parse_squeue(q.output, j);
         if (a.started && a.exit_code == 0) v.accounting[j] = sl::parse_sacct(a.output, j);
