@@ -17,6 +17,7 @@
 #include "runtime/kernel_cache.h"
 #include "runtime/static_thread_pool.h"
 #include "schedules/gemm_tuning.h"
+#include "schedules/kernel_key.h"
 #include "schedules/schedule.h"
 
 namespace qrnn {
@@ -65,24 +66,17 @@ std::string signature(const std::vector<Halide::Internal::InferredArgument> &arg
     return s.str();
 }
 
-// Installs the project's allocator, thread pool and error recorder in a loaded object's own Halide runtime.
-void install_handlers(void *handle) {
-    auto set = [&](const char *name) { return dlsym(handle, name); };
-    using SetMalloc = halide_malloc_t (*)(halide_malloc_t);
-    using SetFree = halide_free_t (*)(halide_free_t);
-    using SetParFor = halide_do_par_for_t (*)(halide_do_par_for_t);
-    using SetError = halide_error_handler_t (*)(halide_error_handler_t);
-    reinterpret_cast<SetMalloc>(set("halide_set_custom_malloc"))(reinterpret_cast<halide_malloc_t>(&cached_halide_malloc));
-    reinterpret_cast<SetFree>(set("halide_set_custom_free"))(reinterpret_cast<halide_free_t>(&cached_halide_free));
+// Installs the project's allocator, thread pool and error recorder in a loaded object's own Halide runtime; false
+// (nothing installed) when the object lacks one of the setters.
+bool install_handlers(void *handle) {
+    void *set_malloc = dlsym(handle, "halide_set_custom_malloc"), *set_free = dlsym(handle, "halide_set_custom_free"),
+         *set_par_for = dlsym(handle, "halide_set_custom_do_par_for"), *set_error = dlsym(handle, "halide_set_error_handler");
+    if (!set_malloc || !set_free || !set_par_for || !set_error) return false;
+    reinterpret_cast<halide_malloc_t (*)(halide_malloc_t)>(set_malloc)(reinterpret_cast<halide_malloc_t>(&cached_halide_malloc));
+    reinterpret_cast<halide_free_t (*)(halide_free_t)>(set_free)(reinterpret_cast<halide_free_t>(&cached_halide_free));
     if (halide_do_par_for_t f = static_thread_pool_handler())
-        reinterpret_cast<SetParFor>(set("halide_set_custom_do_par_for"))(f);
-    reinterpret_cast<SetError>(set("halide_set_error_handler"))(record_kernel_error);
-}
-
-bool has_runtime_setters(void *handle) {
-    for (const char *name : {"halide_set_custom_malloc", "halide_set_custom_free", "halide_set_custom_do_par_for",
-                             "halide_set_error_handler"})
-        if (!dlsym(handle, name)) return false;
+        reinterpret_cast<halide_do_par_for_t (*)(halide_do_par_for_t)>(set_par_for)(f);
+    reinterpret_cast<halide_error_handler_t (*)(halide_error_handler_t)>(set_error)(record_kernel_error);
     return true;
 }
 
@@ -160,11 +154,10 @@ void Kernel::compile(const Halide::Target &target, const std::string &key) {
     }
     void *handle = open_entry(path, full);
     auto run = handle ? reinterpret_cast<ArgvFunction>(dlsym(handle, (std::string(kFunction) + "_argv").c_str())) : nullptr;
-    if (!run || !has_runtime_setters(handle)) {
+    if (!run || !install_handlers(handle)) {
         warn_once(std::string("cannot load ") + path + ": " + (handle ? "symbols missing" : dlerror()));
         return jit();
     }
-    install_handlers(handle);
     loaded_ = std::make_shared<Loaded>(Loaded{handle, run});
     for (const auto &a : inferred) params_.push_back(a.param);
 }
