@@ -16,11 +16,19 @@ typedef int (*layer_fn)(struct halide_buffer_t *, struct halide_buffer_t *, stru
                         struct halide_buffer_t *, struct halide_buffer_t *, int32_t, uint32_t, uint32_t, float,
                         uint32_t, uint32_t, struct halide_buffer_t *, struct halide_buffer_t *);
 
-static const struct {
+typedef struct {
     const char *name;
     int gates;
     layer_fn run;
-} kVariants[] = {{"f", 2, qrnn_layer_f}, {"fo", 3, qrnn_layer_fo}, {"ifo", 4, qrnn_layer_ifo}};
+} variant;
+static const variant kVariants[] = {{"f", 2, qrnn_layer_f}, {"fo", 3, qrnn_layer_fo}, {"ifo", 4, qrnn_layer_ifo}};
+
+/* The variant named `pooling`, or NULL. */
+static const variant *find_variant(const char *pooling) {
+    for (size_t i = 0; i < sizeof kVariants / sizeof kVariants[0]; i++)
+        if (strcmp(kVariants[i].name, pooling) == 0) return &kVariants[i];
+    return NULL;
+}
 
 static _Thread_local char error_message[1024];
 enum { ISA_SSE41 = 0, ISA_AVX2 = 1, ISA_AVX512 = 2 };
@@ -65,9 +73,8 @@ int qrnn_kernels_limit_isa(const char *isa) {
 }
 
 int qrnn_kernels_gate_count(const char *pooling) {
-    for (size_t i = 0; i < sizeof kVariants / sizeof kVariants[0]; i++)
-        if (strcmp(kVariants[i].name, pooling) == 0) return kVariants[i].gates;
-    return 0;
+    const variant *v = find_variant(pooling);
+    return v ? v->gates : 0;
 }
 
 const char *qrnn_kernels_error(void) { return error_message; }
@@ -97,7 +104,8 @@ int qrnn_layer_forward(const char *pooling, qrnn_layer_shape s, const float *x, 
                        const float *weights, const float *bias, const float *c0, float *c, float *h) {
     pthread_once(&init_once, init);
     error_message[0] = 0;
-    const int G = qrnn_kernels_gate_count(pooling);
+    const variant *v = find_variant(pooling);
+    const int G = v ? v->gates : 0;
     if (G == 0 || s.T < 1 || s.B < 1 || s.n < 1 || s.m < 1 || s.k < 1) {
         snprintf(error_message, sizeof error_message, "qrnn_layer_forward: %s (T %d, B %d, n %d, m %d, k %d)",
                  G == 0 ? "unknown pooling (f, fo, ifo)" : "sizes must be >= 1", s.T, s.B, s.n, s.m, s.k);
@@ -122,10 +130,7 @@ int qrnn_layer_forward(const char *pooling, qrnn_layer_shape s, const float *x, 
     view(&bc0, dc0, c0 ? c0 : zeros, 2, (int[]){s.m, s.B});
     view(&bc, dc, c, 3, (int[]){s.m, s.B, s.T});
     view(&bh, dh, h, 3, (int[]){s.m, s.B, s.T});
-    int result = -1;
-    for (size_t i = 0; i < sizeof kVariants / sizeof kVariants[0]; i++)
-        if (strcmp(kVariants[i].name, pooling) == 0)
-            result = kVariants[i].run(&bx, &bhist, &bw, &bb, &bc0, 0, 0, 0, 1.0f, 0, 0, &bc, &bh);
+    const int result = v->run(&bx, &bhist, &bw, &bb, &bc0, 0, 0, 0, 1.0f, 0, 0, &bc, &bh);
     free(zeros);
     return result;
 }
