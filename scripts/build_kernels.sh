@@ -17,19 +17,23 @@ rm -rf "$out.new"
 mkdir -p "$out.new"
 small=(--batch 2 --seq 3 --warmup 0 --repeats 1)
 
+# Runs a command in $work with its output kept aside, printed only if it fails.
+quietly() {
+    local log
+    log=$(mktemp "$work/log.XXXXXX")
+    (cd "$work" && "$@") >"$log" 2>&1 || { cat "$log"; return 1; }
+}
 compile_for() {  # $1: Halide target, "" for the host
     local target=(env)
     [ -n "$1" ] && target=(env "HL_JIT_TARGET=$1")
-    "${target[@]}" "$qrnn" run --pooling f,fo,ifo "${small[@]}" >/dev/null
-    "${target[@]}" "$qrnn" run --pooling f,fo,ifo --pass training "${small[@]}" >/dev/null
-    local log="$work/train${1:+-$1}.log"
-    (cd "$work" && "${target[@]}" "$qrnn" train --train tokens.txt --valid tokens.txt --epochs 1 --max_batches 1 \
-        --emb 16 --hidden 16 >"$log" 2>&1) || { cat "$log"; return 1; }
+    quietly "${target[@]}" "$qrnn" run --pooling f,fo,ifo "${small[@]}"
+    quietly "${target[@]}" "$qrnn" run --pooling f,fo,ifo --pass training "${small[@]}"
+    quietly "${target[@]}" "$qrnn" train --train tokens.txt --valid tokens.txt --epochs 1 --max_batches 1 --emb 16 --hidden 16
 }
 # The other models at their defaults (fo pooling, 320 units), inference and training, host only.
 compile_models() {
-    "$qrnn" run --model "$1" "${small[@]}" >/dev/null 2>&1 || "$qrnn" run --model "$1" "${small[@]}"
-    "$qrnn" run --model "$1" --pass training "${small[@]}" >/dev/null 2>&1 || "$qrnn" run --model "$1" --pass training "${small[@]}"
+    quietly "$qrnn" run --model "$1" "${small[@]}"
+    quietly "$qrnn" run --model "$1" --pass training "${small[@]}"
 }
 run_parallel() {  # runs each argument (a command line) in the background; fails if any failed
     local pids=() pid
@@ -42,7 +46,7 @@ run_parallel() {  # runs each argument (a command line) in the background; fails
 run_parallel 'compile_for ""' 'compile_for x86-64-linux-avx-avx2-f16c-fma-sse41'
 run_parallel 'compile_for x86-64-linux-sse41; compile_models qrnn-dense,qrnn-varlen,lstm-halide,cnn' \
     'compile_models qrnn-bidir,qrnn-bidir-sum,qrnn-bidir-varlen,encdec,encdec-noattn'
-"$qrnn" run --model cnn-maxpool "${small[@]}" >/dev/null
+quietly "$qrnn" run --model cnn-maxpool "${small[@]}"
 rm -rf "$out"
 mv "$out.new" "$out"
 echo "built-in kernels: $(ls "$out"/*.so | wc -l) in $out"
