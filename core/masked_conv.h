@@ -4,8 +4,14 @@
 // input_padded is the caller's (QRNN: history ++ x, dropout applied; CNN: zeros before the sequence).
 // CPU schedules of these stages: schedules/cpu_common.h (schedule_cpu_conv_inputs, schedule_cpu_conv_gemm) on the
 // GEMM core (schedules/gemm_core.h).
+// In bf16 (core/precision.h) the reduction is over pairs of input channels, (ci, cp, j) with c = 2 cp + ci, n
+// rounded up to even (the padding's weights are 0): the layout of a bf16 dot product with f32 accumulation.
 #pragma once
 #include <Halide.h>
+
+#include <vector>
+
+#include "core/precision.h"
 
 namespace qrnn {
 
@@ -20,16 +26,32 @@ struct ConvFuncs {
     // needs its h tiles aligned to the panels (a bound h min of 0); weights_clamped is unused. Undefined without
     // a hint.
     Halide::Func weights_packed{"weights_packed"};
+    // bf16: the weights as bfloat16 pairs of input channels, (ci, h, cp, j, g) = weights(h, 2 cp + ci, j, g) (0 past
+    // n), rows past m clamped: per (cp, j) a pair of every row, h unpacked (a panel's index h % tile, vectorised
+    // with the pair, defeats Halide 14's simplifier: a gather per vector). Undefined in f32.
+    Halide::Func weights_pairs{"weights_pairs"};
+    // Rows stored of weights_pairs: m rounded up to 16, plus 96: every register tile's rows (at most 5 vectors of 16
+    // lanes, rounded up from m) and a stride off powers of two (else one cache set per pair at m = 1024).
+    Halide::Expr pair_rows;
     Halide::Func conv{"conv"};                        // (h, b, t, g) gate pre-activations, bias included
-    Halide::RDom conv_r;                              // (c, j) reduction of conv
+    Halide::RDom conv_r;                              // (c, j) reduction of conv; bf16: (ci, cp, j)
+    Precision precision = Precision::f32;
 };
 
 // Defines f.weights_clamped (or with h_tile > 0 f.weights_packed) and f.conv_r (over (c < n, j < k)) and returns
-// the conv's weight read at (f.h, rc, rj, f.g).
+// the conv's weight read at (f.h, rc, rj, f.g). bf16 (f.precision): f.weights_pairs and f.conv_r over (ci, cp, j),
+// the weight at (f.h, 2 cp + ci, j, f.g) widened to f32; h_tile is unused.
 Halide::Expr define_conv_weights(ConvFuncs &f, const Halide::ImageParam &weights, const Halide::Expr &n,
                                  const Halide::Expr &m, const Halide::Expr &k, int h_tile);
+// The input channel a conv_r point reads: rc (f32), 2 cp + ci (bf16).
+Halide::Expr conv_input_channel(const ConvFuncs &f);
+// Every RVar of conv_r, innermost first.
+std::vector<Halide::RVar> conv_reduction(const ConvFuncs &f);
+// f.input_padded's definition for a value v at (f.c, ...): v, or in bf16 v rounded to bfloat16 (the cast fused where
+// the input is produced).
+Halide::Expr conv_input_value(const ConvFuncs &f, const Halide::Expr &v);
 
-// Defines f.weights_clamped and f.conv from f.input_padded, weights (m, n, k, G) and bias (m, G); n, m, k
+// Defines f.weights_clamped and f.conv (in f.precision) from f.input_padded, weights (m, n, k, G) and bias (m, G); n, m, k
 // are the extents. extra_bias (an Expr of f.h, f.b, f.g), when defined, is added to the bias. h_tile > 0: the
 // schedule's h tile (the weights packed into panels of that many rows).
 void define_masked_conv(ConvFuncs &f, const Halide::ImageParam &weights, const Halide::ImageParam &bias,

@@ -43,6 +43,7 @@ void set_layer_extents(LayerFuncs &L, const LayerInputs &in) {
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant, int conv_h_tile) {
     LayerFuncs L;
     L.variant = &variant;
+    L.precision = in.precision;
     Var c = L.c, h = L.h, b = L.b, t = L.t, g = L.g;
     set_layer_extents(L, in);
     const Expr &n = L.n, &B = L.B, &T = L.T, &m = L.m, &k = L.k;
@@ -52,7 +53,7 @@ LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &varian
     Expr hist_row = clamp(t + k - 1, 0, in.history.dim(2).extent() - 1);
     Expr raw = select(t < 0, in.history(cc, bc, hist_row), in.x(cc, bc, clamp(t, 0, T - 1)));
     Expr t_abs = in.time_offset + t;
-    L.input_padded(c, b, t) = apply_dropout(in, raw, t_abs, b, c);
+    L.input_padded(c, b, t) = conv_input_value(L, apply_dropout(in, raw, t_abs, b, c));
 
     Expr batch_bias;  // the encoder-decoder's per-sequence conditioning (+ V h~_T), when the pipeline has it
     if (in.with_batch_bias) batch_bias = in.batch_bias(clamp(h, 0, m - 1), bc, g);

@@ -25,6 +25,8 @@ struct LayerInputs {
     // conv. Part of the pipeline only when set: the plain layer's arguments and code do not change.
     bool with_batch_bias = false;
     Halide::ImageParam batch_bias{Halide::Float(32), 3, "batch_bias"};
+    // The conv's operands (core/precision.h): bf16 changes the algorithm, not the arguments.
+    Precision precision = Precision::f32;
 
     // The pipeline arguments in order (ahead-of-time compiled functions take them so). Every input is listed
     // here and in set_estimates, nowhere else.

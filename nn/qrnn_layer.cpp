@@ -67,6 +67,8 @@ QrnnLayer::QrnnLayer(const QrnnOptions &opt, int64_t index, const TrainingLayerO
 }
 
 CompiledTrainingLayer &QrnnLayer::training() {
+    if (opt_.precision != Precision::f32)
+        fail("precision ", precision_name(opt_.precision), ": the QRNN training step is f32 only so far (inference runs in bf16)");
     if (!training_)
         training_ = compiled_training_layer(*opt_.pooling, opt_.schedule, knobs_, opt_.target, training_options_, opt_.hidden);
     return *training_;
@@ -107,7 +109,7 @@ void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_
     } else {
         if (!inference_) {  // the training schedules are shape-generic: so is their forward
             LayerShape shape{T, B, n_, m, opt_.window};
-            inference_ = compiled_layer(*opt_.pooling, opt_.schedule, knobs_, shape, opt_.target);
+            inference_ = compiled_layer(*opt_.pooling, opt_.schedule, knobs_, shape, opt_.target, opt_.precision);
         }
         inference_->run(call);
     }

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "core/named_registry.h"
 #include "nn/layer.h"
 #include "plugins/layer_stack_model.h"
@@ -49,6 +51,10 @@ std::vector<std::string> training_model_names() {
 void validate_model_config(const ModelConfig &cfg) {
     cfg.validate();
     const ModelPlugin &plugin = find_model(cfg.model);
+    const bool has_precision = std::find(plugin.options.begin(), plugin.options.end(), "precision") != plugin.options.end();
+    if (cfg.precision != "f32" && !has_precision) fail("model '", cfg.model, "' runs in f32 only (got --precision ", cfg.precision, ")");
+    if (cfg.precision != "f32" && cfg.training_pass())
+        fail("--precision ", cfg.precision, ": the training pass is f32 only so far (inference runs in ", cfg.precision, ")");
     if (plugin.validate) plugin.validate(cfg);
 }
 

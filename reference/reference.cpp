@@ -15,7 +15,16 @@ bool keep(uint32_t key, uint32_t threshold, int64_t t_abs, int64_t b, int64_t ch
            threshold;
 }
 
-Tensor<double> masked_conv(const Tensor<double> &x, const Tensor<double> &history, const LayerParams<double> &p) {
+Tensor<double> operand_values(Tensor<double> v, Precision precision) {
+    if (precision == Precision::bf16)
+        for (double &e : v.data) e = round_to_bf16(static_cast<float>(e));
+    return v;
+}
+
+Tensor<double> masked_conv(const Tensor<double> &x_in, const Tensor<double> &history_in, const LayerParams<double> &p_in,
+                           Precision precision) {
+    const Tensor<double> x = operand_values(x_in, precision), history = operand_values(history_in, precision);
+    LayerParams<double> p{operand_values(p_in.weights, precision), p_in.bias};
     const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2);
     const int64_t G = p.weights.dim(0), k = p.weights.dim(1), m = p.weights.dim(3), H = history.dim(0);
     Tensor<double> conv({T, B, G, m});
@@ -49,14 +58,14 @@ Tensor<double> apply_dropout(Tensor<double> v, const LayerMasks &masks, int64_t 
 
 LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x_raw, const LayerState<double> &state,
                        const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
-                       const Tensor<double> *batch_bias) {
+                       const Tensor<double> *batch_bias, Precision precision) {
     const int64_t T = x_raw.dim(0), B = x_raw.dim(1);
     const int64_t G = p.weights.dim(0), m = p.weights.dim(3), H = state.history.dim(0);
     // Dropout on the input, history included, indexed by absolute time.
     LayerTrace tr;
     tr.x = apply_dropout(x_raw, masks, time_offset);
     tr.history = apply_dropout(state.history, masks, time_offset - H);
-    tr.conv = masked_conv(tr.x, tr.history, p);
+    tr.conv = masked_conv(tr.x, tr.history, p, precision);
     tr.gates = Tensor<double>({T, B, G, m});
 
     const int f = variant.gate_index('f');
@@ -83,8 +92,9 @@ LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x_ra
 }
 
 LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
-                          const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset) {
-    return layer_trace(variant, x, state, p, masks, time_offset).out;
+                          const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
+                          Precision precision) {
+    return layer_trace(variant, x, state, p, masks, time_offset, nullptr, precision).out;
 }
 
 StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params,
@@ -93,9 +103,10 @@ StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<
     const int64_t T = x.dim(0), B = x.dim(1), m = cfg.hidden;
     StackOutput out{Tensor<double>(), Tensor<double>({cfg.layers, B, m})};
     Tensor<double> input = x;
+    const Precision precision = parse_precision(cfg.precision);
     for (int64_t l = 0; l < cfg.layers; l++) {
         LayerState<double> &s = state.layers[l];
-        LayerOutput y = layer_forward(variant, input, s, params[l], layer_masks(cfg, l), state.time);
+        LayerOutput y = layer_forward(variant, input, s, params[l], layer_masks(cfg, l), state.time, precision);
         advance_layer_state(s, input, y.c, cfg.history_rows(), &out.c_T, l);
         input = std::move(y.h);
     }

@@ -1,6 +1,7 @@
 // Plain C++ double-precision reference of every QRNN algorithm: obvious loops, no Halide.
 #pragma once
 #include "core/pooling.h"
+#include "core/precision.h"
 #include "runtime/params.h"
 
 namespace qrnn::ref {
@@ -8,8 +9,13 @@ namespace qrnn::ref {
 double sigmoid(double x);
 bool keep(uint32_t key, uint32_t threshold, int64_t t_abs, int64_t b, int64_t ch);
 
-// Masked convolution: conv[t][b][g][h] (pre-activations, bias included). history has >= k-1 rows.
-Tensor<double> masked_conv(const Tensor<double> &x, const Tensor<double> &history, const LayerParams<double> &p);
+// v as a conv operand of `precision`: itself (f32), or each element rounded to bfloat16 (bf16).
+Tensor<double> operand_values(Tensor<double> v, Precision precision);
+
+// Masked convolution: conv[t][b][g][h] (pre-activations, bias included). history has >= k-1 rows. bf16: x, history
+// and the weights rounded to bfloat16 (operand_values), the sum in double.
+Tensor<double> masked_conv(const Tensor<double> &x, const Tensor<double> &history, const LayerParams<double> &p,
+                           Precision precision = Precision::f32);
 
 struct LayerOutput {
     Tensor<double> h;  // [T][B][m]
@@ -31,18 +37,19 @@ struct LayerTrace {
 // the pre-activations at every step.
 LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
                        const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
-                       const Tensor<double> *batch_bias = nullptr);
+                       const Tensor<double> *batch_bias = nullptr, Precision precision = Precision::f32);
 
 // One layer: dropout on its input, conv, activations, zoneout, pooling from state c0.
 LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
-                          const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset);
+                          const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
+                          Precision precision = Precision::f32);
 
 struct StackOutput {
     Tensor<double> h;    // [T][B][m] of the last layer
     Tensor<double> c_T;  // [L][B][m]
 };
 
-// The whole stack; advances state (history, c, time) so calls can be chained over pieces of a sequence.
+// The whole stack (in cfg.precision); advances state (history, c, time) so calls can be chained over pieces of a sequence.
 StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params,
                           const Tensor<double> &x, StackState<double> &state);
 

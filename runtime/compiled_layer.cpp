@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <iostream>
 #include <map>
 
 #include "core/error.h"
@@ -65,10 +66,24 @@ void require_cuda_device() {
         throw Unavailable("no CUDA device: the CUDA driver found no usable GPU");
 }
 
+void check_precision(Precision precision, const Halide::Target &target, const std::string &schedule) {
+    if (precision == Precision::f32) return;
+    if (target.has_gpu_feature() || find_layer_schedule(schedule).target_family != "cpu")
+        fail("precision bf16 runs on CPU targets and schedules, not ", target.to_string(), " with schedule '", schedule, "'");
+    static std::once_flag noted;
+    if (!has_bf16_dot_product(target))
+        std::call_once(noted, [&] {
+            std::cerr << "note: target " << target.without_feature(Halide::Target::JIT).to_string()
+                      << " has no bf16 dot product (avx512_bf16): bf16 is emulated, correct but slower than f32\n";
+        });
+}
+
 CompiledLayer::CompiledLayer(const PoolingVariant &pooling, const std::string &schedule, const Knobs &knobs,
-                             const Halide::Target &target, const LayerShape &shape)
+                             const Halide::Target &target, const LayerShape &shape, Precision precision)
     : variant_(&pooling), schedule_(schedule) {
     const LayerSchedule &s = find_layer_schedule(schedule);
+    check_precision(precision, target, schedule);
+    inputs_.precision = precision;
     const bool gpu_target = target.has_gpu_feature();
     if (target.has_feature(Halide::Target::CUDA)) require_cuda_device();
     if (gpu_target != (s.target_family == "gpu"))
@@ -128,11 +143,13 @@ void CompiledLayer::run(const LayerCall &call) {
 }
 
 std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, const std::string &schedule,
-                                              const Knobs &knobs, const LayerShape &shape, const Halide::Target &t) {
+                                              const Knobs &knobs, const LayerShape &shape, const Halide::Target &t,
+                                              Precision precision) {
     std::string key = pooling.name + "|" + schedule + "|" + t.to_string() + knobs_key(knobs);
+    if (precision != Precision::f32) key += std::string("|") + precision_name(precision);
     if (find_layer_schedule(schedule).per_shape) key += "|" + shape.key();
     return pipeline_cache().get<CompiledLayer>(
-        key, [&] { return std::make_shared<CompiledLayer>(pooling, schedule, knobs, t, shape); });
+        key, [&] { return std::make_shared<CompiledLayer>(pooling, schedule, knobs, t, shape, precision); });
 }
 
 }  // namespace qrnn

@@ -50,7 +50,7 @@ class CompiledLayer {
 public:
     CompiledLayer(const PoolingVariant &pooling, const std::string &schedule, const Knobs &knobs = {},
                   const Halide::Target &target = Halide::get_jit_target_from_environment(),
-                  const LayerShape &shape = {});
+                  const LayerShape &shape = {}, Precision precision = Precision::f32);
     void run(const LayerCall &call);  // checks every shape; throws qrnn::Error naming a mismatch
     const PoolingVariant &variant() const { return *variant_; }
     const std::string &schedule_name() const { return schedule_; }
@@ -86,10 +86,14 @@ Compiled &environment_pipeline(Make make, const std::string &variant = "") {
     return *pipeline_cache().get<Compiled>(key, [&] { return make(); });
 }
 
-// Compiled layers cached by (pooling, schedule, knobs, target; shape if the schedule is per_shape) for the
-// life of the process.
+// Compiled layers cached by (pooling, schedule, knobs, target, precision; shape if the schedule is per_shape) for
+// the life of the process.
 std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, const std::string &schedule,
                                               const Knobs &knobs = {}, const LayerShape &shape = {},
-                                              const Halide::Target &target = Halide::get_jit_target_from_environment());
+                                              const Halide::Target &target = Halide::get_jit_target_from_environment(),
+                                              Precision precision = Precision::f32);
+// Throws qrnn::Error unless `precision` runs on `target` with `schedule` (bf16: CPU targets and schedules; without the target's bf16
+// dot product it is emulated, which a one-line note on stderr says once per process).
+void check_precision(Precision precision, const Halide::Target &target, const std::string &schedule);
 
 }  // namespace qrnn

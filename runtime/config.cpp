@@ -24,6 +24,7 @@ void ModelConfig::validate() const {
     if (!(zoneout >= 0.0 && zoneout < 1.0)) fail("--zoneout must be in [0, 1) (got ", zoneout, ")");
     if (!(dropout >= 0.0 && dropout < 1.0)) fail("--dropout must be in [0, 1) (got ", dropout, ")");
     if (pass != "inference" && pass != "training") fail("--pass must be inference or training (got '", pass, "')");
+    if (precision != "f32" && precision != "bf16") fail("--precision must be f32 or bf16 (got '", precision, "')");
     const double elements = static_cast<double>(seq) * static_cast<double>(batch) * static_cast<double>(std::max(input, hidden));
     if (elements > 2e9) fail("shape too large: seq*batch*width = ", elements, " elements (limit 2e9)");
 }
@@ -36,6 +37,7 @@ std::string ModelConfig::describe() const {
        << " m=" << hidden << " L=" << layers << " schedule=" << schedule << " mode=" << (stochastic ? "train" : "eval");
     if (stochastic) os << " zoneout=" << zoneout << " dropout=" << dropout;
     if (training_pass()) os << " pass=training";
+    if (precision != "f32") os << " precision=" << precision;
     os << " seed=" << seed;
     return os.str();
 }

@@ -14,6 +14,7 @@ struct ModelSpec {
     std::string pooling = "fo";
     std::string schedule = "tuned";
     std::string target;         // Halide target, e.g. host-cuda; empty: the JIT target of the environment
+    std::string precision = "f32";  // of the conv's operands: f32 or bf16 (core/precision.h)
     int64_t window = 2, input = 320, hidden = 320, layers = 1;
     double zoneout = 0.0;       // probability that a step keeps its previous state (F forced to 1)
     double dropout = 0.0;       // dropout on the input of layers >= 1

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/precision.h"
 #include "runtime/config.h"
 #include "runtime/target.h"
 
@@ -29,6 +30,7 @@ struct QrnnOptions : StackWidths, MaskOptions {
     std::string schedule = "tuned";
     Halide::Target target = Halide::get_jit_target_from_environment();  // the config's, resolved (parse_target)
     int64_t window = 2;
+    Precision precision = Precision::f32;
     int64_t history_rows() const { return window - 1; }
 };
 
@@ -54,6 +56,7 @@ inline QrnnOptions qrnn_options(const ModelConfig &cfg) {
     static_cast<MaskOptions &>(o) = mask_options(cfg);
     o.pooling = &cfg.pooling_variant(), o.schedule = cfg.schedule, o.target = parse_target(cfg.target);
     o.window = cfg.window;
+    o.precision = parse_precision(cfg.precision);
     return o;
 }
 

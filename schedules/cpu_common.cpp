@@ -80,9 +80,22 @@ static void input_padded_at_root(ConvFuncs &f, int vec) {
 }
 // The conv's weights once per call: packed into panels when the conv reads them so (define_conv_weights with an h
 // tile), else the clamped copy.
+// bf16's pairs: f.pair_rows rows (ConvFuncs).
 static void weights_at_root(ConvFuncs &f, int vec) {
-    if (f.weights_packed.defined()) schedule_packed_panels(f.weights_packed, vec);
-    else f.weights_clamped.compute_root().vectorize(f.h, vec, TailStrategy::RoundUp).parallel(f.g);
+    if (f.weights_pairs.defined()) {
+        const std::vector<Var> a = f.weights_pairs.args();  // ci, h, cp, j, g
+        f.weights_pairs.compute_root()
+            .bound(a[0], 0, 2)
+            .bound(a[1], 0, f.pair_rows)
+            .reorder(a[0], a[1], a[3], a[4], a[2])
+            .unroll(a[0])
+            .vectorize(a[1], vec)
+            .parallel(a[2], 8, TailStrategy::GuardWithIf);
+    } else if (f.weights_packed.defined()) {
+        schedule_packed_panels(f.weights_packed, vec);
+    } else {
+        f.weights_clamped.compute_root().vectorize(f.h, vec, TailStrategy::RoundUp).parallel(f.g);
+    }
 }
 
 void schedule_cpu_conv_inputs(ConvFuncs &f, int vec) {
@@ -102,7 +115,9 @@ void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
 
 // The conv on the GEMM core: rows h, columns t (register tile) and b, gates g batched, reduction (c, j).
 static void schedule_conv_gemm(Func tiles, ConvFuncs &f, const ConvExtents &e, const GemmBlocking &blocking) {
-    schedule_gemm(tiles, {f.conv, f.h, f.t, {f.b}, {f.g}, {f.conv_r.x, f.conv_r.y}, e.T, e.B, e.n * e.k}, e.m, blocking);
+    GemmDims dims{f.conv, f.h, f.t, {f.b}, {f.g}, conv_reduction(f), e.T, e.B, e.n * e.k};
+    if (f.precision == Precision::bf16) dims.pairs = true, dims.blocked = 1, dims.operand_bytes = 2;
+    schedule_gemm(tiles, dims, e.m, blocking);
 }
 
 Func schedule_cpu_conv_gemm(ConvFuncs &L, const GemmBlocking &blocking, const ConvExtents &e) {

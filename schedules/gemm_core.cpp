@@ -14,6 +14,7 @@ GemmBlocking gemm_blocking(const Target &target, GemmTile tile) {
     b.block_bytes = knobs.block_bytes;
     b.panel_bytes = knobs.panel_bytes;
     b.cores = cpu_traits(target).cores;
+    b.dot_pairs = has_bf16_dot_product(target);
     return b;
 }
 
@@ -36,7 +37,7 @@ bool has_arg(const Func &f, const Var &v) {
 // many blocks as cores when there are tiles enough.
 Expr column_block_tiles(const GemmDims &d, const Expr &k_steps, int nr, int64_t block_bytes, int cores) {
     Expr n_tiles = (d.n_extent + nr - 1) / nr;
-    Expr tile_bytes = max(1, k_steps * nr * d.columns_per_n * 4);
+    Expr tile_bytes = max(1, k_steps * nr * d.columns_per_n * d.operand_bytes);
     Expr fit = max(1, static_cast<int>(block_bytes) / tile_bytes);
     return max(1, min(fit, (n_tiles + cores - 1) / cores));
 }
@@ -108,6 +109,18 @@ void schedule_gemm_in_place(Func tiles, const GemmDims &d, const Expr &m_extent,
         }
     }
 }
+// A register tile's sums over one K block (rki: the blocked variable's part). Pairs with the dot product: the pair
+// innermost and vectorised with m (Halide 14 turns the widened bf16 products' 2-lane sum into vdpbf16ps).
+void schedule_partial_sums(Stage partial, const GemmDims &d, const RVar &rki, const GemmBlocking &blk) {
+    const bool dot = d.pairs && blk.dot_pairs;
+    std::vector<VarOrRVar> order{d.m, d.n};
+    if (dot) order.insert(order.begin(), d.reduction.front());
+    for (size_t r = dot ? 1 : 0; r < d.reduction.size(); r++) order.push_back(r == d.blocked ? VarOrRVar(rki) : VarOrRVar(d.reduction[r]));
+    partial.reorder(order);
+    if (dot) partial.atomic().vectorize(d.reduction.front());
+    else if (d.pairs) partial.unroll(d.reduction.front());
+    partial.vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
+}
 }  // namespace
 
 void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const GemmBlocking &blk) {
@@ -119,7 +132,7 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
     } v;
     const int mr = blk.rows(), nr = blk.tile.t;
     // K blocks of equal size (of the reduction variable `blocked`), each panel block within panel_bytes.
-    Expr k_blocks = max(1, (d.k_steps * mr * 4 + static_cast<int>(blk.panel_bytes) - 1) / static_cast<int>(blk.panel_bytes));
+    Expr k_blocks = max(1, (d.k_steps * mr * d.operand_bytes + static_cast<int>(blk.panel_bytes) - 1) / static_cast<int>(blk.panel_bytes));
     const RVar &split_var = d.reduction.at(d.blocked);
     const Expr split_steps = split_var.extent();
     Expr split_block = max(1, (split_steps + k_blocks - 1) / k_blocks);
@@ -165,9 +178,7 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
         .unroll(v.acc_ni);
     const Var &innermost_column = d.columns.empty() ? v.acc_no : d.columns.front();
     partial.compute_at(acc, innermost_column).vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
-    std::vector<VarOrRVar> partial_order{d.m, d.n};
-    for (size_t r = 0; r < d.reduction.size(); r++) partial_order.push_back(r == d.blocked ? VarOrRVar(v.rki) : VarOrRVar(d.reduction[r]));
-    partial.update().reorder(partial_order).vectorize(d.m, blk.vec).unroll(d.m).unroll(d.n);
+    schedule_partial_sums(partial.update(), d, v.rki, blk);
 }
 
 void schedule_packed_panels(Func packed, int vec) {

@@ -36,6 +36,7 @@ std::vector<RunField> make_fields() {
         str_field("pooling", &ModelConfig::pooling),
         str_field("schedule", &ModelConfig::schedule),
         str_field("target", &ModelConfig::target),
+        str_field("precision", &ModelConfig::precision),
         int_field("window", &ModelConfig::window),
         int_field("batch", &ModelConfig::batch),
         int_field("seq", &ModelConfig::seq),

@@ -22,7 +22,7 @@ bool uses(const ModelPlugin &p, const std::string &option) {
 // Options that only some models use; the others ignore them (with a note) and keep their defaults.
 // (--load/--dump for a model without them is an error, from run_experiment.)
 const char *const kModelOptions[] = {"pooling", "window", "layers", "schedule", "knob",
-                                     "target", "mode", "zoneout", "dropout"};
+                                     "target", "precision", "mode", "zoneout", "dropout"};
 
 // One config per (model, pooling, size...) combination; a model's unused options keep their defaults.
 std::vector<ModelConfig> expand(const po::variables_map &vm, const ModelConfig &base) {
@@ -38,6 +38,7 @@ std::vector<ModelConfig> expand(const po::variables_map &vm, const ModelConfig &
         if (!uses(plugin, "dropout")) first.dropout = 0;
         if (!uses(plugin, "schedule")) first.schedule = "-";
         if (!uses(plugin, "target")) first.target = defaults.target;
+        if (!uses(plugin, "precision")) first.precision = defaults.precision;
         if (!uses(plugin, "pooling")) first.pooling = "-";
         for (const char *option : kModelOptions)
             if (vm.count(option) && !vm[option].defaulted() && !uses(plugin, option))
@@ -52,6 +53,9 @@ std::vector<ModelConfig> expand(const po::variables_map &vm, const ModelConfig &
         if (uses(plugin, "pooling"))
             product(split_list("pooling", vm["pooling"].as<std::string>()),
                     [](ModelConfig &c, const std::string &v) { c.pooling = v; });
+        if (uses(plugin, "precision"))
+            product(split_list("precision", vm["precision"].as<std::string>()),
+                    [](ModelConfig &c, const std::string &v) { c.precision = v; });
         const std::pair<const char *, int64_t ModelConfig::*> sizes[] = {
             {"window", &ModelConfig::window}, {"batch", &ModelConfig::batch}, {"seq", &ModelConfig::seq},
             {"input", &ModelConfig::input},   {"hidden", &ModelConfig::hidden}};
@@ -92,6 +96,8 @@ po::options_description run_options() {
         ("schedule", po::value<std::string>()->default_value("tuned"), "schedule name (qrnn schedules)")
         ("knob", po::value<std::vector<std::string>>()->composing(), "schedule knob NAME=VALUE (repeatable)")
         ("target", po::value<std::string>()->default_value(""), "Halide target, e.g. host-cuda (default: host JIT)")
+        ("precision", po::value<std::string>()->default_value("f32"),
+         "conv operands: f32 or bf16 (rounded to bfloat16, f32 accumulation; emulated without avx512_bf16), or a list")
         ("mode", po::value<std::string>()->default_value("eval"), "eval, or train (applies zoneout and dropout)")
         ("zoneout", po::value<std::string>()->default_value("0"), "zoneout rate in [0,1) (train mode)")
         ("dropout", po::value<std::string>()->default_value("0"), "dropout rate between layers in [0,1) (train mode)")
@@ -141,18 +147,19 @@ RunOptions run_settings(const po::variables_map &vm) {
     return opts;
 }
 
-std::vector<std::string> results_header(bool verify, bool several, bool training_pass) {
+std::vector<std::string> results_header(bool verify, bool several, bool training_pass, bool with_precision) {
     std::vector<std::string> header{"model", "pooling", "k", "B", "T", "n", "m", "L", "schedule", "mode",
                                     "median_ms", "min_ms", "max_ms", "GFLOP/s"};
     if (verify) header.insert(header.end(), {"max_abs_err", "max_rel_err", "check"});
     if (several) header.insert(header.begin() + 14, "vs_first");
     if (training_pass) header.insert(header.begin() + 10, "pass");
+    if (with_precision) header.insert(header.begin() + 10, "precision");
     return header;
 }
 
 // One configuration's row; `ok` false where --verify found it above the tolerance.
 std::vector<std::string> results_row(const ModelConfig &c, const RunReport &r, double first_ms, bool several,
-                                     bool training_pass, double tolerance, bool &ok) {
+                                     bool training_pass, bool with_precision, double tolerance, bool &ok) {
     const bool has_window = uses(find_model(c.model), "window");
     std::vector<std::string> row{c.model, c.pooling, has_window ? std::to_string(c.window) : "-", std::to_string(c.batch),
                                  std::to_string(c.seq), std::to_string(c.input), std::to_string(c.hidden),
@@ -161,6 +168,7 @@ std::vector<std::string> results_row(const ModelConfig &c, const RunReport &r, d
                                  fixed(r.gflops, 1)};
     if (several) row.push_back(fixed(r.timing.median() / first_ms, 2));
     if (training_pass) row.insert(row.begin() + 10, c.pass);
+    if (with_precision) row.insert(row.begin() + 10, c.precision);
     ok = true;
     if (r.error) {
         ok = r.error->finite && r.error->rel() <= tolerance;
@@ -210,7 +218,8 @@ int run_command(const std::vector<std::string> &args) {
         std::cerr << "note: --zoneout/--dropout apply only with --mode train\n";
 
     const bool training_pass = base.training_pass(), several = configs.size() > 1;
-    Table table(results_header(opts.verify, several, training_pass));
+    const bool with_precision = !vm["precision"].defaulted();
+    Table table(results_header(opts.verify, several, training_pass, with_precision));
     std::vector<std::string> skipped;
     std::vector<ModelConfig> runnable;
     for (auto &c : configs) {
@@ -226,7 +235,7 @@ int run_command(const std::vector<std::string> &args) {
         RunReport r = vm.count("interleave") ? reports[i] : run_experiment(runnable[i], opts);
         if (first_ms == 0) first_ms = r.timing.median();
         bool ok = true;
-        table.add(results_row(runnable[i], r, first_ms, several, training_pass, tolerance, ok));
+        table.add(results_row(runnable[i], r, first_ms, several, training_pass, with_precision, tolerance, ok));
         all_ok = all_ok && ok;
     }
     if (skipped.size() < configs.size()) table.print(std::cout);

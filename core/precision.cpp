@@ -1,0 +1,34 @@
+#include "core/precision.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace qrnn {
+
+Precision parse_precision(const std::string &name) {
+    if (name == "f32") return Precision::f32;
+    if (name == "bf16") return Precision::bf16;
+    fail("precision must be f32 or bf16 (got '", name, "')");
+}
+
+const char *precision_name(Precision p) { return p == Precision::bf16 ? "bf16" : "f32"; }
+
+bool has_bf16_dot_product(const Halide::Target &target) {
+    return target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::AVX512_SapphireRapids);
+}
+
+float round_to_bf16(float v) {
+    if (std::isnan(v)) return v;
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    bits += 0x7fffu + ((bits >> 16) & 1u);  // to nearest, ties to even
+    bits &= 0xffff0000u;
+    float out;
+    std::memcpy(&out, &bits, 4);
+    return out;
+}
+
+}  // namespace qrnn

@@ -1,0 +1,200 @@
+// Precision bf16 (core/precision.h, docs/precision.md): the QRNN layer against the double reference with the same
+// operands rounded to bfloat16 (f32 tolerance: only the accumulation differs), against the plain f32 reference
+// within the bound bf16's 8-bit significand gives (and farther from it than f32 is: the operands were rounded), the
+// dot-product kernel a target with avx512_bf16 gets, and the errors for what has no bf16 path.
+// On a host without avx512_bf16 the layer runs emulated; on one with it (AMD Zen 4/5, Intel Sapphire Rapids) the same
+// tests run the vdpbf16ps kernel.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "harness/experiment.h"
+#include "nn/qrnn_layer.h"
+#include "nn/stack.h"
+#include "plugins/model.h"
+#include "reference/reference.h"
+#include "runtime/stack_state.h"
+#include "schedules/schedule.h"
+
+using namespace qrnn;
+
+namespace {
+constexpr double kF32Tolerance = 1e-5;  // as tests/test_layer.cpp: float32 accumulation vs float64
+
+struct Shape {
+    int64_t T, B, n, m;
+};
+// T=1, B=1, odd widths (n odd: a padded channel pair), widths past a vector, k > T.
+const Shape kShapes[] = {{1, 1, 1, 1}, {1, 3, 5, 17}, {3, 1, 7, 33}, {5, 2, 16, 16}, {9, 4, 21, 40}, {2, 1, 33, 3}};
+
+ModelConfig config(const std::string &pooling, int64_t k, const Shape &s, const std::string &schedule = "tuned") {
+    ModelConfig c;
+    c.pooling = pooling, c.schedule = schedule, c.precision = "bf16";
+    c.window = k, c.seq = s.T, c.batch = s.B, c.input = s.n, c.hidden = s.m;
+    return c;
+}
+
+double verified_error(const ModelConfig &cfg) {
+    RunOptions opts;
+    opts.warmup = 0, opts.repeats = 1, opts.verify = true;
+    RunReport r = run_experiment(cfg, opts);
+    EXPECT_TRUE(r.error && r.error->finite) << cfg.describe();
+    return r.error ? r.error->rel() : 1.0;
+}
+
+struct Outputs {
+    Tensor<float> h;                      // the bf16 layer's
+    ref::StackOutput f32_ref, bf16_ref;   // the double reference's, plain and with rounded operands
+    double bound = 0;                     // docs/precision.md: max |h_bf16 - h_f32ref| allowed
+};
+
+// max over (t, b, g, h) of sum |w| |x| (bias excluded): the scale of a pre-activation's rounding error.
+double max_abs_products(const Tensor<double> &x, const Tensor<double> &history, const LayerParams<double> &p) {
+    auto absolute = [](Tensor<double> v) {
+        for (double &e : v.data) e = std::fabs(e);
+        return v;
+    };
+    LayerParams<double> a{absolute(p.weights), Tensor<double>(p.bias.shape)};
+    Tensor<double> s = ref::masked_conv(absolute(x), absolute(history), a);
+    double worst = 0;
+    for (double e : s.data) worst = std::max(worst, e);
+    return worst;
+}
+
+Outputs run_one_layer(const ModelConfig &cfg) {
+    nn::LayerStack stack(cfg);
+    std::vector<nn::State> states = stack.initial_state(cfg.batch);
+    const Tensor<float> x = init_input(cfg);
+    Outputs out;
+    out.h = stack.forward(x, states, nullptr);
+    auto p = stack.layer(0).params();
+    std::vector<LayerParams<double>> params{{convert<double>(*p[0].value), convert<double>(*p[1].value)}};
+    StackState<double> s1, s2;
+    s1.layers = s2.layers = {convert<double>(nn::layer_state(stack.initial_state(cfg.batch)[0]))};
+    ModelConfig plain = cfg;
+    plain.precision = "f32";
+    out.f32_ref = ref::stack_forward(plain, params, convert<double>(x), s1);
+    out.bf16_ref = ref::stack_forward(cfg, params, convert<double>(x), s2);
+    // Each operand within a relative 2^-9 of its value, a product within 2^-8 (+2^-18): a pre-activation within
+    // E = 2^-8 max sum|w||x|; gates within E (tanh' <= 1, sigmoid' <= 1/4); the scan adds per step at most
+    // 1.25 E + |c_{t-1}| E / 4 with |c_t| <= t (ifo; <= 1 for f, fo): |dh_T| <= E (1.25 T + T^2 / 8 + 0.25).
+    const double E = std::ldexp(1.0, -8) * (1 + std::ldexp(1.0, -10)) *
+                     max_abs_products(convert<double>(x), convert<double>(nn::layer_state(stack.initial_state(cfg.batch)[0]).history), params[0]);
+    const double T = static_cast<double>(cfg.seq);
+    out.bound = E * (1.25 * T + T * T / 8 + 0.25);
+    return out;
+}
+
+double max_abs_diff(const Tensor<float> &a, const Tensor<double> &b) {
+    double worst = 0;
+    for (size_t i = 0; i < a.size(); i++) worst = std::max(worst, std::fabs(a.data[i] - b.data[i]));
+    return worst;
+}
+double max_abs(const Tensor<double> &a) {
+    double worst = 0;
+    for (double e : a.data) worst = std::max(worst, std::fabs(e));
+    return worst;
+}
+}  // namespace
+
+class Bf16LayerMatrix : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(Bf16LayerMatrix, MatchesTheRoundedReferenceOnAwkwardShapes) {
+    auto [pooling, k] = GetParam();
+    for (const Shape &s : kShapes) {
+        ModelConfig cfg = config(pooling, k, s);
+        EXPECT_LE(verified_error(cfg), kF32Tolerance) << cfg.describe();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPoolings, Bf16LayerMatrix,
+                         ::testing::Combine(::testing::Values("f", "fo", "ifo"), ::testing::Values(1, 2, 3, 4)));
+
+TEST(Bf16Layer, EveryCpuScheduleMatchesTheRoundedReference) {
+    for (const char *schedule : {"fused", "chunked-scan", "naive"})
+        for (const Shape &s : {Shape{1, 1, 1, 1}, Shape{9, 4, 21, 40}, Shape{2, 3, 33, 17}}) {
+            ModelConfig cfg = config("fo", 3, s, schedule);
+            EXPECT_LE(verified_error(cfg), kF32Tolerance) << cfg.describe();
+        }
+}
+
+// Above layer 0 an input is the layer below's output, float32 here and double in the reference: where one lies
+// within that difference of a bf16 rounding boundary the two round apart, a whole bf16 step (2^-8 relative) on that
+// operand (measured 7e-5 of max|h| at this shape). With both the same (L = 1, or L = 2 without masks): f32's bound.
+TEST(Bf16Layer, StackOfThreeWithMasksMatchesTheRoundedReference) {
+    ModelConfig cfg = config("ifo", 2, {11, 3, 9, 21});
+    cfg.layers = 3, cfg.stochastic = true, cfg.zoneout = 0.3, cfg.dropout = 0.2, cfg.seed = 7;
+    EXPECT_LE(verified_error(cfg), 1e-3) << cfg.describe();
+    cfg.layers = 2, cfg.stochastic = false;
+    EXPECT_LE(verified_error(cfg), kF32Tolerance) << cfg.describe();
+}
+
+TEST(Bf16Layer, PaperShapeMatchesTheRoundedReference) {
+    EXPECT_LE(verified_error(config("fo", 2, {32, 4, 320, 320})), kF32Tolerance);
+}
+
+// Within the bf16 bound of the plain reference, and farther from it than float32 gets: the operands were rounded.
+TEST(Bf16Layer, ErrorAgainstF32IsBf16RoundingWithinItsBound) {
+    for (const char *pooling : {"f", "fo", "ifo"})
+        for (const Shape &s : {Shape{1, 1, 1, 1}, Shape{9, 4, 21, 40}, Shape{32, 4, 320, 320}}) {
+            ModelConfig cfg = config(pooling, 2, s);
+            Outputs o = run_one_layer(cfg);
+            const double err = max_abs_diff(o.h, o.f32_ref.h), scale = max_abs(o.f32_ref.h);
+            EXPECT_LE(err, o.bound + kF32Tolerance * scale) << cfg.describe();
+            EXPECT_LE(max_abs_diff(o.h, o.bf16_ref.h), kF32Tolerance * scale) << cfg.describe();
+            if (s.n * s.m > 1) EXPECT_GT(err, kF32Tolerance * scale) << cfg.describe() << ": bf16 ran as f32";
+        }
+}
+
+// Sapphire Rapids' feature (Halide's name for avx512_bf16 + vnni): the conv's register tiles are vdpbf16ps on
+// dense loads of the weight pairs (no per-lane gathers); on AVX2 the same algorithm is emulated.
+TEST(Bf16Kernel, DotProductTargetEmitsVdpbf16psOnDenseLoads) {
+    auto assembly = [](const std::string &target_name) {
+        const Halide::Target target(target_name);
+        const LayerSchedule &s = find_layer_schedule("tuned");
+        LayerInputs in;
+        in.precision = Precision::bf16;
+        Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling("fo"), target, merge_knobs(s, {}, target), {});
+        const std::string path = ::testing::TempDir() + "bf16_" + std::to_string(target.has_feature(Halide::Target::AVX512)) + ".s";
+        p.compile_to_assembly(path, in.arguments(), "layer", target);
+        std::ifstream f(path);
+        std::stringstream text;
+        text << f.rdbuf();
+        return text.str();
+    };
+    auto count = [](const std::string &text, const std::string &word) {
+        size_t n = 0;
+        for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) n++;
+        return n;
+    };
+    const std::string dot = assembly("x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41");
+    EXPECT_GE(count(dot, "vdpbf16ps"), 20u);  // a 4 x 6 register tile: 24 per pair of input channels
+    EXPECT_EQ(count(dot, "vpinsrw"), 0u);
+    EXPECT_EQ(count(assembly("x86-64-linux-avx-avx2-f16c-fma-sse41"), "vdpbf16ps"), 0u);
+}
+
+TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
+    auto message = [](const ModelConfig &cfg) {
+        try {
+            validate_model_config(cfg);
+        } catch (const Error &e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    ModelConfig bad = config("fo", 2, {4, 2, 8, 8});
+    bad.precision = "fp8";
+    EXPECT_EQ(message(bad), "--precision must be f32 or bf16 (got 'fp8')");
+    ModelConfig lstm = config("fo", 2, {4, 2, 8, 8});
+    lstm.model = "lstm-onednn";
+    EXPECT_EQ(message(lstm), "model 'lstm-onednn' runs in f32 only (got --precision bf16)");
+    ModelConfig training = config("fo", 2, {4, 2, 8, 8});
+    training.pass = "training";
+    EXPECT_NE(message(training).find("the training pass is f32 only"), std::string::npos);
+    EXPECT_THROW(check_precision(Precision::bf16, Halide::Target("host-cuda"), "tuned"), Error);
+    EXPECT_THROW(check_precision(Precision::bf16, Halide::Target("host"), "cuda-tiled"), Error);
+    EXPECT_THROW(parse_precision("BF16"), Error);
+}
