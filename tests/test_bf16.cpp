@@ -1,5 +1,6 @@
-// Precision bf16 (core/precision.h, docs/precision.md): the QRNN layer against the double reference with the same
-// operands rounded to bfloat16 (f32 tolerance: only the accumulation differs), against the plain f32 reference
+// Precision bf16 (core/precision.h, docs/precision.md): the QRNN layer (every pooling, k, awkward shape: the matrix of
+// tests/test_layer.cpp) against the double reference with the same operands rounded to bfloat16 (f32 tolerance: only
+// the accumulation differs) on every CPU schedule, stacks and the paper's shape, against the plain f32 reference
 // within the bound bf16's 8-bit significand gives (and farther from it than f32 is: the operands were rounded), the
 // dot-product kernel a target with avx512_bf16 gets, and the errors for what has no bf16 path.
 // On a host without avx512_bf16 the layer runs emulated; on one with it (AMD Zen 4/5, Intel Sapphire Rapids) the same
@@ -18,8 +19,10 @@
 #include "reference/reference.h"
 #include "runtime/stack_state.h"
 #include "schedules/schedule.h"
+#include "tests/support/verified_run.h"
 
 using namespace qrnn;
+using qrnn::test::verified_error;
 
 namespace {
 constexpr double kF32Tolerance = 1e-5;  // as tests/test_layer.cpp: float32 accumulation vs float64
@@ -27,8 +30,6 @@ constexpr double kF32Tolerance = 1e-5;  // as tests/test_layer.cpp: float32 accu
 struct Shape {
     int64_t T, B, n, m;
 };
-// T=1, B=1, odd widths (n odd: a padded channel pair), widths past a vector, k > T.
-const Shape kShapes[] = {{1, 1, 1, 1}, {1, 3, 5, 17}, {3, 1, 7, 33}, {5, 2, 16, 16}, {9, 4, 21, 40}, {2, 1, 33, 3}};
 
 ModelConfig config(const std::string &pooling, int64_t k, const Shape &s, const std::string &schedule = "tuned") {
     ModelConfig c;
@@ -37,13 +38,6 @@ ModelConfig config(const std::string &pooling, int64_t k, const Shape &s, const 
     return c;
 }
 
-double verified_error(const ModelConfig &cfg) {
-    RunOptions opts;
-    opts.warmup = 0, opts.repeats = 1, opts.verify = true;
-    RunReport r = run_experiment(cfg, opts);
-    EXPECT_TRUE(r.error && r.error->finite) << cfg.describe();
-    return r.error ? r.error->rel() : 1.0;
-}
 
 struct Outputs {
     Tensor<float> h;                      // the bf16 layer's
@@ -99,19 +93,6 @@ double max_abs(const Tensor<double> &a) {
     return worst;
 }
 }  // namespace
-
-class Bf16LayerMatrix : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
-
-TEST_P(Bf16LayerMatrix, MatchesTheRoundedReferenceOnAwkwardShapes) {
-    auto [pooling, k] = GetParam();
-    for (const Shape &s : kShapes) {
-        ModelConfig cfg = config(pooling, k, s);
-        EXPECT_LE(verified_error(cfg), kF32Tolerance) << cfg.describe();
-    }
-}
-
-INSTANTIATE_TEST_SUITE_P(AllPoolings, Bf16LayerMatrix,
-                         ::testing::Combine(::testing::Values("f", "fo", "ifo"), ::testing::Values(1, 2, 3, 4)));
 
 TEST(Bf16Layer, EveryCpuScheduleMatchesTheRoundedReference) {
     for (const char *schedule : {"fused", "chunked-scan", "naive"})

@@ -1,13 +1,16 @@
 // The Halide layer (CPU schedule "tuned") against the double reference: every pooling, window 1..4,
 // awkward shapes, zoneout and dropout, stacks, and stateful pieces vs the whole sequence.
-// Tolerance: max|y - ref| / max|ref| <= 1e-5 (float32 vs float64; measured ~2e-6).
+// Tolerance: max|y - ref| / max|ref| <= 1e-5 (float32 vs float64; measured ~2e-6), in f32 and in bf16 (against the
+// reference with the same operands rounded; tests/test_bf16.cpp has the rest of bf16).
 #include <gtest/gtest.h>
 
 #include "reference/reference.h"
 #include "harness/experiment.h"
 #include "nn/stack.h"
+#include "tests/support/verified_run.h"
 
 using namespace qrnn;
+using qrnn::test::verified_error;
 
 namespace {
 constexpr double kTolerance = 1e-5;
@@ -25,27 +28,23 @@ ModelConfig config(const std::string &pooling, int64_t k, const Shape &s) {
     return c;
 }
 
-double verified_error(const ModelConfig &cfg) {
-    RunOptions opts;
-    opts.warmup = 0, opts.repeats = 1, opts.verify = true;
-    RunReport r = run_experiment(cfg, opts);
-    EXPECT_TRUE(r.error && r.error->finite) << cfg.describe();
-    return r.error ? r.error->rel() : 1.0;
-}
 }  // namespace
 
-class LayerMatrix : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+// bf16 (docs/precision.md) against the reference with the same operands rounded: f32's tolerance too.
+class LayerMatrix : public ::testing::TestWithParam<std::tuple<std::string, int, std::string>> {};
 
 TEST_P(LayerMatrix, MatchesReferenceOnAwkwardShapes) {
-    auto [pooling, k] = GetParam();
+    auto [pooling, k, precision] = GetParam();
     for (const Shape &s : kShapes) {
         ModelConfig cfg = config(pooling, k, s);
+        cfg.precision = precision;
         EXPECT_LE(verified_error(cfg), kTolerance) << cfg.describe();
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPoolings, LayerMatrix,
-                         ::testing::Combine(::testing::Values("f", "fo", "ifo"), ::testing::Values(1, 2, 3, 4)));
+                         ::testing::Combine(::testing::Values("f", "fo", "ifo"), ::testing::Values(1, 2, 3, 4),
+                                            ::testing::Values("f32", "bf16")));
 
 TEST(Layer, PaperShapeMatchesReference) {
     EXPECT_LE(verified_error(config("fo", 2, {32, 4, 320, 320})), kTolerance);
