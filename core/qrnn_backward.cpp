@@ -3,27 +3,32 @@
 namespace qrnn {
 using namespace Halide;
 
+Expr gemm_operand(const Expr &v, Precision precision) {
+    return precision == Precision::bf16 && v.type() != BFloat(16) ? cast(BFloat(16), v) : v;
+}
+
 Expr define_dweights_product(const Func &dpre, const Func &input_padded, const Expr &n, const Expr &shift,
                              const BackwardPanels &panels, Func &dpre_panels, Func &input_panels, const Var &h, const Var &c,
-                             const Var &g, const RDom &r) {
+                             const Var &g, const RDom &r, Precision precision) {
     const RVar rt = r.x, rb = r.y;
-    if (panels.dweights_rows == 0) return dpre(h, rb, rt, g) * input_padded(c, rb, rt + shift);
+    if (panels.dweights_rows == 0)
+        return cast<float>(gemm_operand(dpre(h, rb, rt, g), precision)) * cast<float>(input_padded(c, rb, rt + shift));
     const int rows = panels.dweights_rows, cols = panels.dweights_cols;
     Var hi("hi"), ho("ho"), ci("ci"), co("co"), b("b"), t("t"), gv("g");
-    dpre_panels(hi, b, t, gv, ho) = dpre(ho * rows + hi, b, t, gv);
+    dpre_panels(hi, b, t, gv, ho) = gemm_operand(dpre(ho * rows + hi, b, t, gv), precision);
     input_panels(ci, b, t, co) = input_padded(min(likely(co * cols + ci), n - 1), b, t);
-    return dpre_panels(h % rows, rb, rt, g, h / rows) * input_panels(c % cols, rb, rt + shift, c / cols);
+    return cast<float>(dpre_panels(h % rows, rb, rt, g, h / rows)) * cast<float>(input_panels(c % cols, rb, rt + shift, c / cols));
 }
 
 Expr define_dinput_weights(const ImageParam &weights, const Expr &m, const Expr &n, int panel_rows, Func &transposed,
-                           Func &panels, const Var &c, const RDom &r) {
+                           Func &panels, const Var &c, const RDom &r, Precision precision) {
     Var ci("ci"), co("co"), h("h"), j("j"), g("g"), cv("c");
     if (panel_rows > 0) {
-        panels(ci, h, j, g, co) = weights(min(likely(h), m - 1), min(likely(co * panel_rows + ci), n - 1), j, g);
-        return panels(c % panel_rows, r.x, r.y, r.z, c / panel_rows);
+        panels(ci, h, j, g, co) = gemm_operand(weights(min(likely(h), m - 1), min(likely(co * panel_rows + ci), n - 1), j, g), precision);
+        return cast<float>(panels(c % panel_rows, r.x, r.y, r.z, c / panel_rows));
     }
-    transposed(cv, h, j, g) = weights(min(likely(h), m - 1), min(likely(cv), n - 1), j, g);
-    return transposed(c, r.x, r.y, r.z);
+    transposed(cv, h, j, g) = gemm_operand(weights(min(likely(h), m - 1), min(likely(cv), n - 1), j, g), precision);
+    return cast<float>(transposed(c, r.x, r.y, r.z));
 }
 
 void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre, BackwardPanels panels) {
@@ -38,8 +43,9 @@ void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Fun
     // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j); dbias = sum_{t,b} dpre.
     D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
     D.dweights_acc(h, c, j, g) = 0.0f;
+    const Precision precision = in.fwd.precision;
     D.dweights_acc(h, c, j, g) += define_dweights_product(D.gemm_dpre, D.fwd.input_padded, D.n, j - (k - 1), panels,
-                                                          D.dpre_panels, D.input_panels, h, c, g, D.dweights_r);
+                                                          D.dpre_panels, D.input_panels, h, c, g, D.dweights_r, precision);
     D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
     D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
     D.dbias_acc(h, g) = 0.0f;
@@ -51,9 +57,10 @@ void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Fun
     // consumer starts at 0); likely(): the transpose's steady state has no min (0.14 -> 0.12 ms at n = m = 320).
     D.dinput_r = RDom(0, m, 0, k, 0, G, "dinput_r");
     RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
-    Expr weight = define_dinput_weights(in.fwd.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
+    Expr weight = define_dinput_weights(in.fwd.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c,
+                                        D.dinput_r, precision);
     D.dinput(c, b, t) = 0.0f;
-    D.dinput(c, b, t) += weight * dpre(rh, b, t + (k - 1) - rj, rg);
+    D.dinput(c, b, t) += weight * cast<float>(gemm_operand(dpre(rh, b, t + (k - 1) - rj, rg), precision));
 
     // Through dropout (the forward's masks, by absolute time); history row j is time j-(k-1).
     Expr t_abs = in.fwd.time_offset + t;

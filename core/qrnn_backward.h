@@ -81,18 +81,22 @@ struct BackwardPanels {
 // (ci, b, s, co) = input_padded(co * cols + ci, b, s), defined here: a register tile's steps are contiguous in both
 // (unpacked, the input's rows are n floats apart: at n = 1024 every step fell into one L1 set); its h and c tiles
 // must align to the panels. dpre is read past m in the last panel (it is 0 there), the input clamped to n - 1.
+// bf16 (core/precision.h): dpre rounded to bfloat16 where it is read (packed: stored so), input_padded as it is.
 Halide::Expr define_dweights_product(const Halide::Func &dpre, const Halide::Func &input_padded, const Halide::Expr &n,
                                      const Halide::Expr &shift, const BackwardPanels &panels, Halide::Func &dpre_panels,
                                      Halide::Func &input_panels, const Halide::Var &h, const Halide::Var &c,
-                                     const Halide::Var &g, const Halide::RDom &r);
+                                     const Halide::Var &g, const Halide::RDom &r, Precision precision = Precision::f32);
 
 // The weight dinput multiplies at (c, rh, rj, rg), from weights (h, c, j, g) of an m x n layer: with panel_rows > 0
 // read from `panels` (ci, h, j, g, co) = weights(h, co * panel_rows + ci, j, g), defined here (a panel's rows for one
 // (h, j, g) contiguous: the GEMM streams them in order; c tiles must align to the panels), else from `transposed`
 // (c, h, j, g), defined here. Rows past m and n clamped (tiles overrun them).
+// bf16: the weights stored as bfloat16 (the cast fused into the transpose or packing), widened where read.
 Halide::Expr define_dinput_weights(const Halide::ImageParam &weights, const Halide::Expr &m, const Halide::Expr &n,
                                    int panel_rows, Halide::Func &transposed, Halide::Func &panels, const Halide::Var &c,
-                                   const Halide::RDom &r);
+                                   const Halide::RDom &r, Precision precision = Precision::f32);
+// v as a GEMM operand of `precision`: itself, or rounded to bfloat16 (unless it is already).
+Halide::Expr gemm_operand(const Halide::Expr &v, Precision precision);
 
 // Throws qrnn::Error if the variant has no backward. panels: dinput and dweights read their operands packed into
 // panels of those rows, their tiles aligned to them (a GEMM core's rows).
@@ -101,7 +105,7 @@ BackwardFuncs define_qrnn_backward(const BackwardInputs &in, const PoolingVarian
 // The forward's Funcs, sizes and variant of a BackwardFuncs, nothing of the backward defined yet.
 BackwardFuncs declare_qrnn_backward(const BackwardInputs &in, const PoolingVariant &variant);
 
-// The GEMM-shaped part of the backward (dweights_acc, dbias_acc, weights_t, dinput, dweights, dbias, dx,
+// The GEMM-shaped part of the backward, its operands in in.fwd.precision (dbias sums dpre unrounded): (dweights_acc, dbias_acc, weights_t, dinput, dweights, dbias, dx,
 // dhistory) from any `dpre` (h, b, t, g) that is 0 for t outside [0, T) and h >= m; D's fwd.input_padded and
 // sizes (T, B, n, m, k, G) set, the variant not needed. define_qrnn_backward calls it with D.dpre; `qrnn bench`
 // with a buffer, to time the GEMMs alone; the CNN baseline's layer (plugins/cnn_backward.cpp) with G = 1.

@@ -63,12 +63,11 @@ QrnnLayer::QrnnLayer(const QrnnOptions &opt, int64_t index, const TrainingLayerO
     : opt_(opt), index_(index), n_(opt.layer_input(index)), training_options_(options) {
     if (index < 0 || index >= opt.layers) fail("QRNN layer index ", index, " out of range (", opt.layers, " layers)");
     params_ = init_layer_params(opt, index);
+    training_options_.precision = opt.precision;
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
 }
 
 CompiledTrainingLayer &QrnnLayer::training() {
-    if (opt_.precision != Precision::f32)
-        fail("precision ", precision_name(opt_.precision), ": the QRNN training step is f32 only so far (inference runs in bf16)");
     if (!training_)
         training_ = compiled_training_layer(*opt_.pooling, opt_.schedule, knobs_, opt_.target, training_options_, opt_.hidden);
     return *training_;

@@ -53,8 +53,6 @@ void validate_model_config(const ModelConfig &cfg) {
     const ModelPlugin &plugin = find_model(cfg.model);
     const bool has_precision = std::find(plugin.options.begin(), plugin.options.end(), "precision") != plugin.options.end();
     if (cfg.precision != "f32" && !has_precision) fail("model '", cfg.model, "' runs in f32 only (got --precision ", cfg.precision, ")");
-    if (cfg.precision != "f32" && cfg.training_pass())
-        fail("--precision ", cfg.precision, ": the training pass is f32 only so far (inference runs in ", cfg.precision, ")");
     if (plugin.validate) plugin.validate(cfg);
 }
 

@@ -43,20 +43,24 @@ Tensor<double> gate_gradients(const PoolingVariant &variant, const LayerTrace &t
 
 LayerGrads layer_backward(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
                           const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
-                          const Tensor<double> &dh, const Tensor<double> &dc_final) {
+                          const Tensor<double> &dh, const Tensor<double> &dc_final, Precision precision) {
     const int64_t T = x.dim(0), B = x.dim(1), m = p.weights.dim(3);
     if (dh.shape != std::vector<int64_t>{T, B, m} || dc_final.shape != std::vector<int64_t>{B, m})
         fail("reference backward: dh ", dh.shape_str(), " / dc_final ", dc_final.shape_str(), " do not match the layer");
-    LayerTrace tr = layer_trace(variant, x, state, p, masks, time_offset);
+    LayerTrace tr = layer_trace(variant, x, state, p, masks, time_offset, nullptr, precision);
     Tensor<double> dc0;
     Tensor<double> dpre = gate_gradients(variant, tr, state.c, masks, time_offset, dh, dc_final, dc0);
-    LayerGrads out = conv_backward(tr, p, masks, time_offset, dpre);
+    LayerGrads out = conv_backward(tr, p, masks, time_offset, dpre, precision);
     out.dc0 = std::move(dc0);
     return out;
 }
 
-LayerGrads conv_backward(const LayerTrace &tr, const LayerParams<double> &p, const LayerMasks &masks,
-                         int64_t time_offset, const Tensor<double> &dpre) {
+LayerGrads conv_backward(const LayerTrace &tr, const LayerParams<double> &p_in, const LayerMasks &masks,
+                         int64_t time_offset, const Tensor<double> &dpre_in, Precision precision) {
+    // The GEMMs' operands as the layer's precision has them (dbias sums dpre unrounded).
+    const LayerParams<double> p{operand_values(p_in.weights, precision), p_in.bias};
+    const Tensor<double> dpre = operand_values(dpre_in, precision), x = operand_values(tr.x, precision),
+                         history = operand_values(tr.history, precision);
     const int64_t T = tr.x.dim(0), B = tr.x.dim(1), n = tr.x.dim(2);
     const int64_t G = p.weights.dim(0), k = p.weights.dim(1), m = p.weights.dim(3), H = tr.history.dim(0);
     LayerGrads out;
@@ -66,13 +70,13 @@ LayerGrads conv_backward(const LayerTrace &tr, const LayerParams<double> &p, con
     out.dbias = Tensor<double>({G, m});
     out.dweights = Tensor<double>({G, k, n, m});
     Tensor<double> dxp({H + T, B, n});  // row H + s is time s
-    auto xp = [&](int64_t s, int64_t b, int64_t c) { return s >= 0 ? tr.x(s, b, c) : tr.history(H + s, b, c); };
+    auto xp = [&](int64_t s, int64_t b, int64_t c) { return s >= 0 ? x(s, b, c) : history(H + s, b, c); };
     for (int64_t t = 0; t < T; t++)
         for (int64_t b = 0; b < B; b++)
             for (int64_t g = 0; g < G; g++)
                 for (int64_t h = 0; h < m; h++) {
                     const double d = dpre(t, b, g, h);
-                    out.dbias(g, h) += d;
+                    out.dbias(g, h) += dpre_in(t, b, g, h);
                     for (int64_t j = 0; j < k; j++) {
                         const int64_t s = t - (k - 1) + j;
                         for (int64_t c = 0; c < n; c++) {
@@ -92,16 +96,17 @@ StackGrads stack_backward(const ModelConfig &cfg, const std::vector<LayerParams<
                           const Tensor<double> &dc_T) {
     const PoolingVariant &variant = cfg.pooling_variant();
     const int64_t L = cfg.layers;
+    const Precision precision = parse_precision(cfg.precision);
     // Forward, keeping every layer's input.
     std::vector<Tensor<double>> inputs{x};
     for (int64_t l = 0; l + 1 < L; l++)
-        inputs.push_back(layer_forward(variant, inputs[l], state.layers[l], params[l], layer_masks(cfg, l), state.time).h);
+        inputs.push_back(layer_forward(variant, inputs[l], state.layers[l], params[l], layer_masks(cfg, l), state.time, precision).h);
     StackGrads out;
     out.layers.resize(L);
     Tensor<double> d_out = dh;
     for (int64_t l = L - 1; l >= 0; l--) {
         out.layers[l] = layer_backward(variant, inputs[l], state.layers[l], params[l], layer_masks(cfg, l), state.time,
-                                       d_out, leading_row(dc_T, l));
+                                       d_out, leading_row(dc_T, l), precision);
         d_out = out.layers[l].dx;
     }
     out.dx = std::move(d_out);

@@ -92,8 +92,8 @@ std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, con
                                               const Knobs &knobs = {}, const LayerShape &shape = {},
                                               const Halide::Target &target = Halide::get_jit_target_from_environment(),
                                               Precision precision = Precision::f32);
-// Throws qrnn::Error unless `precision` runs on `target` with `schedule` (bf16: CPU targets and schedules; without the target's bf16
-// dot product it is emulated, which a one-line note on stderr says once per process).
-void check_precision(Precision precision, const Halide::Target &target, const std::string &schedule);
+// Throws qrnn::Error unless `precision` runs on `target` (bf16: CPU targets; without the target's bf16 dot product it
+// is emulated, which a one-line note on stderr says once per process).
+void check_precision(Precision precision, const Halide::Target &target);
 
 }  // namespace qrnn

@@ -4,6 +4,7 @@
 
 #include "core/attention.h"
 #include "core/error.h"
+#include "runtime/compiled_layer.h"
 #include "runtime/kernel.h"
 
 namespace qrnn {
@@ -30,7 +31,7 @@ Halide::Realization gradient_outputs(LayerGradsF &grads) {
 
 std::string TrainingLayerOptions::key() const {
     return std::string(batch_bias ? "+batch_bias" : "") + (gate_grads ? "+gate_grads" : "") +
-           (cell_output ? "+cell_output" : "");
+           (cell_output ? "+cell_output" : "") + (precision == Precision::f32 ? "" : std::string("+") + precision_name(precision));
 }
 
 static void require(bool given, bool wanted, const char *what) {
@@ -44,10 +45,12 @@ CompiledTrainingLayer::CompiledTrainingLayer(const PoolingVariant &pooling, cons
     variant_->require_backward();
     if (options.cell_output) variant_ = &cell_output_variant(*variant_);
     forward_inputs_.with_batch_bias = backward_inputs_.fwd.with_batch_bias = options.batch_bias;
+    forward_inputs_.precision = backward_inputs_.fwd.precision = options.precision;
     backward_inputs_.with_gate_grads = options.gate_grads;
     const TrainingSchedule &s = find_training_schedule(schedule);
     if (target.has_gpu_feature() || s.target_family != "cpu")
         fail("training runs on CPU targets only so far (schedule '", schedule, "', target ", target.to_string(), ")");
+    check_precision(options.precision, target);
     Knobs merged = merge_knobs(s, knobs, target);
     if (s.tape_padding) padding_ = s.tape_padding(target, merged);
     forward_ = build_training_forward(s, forward_inputs_, *variant_, target, merged);

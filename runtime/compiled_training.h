@@ -26,6 +26,7 @@ struct TrainingLayerOptions {
     bool batch_bias = false;   // forward input batch_bias [G][B][m] added to the conv; backward gives its gradient
     bool gate_grads = false;   // backward input dgates [G][T][B][m]: a gradient of the activated gates from outside
     bool cell_output = false;  // run the pooling's cell_output_variant (h = c), core/attention.h
+    Precision precision = Precision::f32;  // of the GEMMs' operands, forward and backward (core/precision.h)
     std::string key() const;
 };
 

@@ -5,6 +5,7 @@
 // dropout on, from a non-zero carried state. Tolerance: 1e-4 relative (max-norm, float vs double).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -61,9 +62,12 @@ double compare_all(const GradProblem &p, const ref::StackGrads &ref, nn::LayerSt
     return max_rel;
 }
 
-double halide_vs_reference(const ModelConfig &cfg, std::string &worst) {
+// reference_precision: the reference's, when not the layer's.
+double halide_vs_reference(const ModelConfig &cfg, std::string &worst, const std::string &reference_precision = "") {
     GradProblem p = make_grad_problem(cfg);
-    ref::StackGrads ref = ref::stack_backward(cfg, p.params, p.x, p.state, p.dh, p.dc_T);
+    ModelConfig ref_cfg = cfg;
+    if (!reference_precision.empty()) ref_cfg.precision = reference_precision;
+    ref::StackGrads ref = ref::stack_backward(ref_cfg, p.params, p.x, p.state, p.dh, p.dc_T);
 
     nn::LayerStack stack(cfg);
     auto params = float_params(p);
@@ -100,6 +104,39 @@ TEST_P(HalideBackward, MatchesReferenceGradients) {
         max_rel = std::max(max_rel, rel);
     }
     std::cout << schedule << " " << pooling << ": worst rel err vs reference gradients " << max_rel << "\n";
+}
+
+// bf16 (docs/precision.md) against the reference whose GEMM operands (input, weights, dpre) are rounded alike. dpre
+// and the layers' outputs are float32 here and double there: where one lies within that difference of a bf16
+// rounding boundary, the two round a whole step (2^-8 relative) apart, so the bound is looser than float32's.
+TEST(HalideBackward, Bf16MatchesTheRoundedReference) {
+    double max_rel = 0;
+    for (const Shape &s : kShapes)
+        for (const char *pooling : {"f", "fo", "ifo"}) {
+            ModelConfig cfg = config(pooling, "tuned", s);
+            cfg.precision = "bf16";
+            std::string worst;
+            const double rel = halide_vs_reference(cfg, worst);
+            EXPECT_LE(rel, 5e-4) << cfg.describe() << ": worst " << worst;  // measured 5.7e-5
+            max_rel = std::max(max_rel, rel);
+        }
+    std::cout << "bf16: worst rel err vs the rounded reference's gradients " << max_rel << "\n";
+}
+
+// The bf16 step's gradients against the f32 reference's: within a few bf16 steps (2^-8) of the largest gradient
+// (each GEMM operand within 2^-9 of its value, a product within 2^-8, dpre itself perturbed by the forward's gates),
+// and farther than float32 gets (the operands were rounded).
+TEST(HalideBackward, Bf16GradientsAreWithinBf16RoundingOfTheF32Ones) {
+    for (const Shape &s : {Shape{9, 2, 20, 33, 2, 2}, Shape{13, 3, 17, 40, 1, 1}, Shape{32, 4, 64, 64, 2, 1}})
+        for (const char *pooling : {"fo", "ifo"}) {
+            ModelConfig cfg = config(pooling, "tuned", s);
+            cfg.precision = "bf16";
+            std::string worst;
+            const double rel = halide_vs_reference(cfg, worst, "f32");
+            EXPECT_LE(rel, 4 * std::ldexp(1.0, -8)) << cfg.describe() << ": worst " << worst;
+            EXPECT_GT(rel, kTolerance) << cfg.describe() << ": bf16 ran as f32";
+            std::cout << cfg.describe() << ": bf16 vs f32 gradients, worst rel err " << rel << " (" << worst << ")\n";
+        }
 }
 
 // Every CPU training schedule; the tuned one with every pooling but f, which the naive one takes (each
