@@ -15,24 +15,27 @@ namespace {
 Expr exp_nonpositive(const Expr &x) { return fast_exp(max(x, -80.0f)); }
 
 Expr clamped_row(const DecoderFuncs &F, const Expr &e) { return clamp(e, 0, F.rows - 1); }
+// A GEMM operand as stored (bf16: rounded), and as read (widened to f32).
+Expr stored(const DecoderFuncs &F, const Expr &v) { return F.precision == Precision::bf16 ? cast(BFloat(16), v) : v; }
+Expr operand(const DecoderFuncs &F, const Expr &v) { return cast<float>(stored(F, v)); }
 Expr clamped_word(const DecoderFuncs &F, const Expr &e) { return clamp(e, 0, F.vocab - 1); }
 
 // logits(n, v) = bias(v) + sum_k hidden(k, n) weights(k, v), on packed rows when the panels ask for them.
 void define_decoder_logits(DecoderFuncs &F, const DecoderInputs &in) {
     const Var &k = F.k, &n = F.n, &v = F.v;
-    F.hidden_t(n, k) = in.hidden(k, clamped_row(F, n));
-    F.hidden_c(k, n) = in.hidden(clamp(k, 0, F.width - 1), n);
-    F.weights_c(k, v) = in.weights(k, v);  // read at v < V only, except by a logits tile wider than V
+    F.hidden_t(n, k) = stored(F, in.hidden(k, clamped_row(F, n)));
+    F.hidden_c(k, n) = stored(F, in.hidden(clamp(k, 0, F.width - 1), n));
+    F.weights_c(k, v) = stored(F, in.weights(k, v));  // read at v < V only, except by a logits tile wider than V
     F.logits_r = RDom(0, F.width, "decoder_logits_r");
     F.logits(n, v) = in.bias(clamped_word(F, v));
     if (F.panels.logits_rows > 0) {
         // Packed rows; the weights' rows clamped (tiles rounded up past V read row V - 1).
         const int P = F.panels.logits_rows;
         Var ni("ni"), no("no");
-        F.hidden_panels(ni, k, no) = in.hidden(k, clamped_row(F, no * P + ni));
-        F.logits(n, v) += F.hidden_panels(n % P, F.logits_r, n / P) * in.weights(F.logits_r, clamped_word(F, v));
+        F.hidden_panels(ni, k, no) = stored(F, in.hidden(k, clamped_row(F, no * P + ni)));
+        F.logits(n, v) += cast<float>(F.hidden_panels(n % P, F.logits_r, n / P)) * operand(F, in.weights(F.logits_r, clamped_word(F, v)));
     } else {
-        F.logits(n, v) += F.hidden_t(n, F.logits_r) * F.weights_c(F.logits_r, v);
+        F.logits(n, v) += cast<float>(F.hidden_t(n, F.logits_r)) * cast<float>(F.weights_c(F.logits_r, v));
     }
 }
 
@@ -67,11 +70,12 @@ void define_decoder_dhidden(DecoderFuncs &F, const DecoderInputs &in) {
         F.dhidden_acc(k, n) = 0.0f;
         const int Q = F.panels.logits_rows;
         Var ni("ni"), no("no");
-        F.dlogits_panels(ni, v, no) = F.dlogits(no * Q + ni, v);
+        F.dlogits_panels(ni, v, no) = stored(F, F.dlogits(no * Q + ni, v));
         // The panel index clamped (a no-op) for bounds inference: the union of the tasks' regions it derives for
         // k / P is about twice the panels there are.
         Expr panel = min(k / P, in.weights_panels.dim(2).extent() - 1);
-        F.dhidden_acc(k, n) += in.weights_panels(k % P, F.dhidden_r, panel) * F.dlogits_panels(n % Q, F.dhidden_r, n / Q);
+        F.dhidden_acc(k, n) += operand(F, in.weights_panels(k % P, F.dhidden_r, panel)) *
+                               cast<float>(F.dlogits_panels(n % Q, F.dhidden_r, n / Q));
         F.dhidden(k, n) = F.dhidden_acc(k, n);
         return;
     }
@@ -81,7 +85,7 @@ void define_decoder_dhidden(DecoderFuncs &F, const DecoderInputs &in) {
     F.blocks_r = RDom(0, (V + vocab_block - 1) / vocab_block, "decoder_blocks_r");
     Expr w = j * vocab_block + F.block_r;
     F.dhidden_part(k, n, j) = 0.0f;
-    F.dhidden_part(k, n, j) += F.weights_c(k, min(w, V - 1)) * F.dlogits(n, w);
+    F.dhidden_part(k, n, j) += cast<float>(F.weights_c(k, min(w, V - 1))) * operand(F, F.dlogits(n, w));
     F.dhidden_sum(k, n) = 0.0f;
     F.dhidden_sum(k, n) += F.dhidden_part(k, n, F.blocks_r);
     F.dhidden(k, n) = F.dhidden_sum(k, n);
@@ -96,10 +100,10 @@ void define_decoder_weight_grads(DecoderFuncs &F, const DecoderInputs &in) {
         const int P = F.panels.dweights_rows;
         Var ki("ki"), ko("ko");
         // likely(): the pack's steady state without the min (a gather of the vector of columns).
-        F.hidden_kpanels(ki, n, ko) = in.hidden(min(likely(ko * P + ki), F.width - 1), n);
-        F.dweights_acc(k, v) += F.hidden_kpanels(k % P, F.rows_r, k / P) * F.dlogits(F.rows_r, v);
+        F.hidden_kpanels(ki, n, ko) = stored(F, in.hidden(min(likely(ko * P + ki), F.width - 1), n));
+        F.dweights_acc(k, v) += cast<float>(F.hidden_kpanels(k % P, F.rows_r, k / P)) * operand(F, F.dlogits(F.rows_r, v));
     } else {
-        F.dweights_acc(k, v) += F.hidden_c(k, F.rows_r) * F.dlogits(F.rows_r, v);
+        F.dweights_acc(k, v) += cast<float>(F.hidden_c(k, F.rows_r)) * operand(F, F.dlogits(F.rows_r, v));
     }
     F.dweights(k, v) = in.dweights_in(k, v) + F.dweights_acc(k, v);
     const int L = kDecoderBiasLanes;  // dlogits is zero past the chunk's rows
@@ -113,8 +117,9 @@ void define_decoder_weight_grads(DecoderFuncs &F, const DecoderInputs &in) {
 }
 }  // namespace
 
-DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, DecoderPanels panels) {
+DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, DecoderPanels panels, Precision precision) {
     DecoderFuncs F;
+    F.precision = precision;
     F.rows = in.hidden.dim(1).extent();
     F.vocab = in.bias.dim(0).extent();
     F.width = in.hidden.dim(0).extent();

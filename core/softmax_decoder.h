@@ -15,8 +15,12 @@
 // The logits are stored transposed, (n, v): a vector of rows per vocabulary entry, so that the softmax
 // reductions over v run on vectors of rows. Rows past the chunk read its last row; the hidden width (k
 // extent) is whatever the buffers have (a runtime may pad it).
+// bf16 (core/precision.h): the three GEMMs read hidden, the weights and dlogits rounded to bfloat16 (stored so where
+// they are copied or packed), products summed in f32; the softmax, the loss, dbias and the outputs stay f32.
 #pragma once
 #include <Halide.h>
+
+#include "core/precision.h"
 
 namespace qrnn {
 
@@ -48,6 +52,7 @@ struct DecoderPanels {
 struct DecoderFuncs {
     Halide::Var k{"k"}, n{"n"}, v{"v"}, j{"j"};
     DecoderPanels panels;
+    Precision precision = Precision::f32;
     Halide::Expr rows, vocab, width;  // chunk rows, V, hidden width (buffer extents)
     int vocab_block = 0;              // dhidden sums vocabulary blocks of this many entries (zero-padded)
 
@@ -84,6 +89,7 @@ constexpr int kDecoderBiasLanes = 16;
 
 // vocab_block: the blocking of dhidden's reduction over the vocabulary (a schedule choice that the algorithm
 // must express; the sum is the same up to float rounding).
-DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, DecoderPanels panels = {});
+DecoderFuncs define_softmax_decoder(const DecoderInputs &in, int vocab_block, DecoderPanels panels = {},
+                                    Precision precision = Precision::f32);
 
 }  // namespace qrnn

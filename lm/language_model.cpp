@@ -23,7 +23,7 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 LanguageModel::LanguageModel(const LmShape &shape, const RunSettings &run)
-    : shape_(shape), stack_(ModelConfig(shape.stack, run)), decoder_(shape.vocab, shape.stack.hidden, parse_target(shape.stack.target)) {
+    : shape_(shape), stack_(ModelConfig(shape.stack, run)), decoder_(shape.vocab, shape.stack.hidden, parse_target(shape.stack.target), parse_precision(shape.stack.precision)) {
     const int64_t V = shape.vocab, n = shape.stack.input, m = shape.stack.hidden;
     if (V < 2) fail("language model: vocabulary of ", V, " words (need at least 2)");
     if (!(shape.io_dropout >= 0 && shape.io_dropout < 1)) fail("io_dropout must be in [0, 1), got ", shape.io_dropout);

@@ -29,13 +29,14 @@ struct SoftmaxDecoder::Compiled {
     Kernel eval, train, pack;  // pack: the weights' panels for train (once per call)
     std::mutex mutex;
 
-    explicit Compiled(const Halide::Target &t)
+    Compiled(const Halide::Target &t, Precision precision)
         : target(t),
           width_multiple(decoder_width_multiple(t)),
           panels(cpu_decoder_panels(t)),
           panel_rows(std::lcm(panels.logits_rows, kDecoderBiasLanes)),
-          eval_f(define_softmax_decoder(eval_in, kDecoderVocabBlock, panels)),
-          train_f(define_softmax_decoder(train_in, kDecoderVocabBlock, panels)) {
+          eval_f(define_softmax_decoder(eval_in, kDecoderVocabBlock, panels, precision)),
+          train_f(define_softmax_decoder(train_in, kDecoderVocabBlock, panels, precision)) {
+        check_precision(precision, t);
         schedule_softmax_decoder_cpu(eval_f, t);
         schedule_softmax_decoder_cpu(train_f, t);
         eval = Halide::Pipeline(eval_f.row_loss);
@@ -81,11 +82,12 @@ void check_shape(const char *what, const Tensor<float> &t, const std::vector<int
 }
 }  // namespace
 
-SoftmaxDecoder::SoftmaxDecoder(int64_t vocab, int64_t hidden, const Halide::Target &t)
+SoftmaxDecoder::SoftmaxDecoder(int64_t vocab, int64_t hidden, const Halide::Target &t, Precision precision)
     : vocab_(vocab), hidden_(hidden), chunk_(0), explicit_chunk_(false), scratch_(std::make_shared<Scratch>()) {
     if (vocab < 1 || hidden < 1) fail("softmax decoder: vocabulary (", vocab, ") and hidden size (", hidden, ") must be >= 1");
     if (t.has_gpu_feature()) fail("softmax decoder: target ", t.to_string(), " is not a CPU target");
-    compiled_ = compiled_per_target<Compiled>(t);
+    const std::string key = t.to_string() + (precision == Precision::f32 ? "" : std::string("|") + precision_name(precision));
+    compiled_ = pipeline_cache().get<Compiled>(key, [&] { return std::make_shared<Compiled>(t, precision); });
     const int64_t panel = compiled_->panel_rows, rows = std::min<int64_t>(kDefaultChunkRows, kMaxChunkLogits / vocab);
     chunk_ = std::max(panel, rows / panel * panel);
 }

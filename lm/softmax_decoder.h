@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/precision.h"
 #include "runtime/tensor.h"
 
 namespace qrnn::lm {
@@ -19,7 +20,9 @@ struct DecoderGrads {
 class SoftmaxDecoder {
 public:
     // target: a Halide CPU target (parse_target of the config's string; default: HL_JIT_TARGET's).
-    SoftmaxDecoder(int64_t vocab, int64_t hidden, const Halide::Target &target = Halide::get_jit_target_from_environment());
+    // precision: of the three GEMMs' operands (core/softmax_decoder.h).
+    SoftmaxDecoder(int64_t vocab, int64_t hidden, const Halide::Target &target = Halide::get_jit_target_from_environment(),
+                   Precision precision = Precision::f32);
 
     // Sum over the N rows of -log softmax(h W^T + b)[target] (each row's loss in float, summed in double).
     // h is [N][m] or [T][B][m] (N = T*B rows), weights [V][m], bias [V], targets [N] in [0, V).

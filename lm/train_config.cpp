@@ -97,6 +97,8 @@ std::vector<TrainKey> make_keys() {
         bool_key("tie_weights", "decoder weights = embedding table (needs emb == hidden)", false, FIELD(c.lm.tie_weights)),
         str_key("schedule", "layer schedule (qrnn schedules)", false, FIELD(c.lm.stack.schedule)),
         str_key("target", "Halide target (default: host JIT)", false, FIELD(c.lm.stack.target)),
+        choice_key("precision", "GEMM operands of the QRNN stack and the decoder: f32, bf16 (docs/precision.md)",
+                   FIELD(c.lm.stack.precision), {"f32", "bf16"}),
         {"seed", "seed of initialisation and masks", false,
          [](TrainConfig &c, const std::string &v) {
              int64_t x = parse_int(v);

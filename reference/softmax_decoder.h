@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/precision.h"
 #include "runtime/tensor.h"
 
 namespace qrnn::ref {
@@ -16,9 +17,9 @@ struct DecoderResult {
     Tensor<double> dbias;          // [V]
 };
 // h [N][m] (or [T][B][m]), weights [V][m], bias [V]; targets in [0, V). Gradients of `loss` (all zeros
-// without `grads`).
+// without `grads`). bf16: the GEMMs read h, the weights and dlogits rounded to bfloat16 (dbias sums them unrounded).
 DecoderResult softmax_decoder(const Tensor<double> &h, const std::vector<int32_t> &targets, const Tensor<double> &weights,
-                              const Tensor<double> &bias, bool grads = true);
+                              const Tensor<double> &bias, bool grads = true, Precision precision = Precision::f32);
 
 // x [N][m] = table rows of tokens; dtable [V][m] = sum of the dx rows per token.
 Tensor<double> embedding_forward(const Tensor<double> &table, const std::vector<int32_t> &tokens);

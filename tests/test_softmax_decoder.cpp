@@ -97,10 +97,11 @@ struct HalideErrors {
 // The Halide decoder on target against the reference: the loss, each row's loss, dh, and the gradients
 // accumulated onto non-zero initial values; chunk 0: the default chunking. `corrupt` alters the Halide dh before the comparison.
 HalideErrors halide_vs_reference(const Shape &s, const std::string &target, int64_t chunk,
-                                 const std::function<void(Tensor<float> &)> &corrupt = {}) {
+                                 const std::function<void(Tensor<float> &)> &corrupt = {},
+                                 Precision precision = Precision::f32) {
     Problem p = make_problem(s, 21, 0.5);
-    ref::DecoderResult r = ref::softmax_decoder(p.h, p.targets, p.weights, p.bias);
-    lm::SoftmaxDecoder decoder(s.V, s.m, parse_target(target));
+    ref::DecoderResult r = ref::softmax_decoder(p.h, p.targets, p.weights, p.bias, true, precision);
+    lm::SoftmaxDecoder decoder(s.V, s.m, parse_target(target), precision);
     if (chunk > 0) decoder.set_chunk_rows(chunk);
     const Tensor<float> h = convert<float>(p.h), w = convert<float>(p.weights), b = convert<float>(p.bias);
     lm::DecoderGrads grads{convert<float>(seeded_tensor({s.V, s.m}, 21, 5)), convert<float>(seeded_tensor({s.V}, 21, 6))};
@@ -147,6 +148,21 @@ TEST(SoftmaxDecoderHalide, MatchesReferenceOnEveryCpuTarget) {
                 worst = std::max(worst, e.worst());
             }
     std::cout << "Halide decoder vs double reference, worst rel err over every target and shape: " << worst << "\n";
+}
+
+// bf16 (docs/precision.md) against the reference whose GEMM operands are rounded alike: dlogits is float32 here and
+// double there, so some round a bf16 step apart (the gradients' bound is looser than float32's; measured 1.9e-4).
+TEST(SoftmaxDecoderHalide, Bf16MatchesTheRoundedReference) {
+    double worst_loss = 0, worst_grads = 0;
+    for (const Shape &s : kHalideShapes)
+        for (int64_t chunk : {int64_t{512}, int64_t{32}}) {
+            HalideErrors e = halide_vs_reference(s, "", chunk, {}, Precision::bf16);
+            EXPECT_LE(std::max(e.loss, e.row), kTolerance) << "N=" << s.N << " m=" << s.m << " V=" << s.V << " chunk=" << chunk;
+            EXPECT_LE(e.worst(), 1e-3) << "N=" << s.N << " m=" << s.m << " V=" << s.V << " chunk=" << chunk << ": dh " << e.dh
+                                       << " dweights " << e.dweights << " dbias " << e.dbias;
+            worst_loss = std::max({worst_loss, e.loss, e.row}), worst_grads = std::max(worst_grads, e.worst());
+        }
+    std::cout << "bf16 decoder vs the rounded reference: loss " << worst_loss << ", every output " << worst_grads << "\n";
 }
 
 TEST(SoftmaxDecoderHalide, DefaultChunksMatchReference) {
