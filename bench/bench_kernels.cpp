@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/chunked_scan.h"
 #include "core/error.h"
@@ -126,12 +127,27 @@ struct ConvGemm::State : KernelBase {
     std::unique_ptr<LayerData> data;
     Buffer<float> out;                  // (h, b, t, g), rounded up to the tiles
     std::vector<float> a, bmat, c;      // BLAS: c[T*B][G*m] = a[T*B][n*k] * bmat[n*k][G*m]
+    std::vector<uint16_t> a16, bmat16;  // bf16: a and bmat rounded to bfloat16 (bit patterns)
 };
 
-ConvGemm::ConvGemm(const PoolingVariant &pooling, const LayerShape &shape, const Target &target)
+namespace {
+std::vector<uint16_t> bf16_bits(const std::vector<float> &v) {
+    std::vector<uint16_t> out(v.size());
+    for (size_t i = 0; i < v.size(); i++) {
+        const float r = round_to_bf16(v[i]);
+        uint32_t bits;
+        std::memcpy(&bits, &r, 4);
+        out[i] = static_cast<uint16_t>(bits >> 16);
+    }
+    return out;
+}
+}  // namespace
+
+ConvGemm::ConvGemm(const PoolingVariant &pooling, const LayerShape &shape, const Target &target, Precision precision)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
     const PoolingVariant &v = s.init(pooling, shape, target);
+    s.in.precision = precision;
     const int vec = target.natural_vector_size<float>();
     const Knobs knobs = default_knobs(find_layer_schedule("tuned"), target);
     s.tile_h = gemm_h_tile(target, knobs);
@@ -162,6 +178,7 @@ ConvGemm::ConvGemm(const PoolingVariant &pooling, const LayerShape &shape, const
             for (int g = 0; g < s.G; g++)
                 for (int64_t h = 0; h < m; h++) s.bmat[(j * n + c) * M + g * m + h] = d.weights(I(h), I(c), I(j), g);
     s.c.assign(N * M, 0.0f);
+    if (precision == Precision::bf16) s.a16 = bf16_bits(s.a), s.bmat16 = bf16_bits(s.bmat);
     require_compiled_once({compiled}, "conv GEMM", target);
 }
 
@@ -169,6 +186,9 @@ void ConvGemm::run_halide() { s_->pipeline.realize(s_->out); }
 
 void ConvGemm::run_reference(size_t i) {
     State &s = *s_;
+    if (!s.a16.empty())
+        return dnnl_bf16_gemm(I(s.shape.T * s.shape.B), I(s.G * s.shape.m), I(s.shape.n * s.shape.k), s.a16.data(),
+                              s.bmat16.data(), s.c.data());
     sgemm_references(s.target).at(i).run(I(s.shape.T * s.shape.B), I(s.G * s.shape.m), I(s.shape.n * s.shape.k), s.a.data(),
                                          s.bmat.data(), s.c.data());
 }

@@ -18,9 +18,11 @@ namespace qrnn::bench {
 // K = n*k problem (im2col built once, outside the timing).
 class ConvGemm {
 public:
-    ConvGemm(const PoolingVariant &pooling, const LayerShape &shape, const Halide::Target &target);
+    // bf16: the conv on bfloat16 operands (core/precision.h), its reference dnnl_bf16_gemm on the same roundings.
+    ConvGemm(const PoolingVariant &pooling, const LayerShape &shape, const Halide::Target &target,
+             Precision precision = Precision::f32);
     void run_halide();
-    void run_reference(size_t i);  // sgemm_references(target)[i]
+    void run_reference(size_t i);  // sgemm_references(target)[i]; bf16: dnnl_bf16_gemm (i = 0)
     double flops() const;
     double max_rel_diff(size_t i);  // |halide - reference i| / max|reference i|: both compute the same GEMM
 

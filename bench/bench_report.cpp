@@ -68,13 +68,13 @@ void BenchReport::row(const std::string &what, const std::string &shape, const s
 }
 
 void BenchReport::gemm_row(const std::string &what, const std::string &shape, const std::vector<std::function<void()>> &runs,
-                           double flops) {
+                           double flops, const std::vector<std::string> &names, double bar) {
     auto t = bench::time_interleaved(runs, warmup, 3 * repeats);
     size_t best = fastest_reference(t);
     double g_ours = flops / (t[0].median() * 1e6), g_best = flops / (t[best].median() * 1e6);
     bench::RoundRatios r = bench::round_ratios(t[0], t[best]);
-    row(what, shape, fixed(g_ours, 1) + " GFLOP/s", fixed(g_best, 1) + " GFLOP/s " + refs[best - 1].name, r.median,
-        0.90, true, &r);
+    const std::string name = names.empty() ? refs[best - 1].name : names.at(best - 1);
+    row(what, shape, fixed(g_ours, 1) + " GFLOP/s", fixed(g_best, 1) + " GFLOP/s " + name, r.median, bar, true, &r);
 }
 
 void BenchReport::write_json(const std::string &path, const std::string &clock, double other_threads) const {

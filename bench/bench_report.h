@@ -27,14 +27,16 @@ public:
     // A GEMM (runs[0]) against the best of the references (the rest), each timed in the same rounds; the winner
     // is named. The ratio is the median over rounds of (best reference's time / ours) in that round, with its
     // quartiles; 3x the rounds (small calls: one preempted call moves a median of 11 by several percent).
+    // names: of runs[1..] (default: the sgemm references); bar: the ratio to meet.
     void gemm_row(const std::string &what, const std::string &shape, const std::vector<std::function<void()>> &runs,
-                  double flops);
+                  double flops, const std::vector<std::string> &names = {}, double bar = 0.90);
     void print() const { table.print(std::cout); }
     // The context (date, CPU, target, settings) and every row.
     void write_json(const std::string &path, const std::string &clock, double other_threads) const;
 
     // The sections, in the order they run (run_bench_sections).
     void gemm();
+    void gemm_bf16();
     void pooling_scan();
     void layer();
     void chunked();

@@ -28,13 +28,14 @@ struct LayerRun {  // one layer on seeded data, for timing
     LayerParams<float> params;
     LayerState<float> state;
     std::shared_ptr<CompiledLayer> layer;
-    LayerRun(const PoolingVariant &pooling, const LayerShape &s, const std::string &schedule, const Halide::Target &target) {
+    LayerRun(const PoolingVariant &pooling, const LayerShape &s, const std::string &schedule, const Halide::Target &target,
+             Precision precision = Precision::f32) {
         cfg = layer_config(pooling.name, s);
         x = init_input(cfg);
         params = init_params(cfg)[0];
         state = initial_state<float>(cfg).layers[0];
         h = c = Tensor<float>({s.T, s.B, s.m});
-        layer = compiled_layer(pooling, schedule, {}, s, target);
+        layer = compiled_layer(pooling, schedule, {}, s, target, precision);
     }
     void run() { layer->run({&x, &state, &params, {}, 0, &h, &c}); }
 };
@@ -132,6 +133,25 @@ void BenchReport::gemm() {
             runs.push_back([&gemm, i] { gemm.run_reference(i); });
         }
         gemm_row("conv GEMM vs best sgemm", shape_text(s), runs, gemm.flops());
+    }
+}
+
+// bf16 (docs/precision.md) at the widths language models train: the conv GEMM against oneDNN's bf16 GEMM on the
+// same rounded operands, and the layer's forward in bf16 against the same layer in f32. Without the target's bf16
+// dot product both sides are emulated (the rows then say how much slower than f32 that is).
+void BenchReport::gemm_bf16() {
+    const std::vector<int64_t> widths = quick ? std::vector<int64_t>{320, 640} : std::vector<int64_t>(std::begin(kLmWidths), std::end(kLmWidths));
+    for (int64_t w : widths) {
+        const LayerShape s{105, 20, w, w, 2};
+        bench::ConvGemm gemm(pooling, s, target, Precision::bf16);
+        const double diff = gemm.max_rel_diff(0);
+        if (diff > 1e-4) fail("bf16 conv GEMM and dnnl_gemm_bf16bf16f32 disagree at ", shape_text(s), " (rel ", diff, ")");
+        gemm_row("conv GEMM bf16 vs oneDNN bf16 GEMM", shape_text(s), {[&] { gemm.run_halide(); }, [&] { gemm.run_reference(0); }},
+                 gemm.flops(), {"dnnl_gemm_bf16bf16f32"}, 0.85);
+        LayerRun f32(pooling, s, "tuned", target), bf16(pooling, s, "tuned", target, Precision::bf16);
+        auto [ft, bt] = time_side_by_side([&] { f32.run(); }, [&] { bf16.run(); }, warmup, repeats);
+        row("layer forward bf16 vs f32 (f32/bf16)", shape_text(s), fixed(bt.median(), 2) + " ms", fixed(ft.median(), 2) + " ms f32",
+            ft.median() / bt.median(), 1.6);
     }
 }
 
@@ -375,7 +395,8 @@ struct BenchSection {
 };
 const std::vector<BenchSection> &bench_sections() {
     static const std::vector<BenchSection> sections{
-        {"gemm", &BenchReport::gemm},           {"pooling", &BenchReport::pooling_scan},
+        {"gemm", &BenchReport::gemm},           {"gemm-bf16", &BenchReport::gemm_bf16},
+        {"pooling", &BenchReport::pooling_scan},
         {"layer", &BenchReport::layer},         {"chunked", &BenchReport::chunked},
         {"backward", &BenchReport::backward},   {"autotuned", &BenchReport::autotuned},
         {"decoder", &BenchReport::decoder},     {"attention", &BenchReport::attention},

@@ -101,4 +101,14 @@ const std::vector<SgemmReference> &sgemm_references(const Halide::Target &target
     return refs;
 }
 
+// Exported by libdnnl 2.6 but not declared in Debian's headers; oneDNN's documented signature.
+extern "C" dnnl_status_t dnnl_gemm_bf16bf16f32(char transa, char transb, dnnl_dim_t M, dnnl_dim_t N, dnnl_dim_t K,
+                                              float alpha, const uint16_t *A, dnnl_dim_t lda, const uint16_t *B,
+                                              dnnl_dim_t ldb, float beta, float *C, dnnl_dim_t ldc);
+
+void dnnl_bf16_gemm(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C) {
+    if (dnnl_gemm_bf16bf16f32('N', 'N', M, N, K, 1.0f, A, K, B, N, 0.0f, C, N) != dnnl_success)
+        fail("dnnl_gemm_bf16bf16f32 failed (M=", M, " N=", N, " K=", K, ")");
+}
+
 }  // namespace qrnn::bench

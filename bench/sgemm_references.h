@@ -6,6 +6,7 @@
 #pragma once
 #include <Halide.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct SgemmReference {
 
 // Every reference available for `target` (at least dnnl_sgemm). Loads OpenBLAS with dlopen.
 const std::vector<SgemmReference> &sgemm_references(const Halide::Target &target);
+
+// oneDNN's bf16 GEMM with f32 accumulation (dnnl_gemm_bf16bf16f32, its runtime ISA dispatch held to the target like
+// dnnl_sgemm's): row-major C[M][N] = A[M][K] * B[K][N], A and B bfloat16 bit patterns. The best bf16 GEMM there is.
+void dnnl_bf16_gemm(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C);
 
 // The OpenBLAS coretype for the target's ISA on this CPU ("SkylakeX", "Haswell", "Sandybridge"), "" if none.
 std::string openblas_coretype_for(const Halide::Target &target);

@@ -19,6 +19,7 @@
 #include "reference/reference.h"
 #include "runtime/stack_state.h"
 #include "schedules/schedule.h"
+#include "tests/support/bench_rows.h"
 #include "tests/support/verified_run.h"
 
 using namespace qrnn;
@@ -174,4 +175,27 @@ TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
     EXPECT_EQ(message(lstm), "model 'lstm-onednn' runs in f32 only (got --precision bf16)");
     EXPECT_THROW(check_precision(Precision::bf16, Halide::Target("host-cuda")), Error);
     EXPECT_THROW(parse_precision("BF16"), Error);
+}
+
+// `qrnn bench --what gemm-bf16 --quick`: per quick width the bf16 conv GEMM against oneDNN's bf16 GEMM (named, in
+// GFLOP/s, a median of per-round ratios against 0.85) and the bf16 layer against the f32 one (against 1.6). Timing
+// never decides pass/fail.
+TEST(Bf16Bench, QuickRowsAreWellFormed) {
+    const qrnn::test::QuickBench bench = qrnn::test::run_quick_bench("gemm-bf16");
+    ASSERT_EQ(bench.cli.exit_code, 0) << bench.cli.output;
+    int gemms = 0, layers = 0;
+    for (const qrnn::test::BenchRow &row : bench.rows) {
+        if (row.benchmark == "conv GEMM bf16 vs oneDNN bf16 GEMM") {
+            gemms++;
+            EXPECT_NE(row.reference.find("dnnl_gemm_bf16bf16f32"), std::string::npos) << row.reference;
+            EXPECT_EQ(qrnn::test::bench_quantity(row.ours).second, "GFLOP/s") << row.ours;
+            EXPECT_TRUE(qrnn::test::is_round_ratio_row(row, 0.85));
+        } else if (row.benchmark == "layer forward bf16 vs f32 (f32/bf16)") {
+            layers++;
+            EXPECT_TRUE(std::isfinite(row.ratio) && row.ratio > 0) << row.ratio;
+            EXPECT_EQ(row.target, 1.6);
+        }
+    }
+    EXPECT_EQ(gemms, 2);
+    EXPECT_EQ(layers, 2);
 }

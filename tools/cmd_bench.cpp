@@ -21,7 +21,8 @@ po::options_description bench_options() {
     po::options_description desc("qrnn bench options");
     desc.add_options()("help,h", "show this help")
         ("what", po::value<std::string>()->default_value("gemm,pooling,layer,chunked"),
-         "sections: gemm (conv vs OpenBLAS sgemm), pooling (vs triad), layer (vs its floor; fused vs unfused), "
+         "sections: gemm (conv vs OpenBLAS sgemm), gemm-bf16 (bf16 conv vs oneDNN's bf16 GEMM; the bf16 layer vs f32), "
+         "pooling (vs triad), layer (vs its floor; fused vs unfused), "
          "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape), "
          "backward (training: dW and dX GEMMs vs the best sgemm, reverse scan vs triad), "
          "decoder (the LM's softmax decoder: its 3 GEMMs + fused softmax vs the best sgemm on the same GEMMs), "
