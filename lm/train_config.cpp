@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/named_table.h"
+#include "plugins/model.h"
 #include "runtime/parse_number.h"
 #include "runtime/yaml_documents.h"
 
@@ -167,6 +168,7 @@ void TrainConfig::validate() const {
     if (valid.empty()) fail("key 'valid': no validation file (--valid FILE or --data DIR)");
     const ModelConfig c(lm.stack, lm_run());
     c.validate();
+    check_model_precision(c);
     if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' is not a stack of trainable layers"
     if (lm.tie_weights && lm.stack.input != lm.stack.hidden)
         fail("key 'tie_weights': needs emb == hidden, got emb ", lm.stack.input, ", hidden ", lm.stack.hidden);

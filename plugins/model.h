@@ -95,6 +95,8 @@ std::vector<std::string> training_model_names();  // the models for which model_
 // cfg.validate() (sizes, probabilities, pass), then the model's own checks: an unknown model names the known
 // ones. Throws qrnn::Error.
 void validate_model_config(const ModelConfig &cfg);
+// Throws qrnn::Error unless the model has cfg.precision (bf16: the models that list the option "precision").
+void check_model_precision(const ModelConfig &cfg);
 
 // check_run_memory with the model's MemoryShape: throws qrnn::Error "... needs about X, above the memory limit".
 void check_model_memory(const ModelConfig &cfg, const RunOptions &opts);

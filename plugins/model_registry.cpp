@@ -48,11 +48,16 @@ std::vector<std::string> training_model_names() {
     return names;
 }
 
-void validate_model_config(const ModelConfig &cfg) {
-    cfg.validate();
+void check_model_precision(const ModelConfig &cfg) {
     const ModelPlugin &plugin = find_model(cfg.model);
     const bool has_precision = std::find(plugin.options.begin(), plugin.options.end(), "precision") != plugin.options.end();
     if (cfg.precision != "f32" && !has_precision) fail("model '", cfg.model, "' runs in f32 only (got --precision ", cfg.precision, ")");
+}
+
+void validate_model_config(const ModelConfig &cfg) {
+    cfg.validate();
+    check_model_precision(cfg);
+    const ModelPlugin &plugin = find_model(cfg.model);
     if (plugin.validate) plugin.validate(cfg);
 }
 

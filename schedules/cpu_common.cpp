@@ -78,9 +78,8 @@ int gemm_h_tile(const Target &target, const Knobs &knobs) {
 static void input_padded_at_root(ConvFuncs &f, int vec) {
     f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
 }
-// The conv's weights once per call: packed into panels when the conv reads them so (define_conv_weights with an h
-// tile), else the clamped copy.
-// bf16's pairs: f.pair_rows rows (ConvFuncs).
+// The conv's weights once per call: bf16's pairs (f.pair_rows rows, ConvFuncs), packed into panels when the conv reads
+// them so (define_conv_weights with an h tile), else the clamped copy.
 static void weights_at_root(ConvFuncs &f, int vec) {
     if (f.weights_pairs.defined()) {
         const std::vector<Var> a = f.weights_pairs.args();  // ci, h, cp, j, g

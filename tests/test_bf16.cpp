@@ -20,6 +20,7 @@
 #include "runtime/stack_state.h"
 #include "schedules/schedule.h"
 #include "tests/support/bench_rows.h"
+#include "tests/support/cli.h"
 #include "tests/support/verified_run.h"
 
 using namespace qrnn;
@@ -174,6 +175,10 @@ TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
     lstm.model = "lstm-onednn";
     EXPECT_EQ(message(lstm), "model 'lstm-onednn' runs in f32 only (got --precision bf16)");
     EXPECT_THROW(check_precision(Precision::bf16, Halide::Target("host-cuda")), Error);
+    const qrnn::test::CliResult lm = qrnn::test::run_cli(std::string("train ") + QRNN_SOURCE_DIR +
+                                                         "/experiments/lm_ptb_small.yaml --model lstm-onednn --precision bf16");
+    EXPECT_NE(lm.exit_code, 0);
+    EXPECT_NE(lm.output.find("model 'lstm-onednn' runs in f32 only (got --precision bf16)"), std::string::npos) << lm.output;
     EXPECT_THROW(parse_precision("BF16"), Error);
 }
 
