@@ -21,7 +21,7 @@ Prepared prepare(const ModelConfig &cfg, const RunOptions &opts) {
     check_model_memory(cfg, opts);
     const ModelPlugin &plugin = find_model(cfg.model);
     Prepared p{{cfg, {}, 0, std::nullopt}, nullptr};
-    std::string why = model_unavailable(plugin);
+    std::string why = model_unavailable(plugin, cfg);
     if (!why.empty()) throw Unavailable("model '" + cfg.model + "' unavailable: " + why);
     auto supports = [&](const char *option) { return std::count(plugin.options.begin(), plugin.options.end(), option) > 0; };
     if (!opts.load_path.empty() && !supports("load")) fail("--load: model '", cfg.model, "' does not read HDF5 dumps");

@@ -168,7 +168,9 @@ void TrainConfig::validate() const {
     if (valid.empty()) fail("key 'valid': no validation file (--valid FILE or --data DIR)");
     const ModelConfig c(lm.stack, lm_run());
     c.validate();
-    check_model_precision(c);
+    ModelConfig training = c;
+    training.pass = "training";
+    check_model_precision(training);
     if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' is not a stack of trainable layers"
     if (lm.tie_weights && lm.stack.input != lm.stack.hidden)
         fail("key 'tie_weights': needs emb == hidden, got emb ", lm.stack.input, ", hidden ", lm.stack.hidden);

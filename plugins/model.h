@@ -80,6 +80,8 @@ struct ModelPlugin {
     nn::StackFactory stack;
     // `--pass training --verify`: a training step's output and gradients against the double reference.
     TrainingVerifier verifier;
+    // As `unavailable`, for one configuration (e.g. a precision the library has no real kernel for here); may be unset.
+    std::function<std::string(const ModelConfig &)> unavailable_for;
 };
 
 // Rejects duplicates and plugins that can build nothing; hands the layer or stack factory to nn/ (nn::make_layers)
@@ -88,6 +90,7 @@ void register_model(ModelPlugin plugin);
 const ModelPlugin &find_model(const std::string &name);  // throws qrnn::Error listing the known ones
 std::vector<std::string> model_names();
 std::string model_unavailable(const ModelPlugin &plugin);  // "" when available
+std::string model_unavailable(const ModelPlugin &plugin, const ModelConfig &cfg);  // the plugin's, then cfg's
 // `--pass training` runs: a stack of trainable layers (nn/layer.h factories) or the plugin's build_training.
 bool model_trains(const ModelPlugin &plugin);
 std::vector<std::string> training_model_names();  // the models for which model_trains holds
@@ -95,7 +98,8 @@ std::vector<std::string> training_model_names();  // the models for which model_
 // cfg.validate() (sizes, probabilities, pass), then the model's own checks: an unknown model names the known
 // ones. Throws qrnn::Error.
 void validate_model_config(const ModelConfig &cfg);
-// Throws qrnn::Error unless the model has cfg.precision (bf16: the models that list the option "precision").
+// Throws qrnn::Error unless the model has cfg.precision: bf16 needs the option "precision" (inference), with
+// cfg.training_pass() also "precision-training".
 void check_model_precision(const ModelConfig &cfg);
 
 // check_run_memory with the model's MemoryShape: throws qrnn::Error "... needs about X, above the memory limit".

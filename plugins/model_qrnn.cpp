@@ -49,7 +49,7 @@ const bool model_qrnn_registered = [] {
     ModelPlugin p;
     p.name = "qrnn";
     p.description = "QRNN stack: masked conv + gates + pooling scan (Halide, named schedule)";
-    p.options = {"pooling", "window", "layers", "schedule", "knob", "target", "precision", "mode", "zoneout", "dropout", "load", "dump"};
+    p.options = {"pooling", "window", "layers", "schedule", "knob", "target", "precision", "precision-training", "mode", "zoneout", "dropout", "load", "dump"};
     p.targets = {"cpu", "gpu"};  // by schedule: target_family of each (`qrnn plugins --kind schedule`)
     p.validate = [](const ModelConfig &cfg) { cfg.pooling_variant(); };
     p.layer = [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {

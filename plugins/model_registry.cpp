@@ -36,6 +36,10 @@ void register_model(ModelPlugin p) {
 const ModelPlugin &find_model(const std::string &name) { return model_plugins().find(name); }
 std::vector<std::string> model_names() { return model_plugins().names(); }
 std::string model_unavailable(const ModelPlugin &plugin) { return plugin.unavailable ? plugin.unavailable() : ""; }
+std::string model_unavailable(const ModelPlugin &plugin, const ModelConfig &cfg) {
+    const std::string why = model_unavailable(plugin);
+    return why.empty() && plugin.unavailable_for ? plugin.unavailable_for(cfg) : why;
+}
 
 bool model_trains(const ModelPlugin &plugin) {
     return static_cast<bool>(plugin.build_training) || nn::has_layer_factory(plugin.name);
@@ -49,9 +53,12 @@ std::vector<std::string> training_model_names() {
 }
 
 void check_model_precision(const ModelConfig &cfg) {
+    if (cfg.precision == "f32") return;
     const ModelPlugin &plugin = find_model(cfg.model);
-    const bool has_precision = std::find(plugin.options.begin(), plugin.options.end(), "precision") != plugin.options.end();
-    if (cfg.precision != "f32" && !has_precision) fail("model '", cfg.model, "' runs in f32 only (got --precision ", cfg.precision, ")");
+    auto has = [&](const char *option) { return std::find(plugin.options.begin(), plugin.options.end(), option) != plugin.options.end(); };
+    if (!has("precision")) fail("model '", cfg.model, "' runs in f32 only (got --precision ", cfg.precision, ")");
+    if (cfg.training_pass() && !has("precision-training"))
+        fail("model '", cfg.model, "' trains in f32 only (got --precision ", cfg.precision, "; its inference runs in it)");
 }
 
 void validate_model_config(const ModelConfig &cfg) {

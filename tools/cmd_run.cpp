@@ -223,7 +223,7 @@ int run_command(const std::vector<std::string> &args) {
     std::vector<std::string> skipped;
     std::vector<ModelConfig> runnable;
     for (auto &c : configs) {
-        std::string why = model_unavailable(find_model(c.model));
+        std::string why = model_unavailable(find_model(c.model), c);
         if (why.empty()) runnable.push_back(c);
         else skipped.push_back("skipped: model '" + c.model + "' unavailable: " + why);
     }
