@@ -25,10 +25,6 @@ std::vector<RVar> conv_reduction(const ConvFuncs &f) {
     return r;
 }
 
-Expr conv_input_value(const ConvFuncs &f, const Expr &v) {
-    return f.precision == Precision::bf16 ? cast(BFloat(16), v) : v;
-}
-
 Expr define_conv_weights(ConvFuncs &f, const ImageParam &weights, const Expr &n, const Expr &m, const Expr &k,
                          int h_tile) {
     if (f.precision == Precision::bf16) return define_weight_pairs(f, weights, n, m, k);

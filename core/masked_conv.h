@@ -47,9 +47,7 @@ Halide::Expr define_conv_weights(ConvFuncs &f, const Halide::ImageParam &weights
 Halide::Expr conv_input_channel(const ConvFuncs &f);
 // Every RVar of conv_r, innermost first.
 std::vector<Halide::RVar> conv_reduction(const ConvFuncs &f);
-// f.input_padded's definition for a value v at (f.c, ...): v, or in bf16 v rounded to bfloat16 (the cast fused where
-// the input is produced).
-Halide::Expr conv_input_value(const ConvFuncs &f, const Halide::Expr &v);
+
 
 // Defines f.weights_clamped and f.conv (in f.precision) from f.input_padded, weights (m, n, k, G) and bias (m, G); n, m, k
 // are the extents. extra_bias (an Expr of f.h, f.b, f.g), when defined, is added to the bias. h_tile > 0: the

@@ -20,6 +20,10 @@ bool has_bf16_dot_product(const Halide::Target &target) {
     return target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::AVX512_SapphireRapids);
 }
 
+Halide::Expr gemm_operand(const Halide::Expr &v, Precision precision) {
+    return precision == Precision::bf16 && v.type() != Halide::BFloat(16) ? Halide::cast(Halide::BFloat(16), v) : v;
+}
+
 float round_to_bf16(float v) {
     if (std::isnan(v)) return v;
     uint32_t bits;

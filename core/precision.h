@@ -21,4 +21,8 @@ bool has_bf16_dot_product(const Halide::Target &target);
 // v rounded to the nearest bfloat16 (ties to even), as f32: what the bf16 path's operands hold.
 float round_to_bf16(float v);
 
+// v as a GEMM operand of `precision` (a Func's value where the operand is produced, stored so): itself, or rounded to
+// bfloat16 (unless it is already).
+Halide::Expr gemm_operand(const Halide::Expr &v, Precision precision);
+
 }  // namespace qrnn

@@ -3,10 +3,6 @@
 namespace qrnn {
 using namespace Halide;
 
-Expr gemm_operand(const Expr &v, Precision precision) {
-    return precision == Precision::bf16 && v.type() != BFloat(16) ? cast(BFloat(16), v) : v;
-}
-
 Expr define_dweights_product(const Func &dpre, const Func &input_padded, const Expr &n, const Expr &shift,
                              const BackwardPanels &panels, Func &dpre_panels, Func &input_panels, const Var &h, const Var &c,
                              const Var &g, const RDom &r, Precision precision) {

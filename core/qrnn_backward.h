@@ -95,8 +95,6 @@ Halide::Expr define_dweights_product(const Halide::Func &dpre, const Halide::Fun
 Halide::Expr define_dinput_weights(const Halide::ImageParam &weights, const Halide::Expr &m, const Halide::Expr &n,
                                    int panel_rows, Halide::Func &transposed, Halide::Func &panels, const Halide::Var &c,
                                    const Halide::RDom &r, Precision precision = Precision::f32);
-// v as a GEMM operand of `precision`: itself, or rounded to bfloat16 (unless it is already).
-Halide::Expr gemm_operand(const Halide::Expr &v, Precision precision);
 
 // Throws qrnn::Error if the variant has no backward. panels: dinput and dweights read their operands packed into
 // panels of those rows, their tiles aligned to them (a GEMM core's rows).

@@ -53,7 +53,7 @@ LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &varian
     Expr hist_row = clamp(t + k - 1, 0, in.history.dim(2).extent() - 1);
     Expr raw = select(t < 0, in.history(cc, bc, hist_row), in.x(cc, bc, clamp(t, 0, T - 1)));
     Expr t_abs = in.time_offset + t;
-    L.input_padded(c, b, t) = conv_input_value(L, apply_dropout(in, raw, t_abs, b, c));
+    L.input_padded(c, b, t) = gemm_operand(apply_dropout(in, raw, t_abs, b, c), L.precision);  // rounded where produced
 
     Expr batch_bias;  // the encoder-decoder's per-sequence conditioning (+ V h~_T), when the pipeline has it
     if (in.with_batch_bias) batch_bias = in.batch_bias(clamp(h, 0, m - 1), bc, g);

@@ -15,8 +15,8 @@ namespace {
 Expr exp_nonpositive(const Expr &x) { return fast_exp(max(x, -80.0f)); }
 
 Expr clamped_row(const DecoderFuncs &F, const Expr &e) { return clamp(e, 0, F.rows - 1); }
-// A GEMM operand as stored (bf16: rounded), and as read (widened to f32).
-Expr stored(const DecoderFuncs &F, const Expr &v) { return F.precision == Precision::bf16 ? cast(BFloat(16), v) : v; }
+// A GEMM operand as stored (bf16: rounded, core/precision.h), and as read (widened to f32).
+Expr stored(const DecoderFuncs &F, const Expr &v) { return gemm_operand(v, F.precision); }
 Expr operand(const DecoderFuncs &F, const Expr &v) { return cast<float>(stored(F, v)); }
 Expr clamped_word(const DecoderFuncs &F, const Expr &e) { return clamp(e, 0, F.vocab - 1); }
 

@@ -15,9 +15,12 @@ bool keep(uint32_t key, uint32_t threshold, int64_t t_abs, int64_t b, int64_t ch
            threshold;
 }
 
+double operand_value(double v, Precision precision) {
+    return precision == Precision::bf16 ? round_to_bf16(static_cast<float>(v)) : v;
+}
+
 Tensor<double> operand_values(Tensor<double> v, Precision precision) {
-    if (precision == Precision::bf16)
-        for (double &e : v.data) e = round_to_bf16(static_cast<float>(e));
+    for (double &e : v.data) e = operand_value(e, precision);
     return v;
 }
 

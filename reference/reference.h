@@ -9,7 +9,8 @@ namespace qrnn::ref {
 double sigmoid(double x);
 bool keep(uint32_t key, uint32_t threshold, int64_t t_abs, int64_t b, int64_t ch);
 
-// v as a conv operand of `precision`: itself (f32), or each element rounded to bfloat16 (bf16).
+// v as a GEMM operand of `precision`: itself (f32), or rounded to bfloat16 (bf16); the same of each element.
+double operand_value(double v, Precision precision);
 Tensor<double> operand_values(Tensor<double> v, Precision precision);
 
 // Masked convolution: conv[t][b][g][h] (pre-activations, bias included). history has >= k-1 rows. bf16: x, history

@@ -10,7 +10,6 @@ namespace qrnn::ref {
 DecoderResult softmax_decoder(const Tensor<double> &h_in, const std::vector<int32_t> &targets, const Tensor<double> &weights_in,
                               const Tensor<double> &bias, bool grads, Precision precision) {
     const Tensor<double> h = operand_values(h_in, precision), weights = operand_values(weights_in, precision);
-    auto operand = [&](double v) { return precision == Precision::bf16 ? double(round_to_bf16(static_cast<float>(v))) : v; };
     const int64_t V = weights.dim(0), m = weights.dim(1), N = static_cast<int64_t>(h.size()) / m;
     DecoderResult r;
     r.row_loss.assign(N, 0.0);
@@ -35,7 +34,7 @@ DecoderResult softmax_decoder(const Tensor<double> &h_in, const std::vector<int3
         for (int64_t v = 0; v < V; v++) {
             double d = std::exp(logits[v] - log_norm) - (v == targets[i] ? 1.0 : 0.0);
             r.dbias(v) += d;
-            d = operand(d);
+            d = operand_value(d, precision);
             for (int64_t k = 0; k < m; k++) {
                 r.dh(i, k) += d * weights(v, k);
                 r.dweights(v, k) += d * hi[k];
