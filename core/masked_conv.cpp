@@ -7,13 +7,15 @@ namespace {
 Expr define_weight_pairs(ConvFuncs &f, const ImageParam &weights, const Expr &n, const Expr &m, const Expr &k) {
     Var h = f.h, t = f.t, g = f.g, ci("ci"), cp("cp");
     f.conv_r = RDom(0, 2, 0, (n + 1) / 2, 0, k, "conv_r");
-    f.pair_rows = (m + 15) / 16 * 16 + 96;
+    f.weight_pair_rows = pair_rows(m);
     Expr c = 2 * cp + ci;
     Expr w = weights(clamp(likely(h), 0, m - 1), clamp(c, 0, n - 1), t, g);
     f.weights_pairs(ci, h, cp, t, g) = cast(BFloat(16), select(c < n, w, 0.0f));
     return cast<float>(f.weights_pairs(f.conv_r.x, h, f.conv_r.y, f.conv_r.z, g));
 }
 }  // namespace
+
+Expr pair_rows(const Expr &rows) { return (rows + 15) / 16 * 16 + 96; }
 
 Expr conv_input_channel(const ConvFuncs &f) {
     return f.precision == Precision::bf16 ? 2 * f.conv_r.y + f.conv_r.x : Expr(f.conv_r.x);

@@ -30,13 +30,16 @@ struct ConvFuncs {
     // n), rows past m clamped: per (cp, j) a pair of every row, h unpacked (a panel's index h % tile, vectorised
     // with the pair, defeats Halide 14's simplifier: a gather per vector). Undefined in f32.
     Halide::Func weights_pairs{"weights_pairs"};
-    // Rows stored of weights_pairs: m rounded up to 16, plus 96: every register tile's rows (at most 5 vectors of 16
-    // lanes, rounded up from m) and a stride off powers of two (else one cache set per pair at m = 1024).
-    Halide::Expr pair_rows;
+    Halide::Expr weight_pair_rows;  // rows stored of weights_pairs: pair_rows(m)
     Halide::Func conv{"conv"};                        // (h, b, t, g) gate pre-activations, bias included
     Halide::RDom conv_r;                              // (c, j) reduction of conv; bf16: (ci, cp, j)
     Precision precision = Precision::f32;
 };
+
+// Rows stored of a bf16 operand of `rows` rows unpacked (each a pair of elements): rows rounded up to 16, plus 96, so
+// that every register tile's rows (at most 5 vectors of 16 lanes, rounded up from rows) lie inside it, with a stride
+// off powers of two (else one cache set per pair at 1024 rows).
+Halide::Expr pair_rows(const Halide::Expr &rows);
 
 // Defines f.weights_clamped (or with h_tile > 0 f.weights_packed) and f.conv_r (over (c < n, j < k)) and returns
 // the conv's weight read at (f.h, rc, rj, f.g). bf16 (f.precision): f.weights_pairs and f.conv_r over (ci, cp, j),

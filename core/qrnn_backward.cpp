@@ -5,27 +5,62 @@ using namespace Halide;
 
 Expr define_dweights_product(const Func &dpre, const Func &input_padded, const Expr &n, const Expr &shift,
                              const BackwardPanels &panels, Func &dpre_panels, Func &input_panels, const Var &h, const Var &c,
-                             const Var &g, const RDom &r, Precision precision) {
+                             const Var &g, const RDom &r) {
     const RVar rt = r.x, rb = r.y;
-    if (panels.dweights_rows == 0)
-        return cast<float>(gemm_operand(dpre(h, rb, rt, g), precision)) * cast<float>(input_padded(c, rb, rt + shift));
+    if (panels.dweights_rows == 0) return dpre(h, rb, rt, g) * input_padded(c, rb, rt + shift);
     const int rows = panels.dweights_rows, cols = panels.dweights_cols;
     Var hi("hi"), ho("ho"), ci("ci"), co("co"), b("b"), t("t"), gv("g");
-    dpre_panels(hi, b, t, gv, ho) = gemm_operand(dpre(ho * rows + hi, b, t, gv), precision);
+    dpre_panels(hi, b, t, gv, ho) = dpre(ho * rows + hi, b, t, gv);
     input_panels(ci, b, t, co) = input_padded(min(likely(co * cols + ci), n - 1), b, t);
-    return cast<float>(dpre_panels(h % rows, rb, rt, g, h / rows)) * cast<float>(input_panels(c % cols, rb, rt + shift, c / cols));
+    return dpre_panels(h % rows, rb, rt, g, h / rows) * input_panels(c % cols, rb, rt + shift, c / cols);
 }
 
 Expr define_dinput_weights(const ImageParam &weights, const Expr &m, const Expr &n, int panel_rows, Func &transposed,
-                           Func &panels, const Var &c, const RDom &r, Precision precision) {
+                           Func &panels, const Var &c, const RDom &r) {
     Var ci("ci"), co("co"), h("h"), j("j"), g("g"), cv("c");
     if (panel_rows > 0) {
-        panels(ci, h, j, g, co) = gemm_operand(weights(min(likely(h), m - 1), min(likely(co * panel_rows + ci), n - 1), j, g), precision);
-        return cast<float>(panels(c % panel_rows, r.x, r.y, r.z, c / panel_rows));
+        panels(ci, h, j, g, co) = weights(min(likely(h), m - 1), min(likely(co * panel_rows + ci), n - 1), j, g);
+        return panels(c % panel_rows, r.x, r.y, r.z, c / panel_rows);
     }
-    transposed(cv, h, j, g) = gemm_operand(weights(min(likely(h), m - 1), min(likely(cv), n - 1), j, g), precision);
-    return cast<float>(transposed(c, r.x, r.y, r.z));
+    transposed(cv, h, j, g) = weights(min(likely(h), m - 1), min(likely(cv), n - 1), j, g);
+    return transposed(c, r.x, r.y, r.z);
 }
+
+namespace {
+Expr widened(const Expr &bf16) { return cast<float>(bf16); }
+
+// bf16 (core/precision.h): both GEMMs reduce over pairs of adjacent operand elements, as the forward conv
+// (core/masked_conv.h), so that a target with the dot product runs them on it: dW over pairs of b, dX over pairs of
+// h. Each operand is stored bfloat16 once (the cast fused into its packing); the odd element past B or m is 0.
+void define_dweights_pairs(BackwardFuncs &D) {
+    Var h = D.h, c = D.c, g = D.g, j = D.j, pi("pi"), bp("bp"), t("t"), s("s");
+    const Expr &B = D.B, &m = D.m, &n = D.n, &k = D.k;
+    Expr b = 2 * bp + pi;
+    D.dweights_pair_rows = pair_rows(m);
+    Expr dpre = D.gemm_dpre(min(likely(h), m - 1), min(b, B - 1), t, g);
+    D.dpre_pairs(pi, h, bp, t, g) = cast(BFloat(16), select(h < m && b < B, dpre, 0.0f));
+    Expr input = D.fwd.input_padded(min(likely(c), n - 1), min(b, B - 1), s);
+    D.input_pairs(pi, c, bp, s) = gemm_operand(select(b < B, input, cast(input.type(), 0.0f)), Precision::bf16);
+    D.dweights_r = RDom(0, 2, 0, (B + 1) / 2, 0, D.T, "dweights_r");
+    const RVar rpi = D.dweights_r.x, rbp = D.dweights_r.y, rt = D.dweights_r.z;
+    D.dweights_acc(h, c, j, g) += widened(D.dpre_pairs(rpi, h, rbp, rt, g)) *
+                                  widened(D.input_pairs(rpi, c, rbp, rt + j - (k - 1)));
+}
+
+void define_dinput_pairs(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre) {
+    Var c = D.c, b = D.b, t = D.t, g = D.g, j = D.j, h = D.h, pi("pi"), hp("hp");
+    const Expr &m = D.m, &n = D.n, &k = D.k;
+    Expr hh = 2 * hp + pi;
+    D.dinput_pair_rows = pair_rows(n);
+    Expr weight = in.fwd.weights(min(hh, m - 1), min(likely(c), n - 1), j, g);
+    D.weights_pairs_t(pi, c, hp, j, g) = cast(BFloat(16), select(hh < m, weight, 0.0f));
+    D.dpre_operand(h, b, t, g) = cast(BFloat(16), dpre(h, b, t, g));
+    D.dinput_r = RDom(0, 2, 0, (m + 1) / 2, 0, k, 0, D.G, "dinput_r");
+    const RVar rpi = D.dinput_r.x, rhp = D.dinput_r.y, rj = D.dinput_r.z, rg = D.dinput_r.w;
+    D.dinput(c, b, t) += widened(D.weights_pairs_t(rpi, c, rhp, rj, rg)) *
+                         widened(D.dpre_operand(2 * rhp + rpi, b, t + (k - 1) - rj, rg));
+}
+}  // namespace
 
 void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre, BackwardPanels panels) {
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
@@ -37,26 +72,29 @@ void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Fun
     D.gemm_dpre = Func("dpre_clamped");
     D.gemm_dpre(h, b, t, g) = dpre(h, b, clamp(t, -1, T), g);
     // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j); dbias = sum_{t,b} dpre.
-    D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
     D.dweights_acc(h, c, j, g) = 0.0f;
-    const Precision precision = in.fwd.precision;
-    D.dweights_acc(h, c, j, g) += define_dweights_product(D.gemm_dpre, D.fwd.input_padded, D.n, j - (k - 1), panels,
-                                                          D.dpre_panels, D.input_panels, h, c, g, D.dweights_r, precision);
+    D.dinput(c, b, t) = 0.0f;
+    if (in.fwd.precision == Precision::bf16) {
+        define_dweights_pairs(D);
+        define_dinput_pairs(D, in, dpre);
+    } else {
+        D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
+        D.dweights_acc(h, c, j, g) += define_dweights_product(D.gemm_dpre, D.fwd.input_padded, D.n, j - (k - 1), panels,
+                                                              D.dpre_panels, D.input_panels, h, c, g, D.dweights_r);
+        // The transposed masked conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s+(k-1)-j, g)
+        // (dpre is 0 outside [0, T), so no bounds test inside the reduction). Reads bounded above (tiles overrun c;
+        // every consumer starts at 0); likely(): the transpose's steady state has no min (0.14 -> 0.12 ms at n = m = 320).
+        D.dinput_r = RDom(0, m, 0, k, 0, G, "dinput_r");
+        RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
+        Expr weight = define_dinput_weights(in.fwd.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c,
+                                            D.dinput_r);
+        D.dinput(c, b, t) += weight * dpre(rh, b, t + (k - 1) - rj, rg);
+    }
     D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
     D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
     D.dbias_acc(h, g) = 0.0f;
     D.dbias_acc(h, g) += dpre(h, D.dbias_r.y, D.dbias_r.x, g);
     D.dbias(h, g) = D.dbias_acc(h, g);
-
-    // The transposed masked conv: dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s+(k-1)-j, g)
-    // (dpre is 0 outside [0, T), so no bounds test inside the reduction). Reads bounded above (tiles overrun c; every
-    // consumer starts at 0); likely(): the transpose's steady state has no min (0.14 -> 0.12 ms at n = m = 320).
-    D.dinput_r = RDom(0, m, 0, k, 0, G, "dinput_r");
-    RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
-    Expr weight = define_dinput_weights(in.fwd.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c,
-                                        D.dinput_r, precision);
-    D.dinput(c, b, t) = 0.0f;
-    D.dinput(c, b, t) += weight * cast<float>(gemm_operand(dpre(rh, b, t + (k - 1) - rj, rg), precision));
 
     // Through dropout (the forward's masks, by absolute time); history row j is time j-(k-1).
     Expr t_abs = in.fwd.time_offset + t;

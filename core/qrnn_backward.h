@@ -44,12 +44,20 @@ struct BackwardFuncs {
     // With dinput panel rows (define_backward_gemms): weights_t packed into panels of that many c instead,
     // (ci, h, j, g, co) = weights(h, co * rows + ci, j, g), c past n clamped; weights_t is then unused.
     Halide::Func weights_panels{"weights_panels"};
+    // bf16 (core/precision.h): each GEMM reduces over pairs of adjacent elements, the dot product's layout, its
+    // operands stored bfloat16 (0 past B, m): dW over pairs of b, dpre_pairs (pi, h, bp, t, g) = dpre(h, 2 bp + pi, t,
+    // g) and input_pairs (pi, c, bp, s) = input_padded(c, 2 bp + pi, s), rows unpacked and their stride padded
+    // (pair_rows: as the forward's weight pairs, core/masked_conv.h); dX over pairs of h, weights_pairs_t (pi, c, hp,
+    // j, g) = weights(2 hp + pi, c, j, g) and dpre_operand (h, b, t, g) = dpre. The f32 operands' Funcs are unused.
+    Halide::Func dpre_pairs{"dpre_pairs"}, input_pairs{"input_pairs"};
+    Halide::Func weights_pairs_t{"weights_pairs_t"}, dpre_operand{"dpre_operand"};
+    Halide::Expr dweights_pair_rows, dinput_pair_rows;  // rows stored of dpre_pairs (h), weights_pairs_t (c)
     Halide::Func dweights_acc{"dweights_acc"}; // (h, c, j, g) += dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j)
-    Halide::RDom dweights_r;                   // (t, b)
+    Halide::RDom dweights_r;                   // (t, b); bf16: (pi, bp, t)
     Halide::Func dbias_acc{"dbias_acc"};       // (h, g) += dpre(h, b, t, g)
     Halide::RDom dbias_r;                      // (t, b)
     Halide::Func dinput{"dinput"};             // (c, b, s) dL/d input_padded, s in [-(k-1), T)
-    Halide::RDom dinput_r;                     // (h, j, g)
+    Halide::RDom dinput_r;                     // (h, j, g); bf16: (pi, hp, j, g)
     // Outputs.
     Halide::Func dweights{"dweights"};  // (h, c, j, g)
     Halide::Func dbias{"dbias"};        // (h, g)
@@ -81,20 +89,20 @@ struct BackwardPanels {
 // (ci, b, s, co) = input_padded(co * cols + ci, b, s), defined here: a register tile's steps are contiguous in both
 // (unpacked, the input's rows are n floats apart: at n = 1024 every step fell into one L1 set); its h and c tiles
 // must align to the panels. dpre is read past m in the last panel (it is 0 there), the input clamped to n - 1.
-// bf16 (core/precision.h): dpre rounded to bfloat16 where it is read (packed: stored so), input_padded as it is.
+// f32 only (bf16: BackwardFuncs::dpre_pairs).
 Halide::Expr define_dweights_product(const Halide::Func &dpre, const Halide::Func &input_padded, const Halide::Expr &n,
                                      const Halide::Expr &shift, const BackwardPanels &panels, Halide::Func &dpre_panels,
                                      Halide::Func &input_panels, const Halide::Var &h, const Halide::Var &c,
-                                     const Halide::Var &g, const Halide::RDom &r, Precision precision = Precision::f32);
+                                     const Halide::Var &g, const Halide::RDom &r);
 
 // The weight dinput multiplies at (c, rh, rj, rg), from weights (h, c, j, g) of an m x n layer: with panel_rows > 0
 // read from `panels` (ci, h, j, g, co) = weights(h, co * panel_rows + ci, j, g), defined here (a panel's rows for one
 // (h, j, g) contiguous: the GEMM streams them in order; c tiles must align to the panels), else from `transposed`
 // (c, h, j, g), defined here. Rows past m and n clamped (tiles overrun them).
-// bf16: the weights stored as bfloat16 (the cast fused into the transpose or packing), widened where read.
+// f32 only (bf16: BackwardFuncs::weights_pairs_t).
 Halide::Expr define_dinput_weights(const Halide::ImageParam &weights, const Halide::Expr &m, const Halide::Expr &n,
                                    int panel_rows, Halide::Func &transposed, Halide::Func &panels, const Halide::Var &c,
-                                   const Halide::RDom &r, Precision precision = Precision::f32);
+                                   const Halide::RDom &r);
 
 // Throws qrnn::Error if the variant has no backward. panels: dinput and dweights read their operands packed into
 // panels of those rows, their tiles aligned to them (a GEMM core's rows).

@@ -26,7 +26,8 @@ void forward_naive(LayerFuncs &L, const LayerInputs &, const Target &, const Kno
 
 void backward_naive(BackwardFuncs &D, const BackwardInputs &, const Target &, const Knobs &) {
     D.fwd.input_padded.compute_root();
-    for (Func f : {D.dcell, D.dpre, D.weights_t, D.dweights_acc, D.dbias_acc, D.dinput}) f.compute_root();
+    for (Func f : {D.dcell, D.dpre, D.weights_t, D.weights_pairs_t, D.dpre_operand, D.dweights_acc, D.dbias_acc, D.dinput})
+        if (f.defined()) f.compute_root();
 }
 
 
@@ -47,8 +48,13 @@ TapePadding tuned_tape_padding(const Target &target, const Knobs &knobs) {
 void schedule_dinput_gemm(BackwardFuncs &D, GemmTile tile, const Target &target) {
     Func tiles = D.dinput.in();
     tiles.compute_root();
-    const GemmDims dims{D.dinput, D.c, D.t, {D.b}, {}, {D.dinput_r.x, D.dinput_r.y, D.dinput_r.z}, D.T + D.k - 1, D.B,
-                        D.m * D.k * D.G};
+    std::vector<RVar> r{D.dinput_r.x, D.dinput_r.y, D.dinput_r.z};
+    GemmDims dims{D.dinput, D.c, D.t, {D.b}, {}, r, D.T + D.k - 1, D.B, D.m * D.k * D.G};
+    if (D.weights_pairs_t.defined()) {  // bf16: (pi, hp, j, g), blocked over hp
+        dims.reduction.push_back(D.dinput_r.w);
+        dims.pairs = true, dims.blocked = 1, dims.operand_bytes = 2;
+        dims.k_steps = (D.m + 1) / 2 * 2 * D.k * D.G;
+    }
     schedule_gemm(tiles, dims, D.n, gemm_blocking(target, tile));
 }
 
@@ -57,15 +63,25 @@ void schedule_dinput_gemm(BackwardFuncs &D, GemmTile tile, const Target &target)
 // K blocks over t (so that a block is contiguous in both packs: blocks of b left a block's steps 64 KB apart at
 // B = 256, dW at 0.43 of the best sgemm); dweights, an output, guards its tails. Unpacked, the input's rows lie n
 // floats apart (at n = 1024 every step in one L1 set). Rejected variants: docs/schedules.md.
+// bf16: the pairs of b (dpre_pairs, input_pairs) instead of the panels, reduction (pi, bp, t), K blocks over t.
 void schedule_dweights_gemm(BackwardFuncs &D, GemmTile tile, const Target &target) {
     // The packs walk their source in order (every panel of a row, then the next row), parallel over time steps (by
     // panel, 5 panels at 320 units left a core idle).
     const int vec = target.natural_vector_size<float>();
-    std::vector<Var> p = D.dpre_panels.args(), q = D.input_panels.args();  // (hi, b, t, g, ho), (ci, b, t, co)
-    schedule_panels_in_source_order(D.dpre_panels, p[2], vec);
-    schedule_panels_in_source_order(D.input_panels, q[2], 0);
     GemmDims dims{D.dweights_acc, D.h, D.c, {D.j}, {D.g}, {D.dweights_r.y, D.dweights_r.x}, D.n, D.k, D.T * D.B};
     dims.blocked = 1;
+    if (D.dpre_pairs.defined()) {
+        const std::vector<Var> p = D.dpre_pairs.args(), q = D.input_pairs.args();  // (pi, h, bp, t, g), (pi, c, bp, s)
+        schedule_pairs_at_root(D.dpre_pairs, D.dweights_pair_rows, p[3], vec);
+        schedule_pairs_at_root(D.input_pairs, pair_rows(D.n), q[3], vec);
+        dims.reduction = {D.dweights_r.x, D.dweights_r.y, D.dweights_r.z};
+        dims.pairs = true, dims.blocked = 2, dims.operand_bytes = 2;
+        dims.k_steps = (D.B + 1) / 2 * 2 * D.T;
+    } else {
+        std::vector<Var> p = D.dpre_panels.args(), q = D.input_panels.args();  // (hi, b, t, g, ho), (ci, b, t, co)
+        schedule_panels_in_source_order(D.dpre_panels, p[2], vec);
+        schedule_panels_in_source_order(D.input_panels, q[2], 0);
+    }
     dims.output = true;
     schedule_gemm(D.dweights, dims, D.m, gemm_blocking(target, tile));
 }
@@ -101,7 +117,12 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
 
     // weights_t in vec x vec blocks (a gather per vector when vectorised along c alone: 10% of dX at B=8 T=64), parallel
     // over (j, g).
-    if (D.weights_panels.defined()) {
+    if (D.weights_pairs_t.defined()) {
+        // bf16 (pi, c, hp, j, g): the rows of c read strided from the weights (a transpose, once per step), parallel
+        // over hp; dX's other operand, dpre rounded, once.
+        schedule_pairs_at_root(D.weights_pairs_t, D.dinput_pair_rows, D.weights_pairs_t.args()[2], vec, 8);
+        schedule_cpu_dpre(D, D.dpre_operand, target);
+    } else if (D.weights_panels.defined()) {
         // (ci, h, j, g, co): transposed in vec x vec blocks, parallel over (j, g, panel).
         const std::vector<Var> p = D.weights_panels.args();
         Var panel("panel");

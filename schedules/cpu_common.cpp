@@ -78,18 +78,22 @@ int gemm_h_tile(const Target &target, const Knobs &knobs) {
 static void input_padded_at_root(ConvFuncs &f, int vec) {
     f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
 }
-// The conv's weights once per call: bf16's pairs (f.pair_rows rows, ConvFuncs), packed into panels when the conv reads
-// them so (define_conv_weights with an h tile), else the clamped copy.
+void schedule_pairs_at_root(Func pairs, const Expr &rows, const Var &parallel, int vec, int block) {
+    const std::vector<Var> a = pairs.args();
+    std::vector<VarOrRVar> order{a[0], a[1]};
+    for (size_t i = 2; i < a.size(); i++)
+        if (!a[i].same_as(parallel)) order.push_back(a[i]);
+    order.push_back(parallel);
+    pairs.compute_root().bound(a[0], 0, 2).bound(a[1], 0, rows).reorder(order).unroll(a[0]).vectorize(a[1], vec);
+    if (block > 1) pairs.parallel(parallel, block, TailStrategy::GuardWithIf);
+    else pairs.parallel(parallel);
+}
+
+// The conv's weights once per call: bf16's pairs (ConvFuncs::weight_pair_rows rows), packed into panels when the conv
+// reads them so (define_conv_weights with an h tile), else the clamped copy.
 static void weights_at_root(ConvFuncs &f, int vec) {
     if (f.weights_pairs.defined()) {
-        const std::vector<Var> a = f.weights_pairs.args();  // ci, h, cp, j, g
-        f.weights_pairs.compute_root()
-            .bound(a[0], 0, 2)
-            .bound(a[1], 0, f.pair_rows)
-            .reorder(a[0], a[1], a[3], a[4], a[2])
-            .unroll(a[0])
-            .vectorize(a[1], vec)
-            .parallel(a[2], 8, TailStrategy::GuardWithIf);
+        schedule_pairs_at_root(f.weights_pairs, f.weight_pair_rows, f.weights_pairs.args()[2], vec, 8);  // (ci, h, cp, j, g)
     } else if (f.weights_packed.defined()) {
         schedule_packed_panels(f.weights_packed, vec);
     } else {
