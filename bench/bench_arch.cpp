@@ -14,32 +14,6 @@ namespace {
 constexpr int64_t kDenseLayers = 3;
 constexpr uint32_t kSeed = 7;
 
-// One layer on fixed seeded data: its forward (no tape) and its training step (forward with a tape, then
-// backward with dx), each from a state at time 0 (the bidirectional layer refuses any other). Constructing it
-// runs one forward from the zero state (y: what the checks compare).
-struct Driver {
-    std::unique_ptr<nn::Layer> layer;
-    Tensor<float> x, y, dy, dx;
-    nn::State state;
-    std::unique_ptr<nn::Tape> tape;
-    Driver(std::unique_ptr<nn::Layer> l, Tensor<float> input) : layer(std::move(l)), x(std::move(input)) {
-        state = layer->initial_state(x.dim(1));
-        tape = layer->make_tape();
-        dy = Tensor<float>({x.dim(0), x.dim(1), layer->output_size()});
-        seeded_fill(dy, kSeed, 2, 1.0);
-        forward();
-    }
-    void forward() {
-        state.time = 0;
-        layer->forward(x, state, y, nullptr);
-    }
-    void step() {
-        state.time = 0;
-        layer->forward(x, state, y, tape.get());
-        layer->backward(*tape, dy, nullptr, &dx, nullptr);
-    }
-};
-
 ModelConfig config(const std::string &model, const std::string &pooling, const LayerShape &s, int64_t n, int64_t m,
                    const std::string &target, int64_t layers = 1) {
     ModelConfig cfg;
@@ -49,8 +23,10 @@ ModelConfig config(const std::string &model, const std::string &pooling, const L
 }
 
 std::unique_ptr<nn::Layer> plain_layer(const std::string &pooling, const LayerShape &s, int64_t n, int64_t m,
-                                       const std::string &target) {
-    return std::make_unique<nn::QrnnLayer>(config("qrnn", pooling, s, n, m, target), 0);
+                                       const std::string &target, Precision precision = Precision::f32) {
+    ModelConfig cfg = config("qrnn", pooling, s, n, m, target);
+    cfg.precision = precision_name(precision);
+    return std::make_unique<nn::QrnnLayer>(cfg, 0);
 }
 
 std::unique_ptr<nn::Layer> seq_layer(const std::string &model, const std::string &pooling, const LayerShape &s,
@@ -89,9 +65,35 @@ void check_same(const Tensor<float> &ours, const Tensor<float> &plain, const std
 }
 
 struct Owner {
-    std::deque<Driver> drivers;  // stable addresses for the runs
+    std::deque<LayerDriver> drivers;  // stable addresses for the runs
 };
 }  // namespace
+
+LayerDriver::LayerDriver(std::unique_ptr<nn::Layer> l, Tensor<float> input) : layer(std::move(l)), x(std::move(input)) {
+    state = layer->initial_state(x.dim(1));
+    tape = layer->make_tape();
+    dy = Tensor<float>({x.dim(0), x.dim(1), layer->output_size()});
+    seeded_fill(dy, kSeed, 2, 1.0);
+    forward();
+}
+
+void LayerDriver::forward() {
+    state.time = 0;
+    layer->forward(x, state, y, nullptr);
+}
+
+void LayerDriver::step() {
+    state.time = 0;
+    layer->forward(x, state, y, tape.get());
+    layer->backward(*tape, dy, nullptr, &dx, nullptr);
+}
+
+std::unique_ptr<LayerDriver> qrnn_layer_driver(const std::string &pooling, const LayerShape &s, const std::string &target,
+                                               Precision precision) {
+    Tensor<float> x({s.T, s.B, s.n});
+    seeded_fill(x, kSeed, 1, 1.0);
+    return std::make_unique<LayerDriver>(plain_layer(pooling, s, s.n, s.m, target, precision), std::move(x));
+}
 
 ArchBench arch_bench(const std::string &pooling, const LayerShape &s, const std::string &target) {
     auto owner = std::make_shared<Owner>();
@@ -103,17 +105,17 @@ ArchBench arch_bench(const std::string &pooling, const LayerShape &s, const std:
         bench.runs.push_back(std::move(step));
         return bench.runs.size() - 2;
     };
-    auto add_driver = [&](std::unique_ptr<nn::Layer> layer, Tensor<float> x) -> Driver & {
+    auto add_driver = [&](std::unique_ptr<nn::Layer> layer, Tensor<float> x) -> LayerDriver & {
         return d.emplace_back(std::move(layer), std::move(x));
     };
-    auto single = [&](Driver &one) { return add_runs([&one] { one.forward(); }, [&one] { one.step(); }); };
+    auto single = [&](LayerDriver &one) { return add_runs([&one] { one.forward(); }, [&one] { one.step(); }); };
     Tensor<float> x({s.T, s.B, s.n});
     seeded_fill(x, kSeed, 1, 1.0);
 
     // Dense: the plain layers get the concatenations of x and the earlier plain outputs (same parameters).
     auto dense_layer = std::make_unique<nn::DenseQrnn>(config("qrnn-dense", pooling, s, s.n, s.m, target, kDenseLayers));
     const std::vector<nn::Param> dense_params = dense_layer->params();
-    std::vector<Driver *> plain_stack;
+    std::vector<LayerDriver *> plain_stack;
     Tensor<float> input = x;
     for (int64_t l = 0; l < kDenseLayers; l++) {
         auto layer = plain_layer(pooling, s, s.n + l * s.m, s.m, target);
@@ -121,10 +123,10 @@ ArchBench arch_bench(const std::string &pooling, const LayerShape &s, const std:
         plain_stack.push_back(&add_driver(std::move(layer), input));
         if (l + 1 < kDenseLayers) input = concat_channels(input, plain_stack.back()->y);
     }
-    Driver &dense = add_driver(std::move(dense_layer), x);
+    LayerDriver &dense = add_driver(std::move(dense_layer), x);
     check_same(dense.y, plain_stack.back()->y, "the dense stack", s);
-    const size_t plain_dense = add_runs([plain_stack] { for (Driver *p : plain_stack) p->forward(); },
-                                        [plain_stack] { for (Driver *p : plain_stack) p->step(); });
+    const size_t plain_dense = add_runs([plain_stack] { for (LayerDriver *p : plain_stack) p->forward(); },
+                                        [plain_stack] { for (LayerDriver *p : plain_stack) p->step(); });
     const size_t dense_runs = single(dense);
 
     // Bidirectional: against the plain layer of 2m units.
@@ -133,7 +135,7 @@ ArchBench arch_bench(const std::string &pooling, const LayerShape &s, const std:
     const size_t bidir_sum = single(add_driver(seq_layer("qrnn-bidir-sum", pooling, s, target), x));
 
     // Variable length: every length T (same parameters as the plain layer: same output) and seeded random lengths.
-    Driver &plain = add_driver(plain_layer(pooling, s, s.n, s.m, target), x);
+    LayerDriver &plain = add_driver(plain_layer(pooling, s, s.n, s.m, target), x);
     const size_t plain_m = single(plain);
     auto varlen_layer = [&](bool all_t) {
         auto layer = seq_layer("qrnn-varlen", pooling, s, target);
@@ -141,7 +143,7 @@ ArchBench arch_bench(const std::string &pooling, const LayerShape &s, const std:
         copy_params(plain.layer->params(), layer->params());
         return layer;
     };
-    Driver &varlen = add_driver(varlen_layer(true), x);
+    LayerDriver &varlen = add_driver(varlen_layer(true), x);
     check_same(varlen.y, plain.y, "the variable-length layer (all lengths T)", s);
     const size_t varlen_t = single(varlen);
     const size_t varlen_random = single(add_driver(varlen_layer(false), x));

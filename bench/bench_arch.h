@@ -14,9 +14,27 @@
 #include <string>
 #include <vector>
 
+#include "nn/layer.h"
 #include "schedules/schedule.h"
 
 namespace qrnn::bench {
+
+// One layer on fixed seeded data: its forward (no tape) and its training step (forward with a tape, then
+// backward with dx), each from a state at time 0 (the bidirectional layer refuses any other). Constructing it
+// runs one forward from the zero state (y: what the checks compare).
+struct LayerDriver {
+    std::unique_ptr<nn::Layer> layer;
+    Tensor<float> x, y, dy, dx;
+    nn::State state;
+    std::unique_ptr<nn::Tape> tape;
+    LayerDriver(std::unique_ptr<nn::Layer> l, Tensor<float> input);
+    void forward();
+    void step();
+};
+
+// A plain QRNN layer (nn::QrnnLayer, model "qrnn") of shape s in `precision` on seeded data, for `target` ("" = host).
+std::unique_ptr<LayerDriver> qrnn_layer_driver(const std::string &pooling, const LayerShape &s, const std::string &target,
+                                               Precision precision);
 
 struct ArchComparison {
     std::string name;   // e.g. "dense stack (3 layers)"

@@ -137,7 +137,8 @@ void BenchReport::gemm() {
 }
 
 // bf16 (docs/precision.md) at the widths language models train: the conv GEMM against oneDNN's bf16 GEMM on the
-// same rounded operands, and the layer's forward in bf16 against the same layer in f32. Without the target's bf16
+// same rounded operands, and the layer's forward and training step (nn::QrnnLayer: forward with a tape, backward
+// with dx) in bf16 against the same layer in f32. Without the target's bf16
 // dot product both sides are emulated (the rows then say how much slower than f32 that is).
 void BenchReport::gemm_bf16() {
     const std::vector<int64_t> widths = quick ? std::vector<int64_t>{320, 640} : std::vector<int64_t>(std::begin(kLmWidths), std::end(kLmWidths));
@@ -152,6 +153,11 @@ void BenchReport::gemm_bf16() {
         auto [ft, bt] = time_side_by_side([&] { f32.run(); }, [&] { bf16.run(); }, warmup, repeats);
         row("layer forward bf16 vs f32 (f32/bf16)", shape_text(s), fixed(bt.median(), 2) + " ms", fixed(ft.median(), 2) + " ms f32",
             ft.median() / bt.median(), 1.6);
+        auto f32_step = bench::qrnn_layer_driver(pooling.name, s, target_text, Precision::f32);
+        auto bf16_step = bench::qrnn_layer_driver(pooling.name, s, target_text, Precision::bf16);
+        auto [fs, bs] = time_side_by_side([&] { f32_step->step(); }, [&] { bf16_step->step(); }, warmup, repeats);
+        row("layer training step bf16 vs f32 (f32/bf16)", shape_text(s), fixed(bs.median(), 2) + " ms",
+            fixed(fs.median(), 2) + " ms f32", fs.median() / bs.median(), 1.6);
     }
 }
 

@@ -36,7 +36,6 @@ void define_dweights_pairs(BackwardFuncs &D) {
     Var h = D.h, c = D.c, g = D.g, j = D.j, pi("pi"), bp("bp"), t("t"), s("s");
     const Expr &B = D.B, &m = D.m, &n = D.n, &k = D.k;
     Expr b = 2 * bp + pi;
-    D.dweights_pair_rows = pair_rows(m);
     Expr dpre = D.gemm_dpre(min(likely(h), m - 1), min(b, B - 1), t, g);
     D.dpre_pairs(pi, h, bp, t, g) = cast(BFloat(16), select(h < m && b < B, dpre, 0.0f));
     Expr input = D.fwd.input_padded(min(likely(c), n - 1), min(b, B - 1), s);
@@ -51,7 +50,6 @@ void define_dinput_pairs(BackwardFuncs &D, const BackwardInputs &in, const Func 
     Var c = D.c, b = D.b, t = D.t, g = D.g, j = D.j, h = D.h, pi("pi"), hp("hp");
     const Expr &m = D.m, &n = D.n, &k = D.k;
     Expr hh = 2 * hp + pi;
-    D.dinput_pair_rows = pair_rows(n);
     Expr weight = in.fwd.weights(min(hh, m - 1), min(likely(c), n - 1), j, g);
     D.weights_pairs_t(pi, c, hp, j, g) = cast(BFloat(16), select(hh < m, weight, 0.0f));
     D.dpre_operand(h, b, t, g) = cast(BFloat(16), dpre(h, b, t, g));

@@ -46,12 +46,11 @@ struct BackwardFuncs {
     Halide::Func weights_panels{"weights_panels"};
     // bf16 (core/precision.h): each GEMM reduces over pairs of adjacent elements, the dot product's layout, its
     // operands stored bfloat16 (0 past B, m): dW over pairs of b, dpre_pairs (pi, h, bp, t, g) = dpre(h, 2 bp + pi, t,
-    // g) and input_pairs (pi, c, bp, s) = input_padded(c, 2 bp + pi, s), rows unpacked and their stride padded
-    // (pair_rows: as the forward's weight pairs, core/masked_conv.h); dX over pairs of h, weights_pairs_t (pi, c, hp,
-    // j, g) = weights(2 hp + pi, c, j, g) and dpre_operand (h, b, t, g) = dpre. The f32 operands' Funcs are unused.
+    // g) and input_pairs (pi, c, bp, s) = input_padded(c, 2 bp + pi, s); dX over pairs of h, weights_pairs_t (pi, c,
+    // hp, j, g) = weights(2 hp + pi, c, j, g) and dpre_operand (h, b, t, g) = dpre. The pairs' rows are unpacked, the M
+    // operands' stride padded (pair_rows, as the forward's weight pairs: core/masked_conv.h). The f32 operands' Funcs are unused.
     Halide::Func dpre_pairs{"dpre_pairs"}, input_pairs{"input_pairs"};
     Halide::Func weights_pairs_t{"weights_pairs_t"}, dpre_operand{"dpre_operand"};
-    Halide::Expr dweights_pair_rows, dinput_pair_rows;  // rows stored of dpre_pairs (h), weights_pairs_t (c)
     Halide::Func dweights_acc{"dweights_acc"}; // (h, c, j, g) += dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j)
     Halide::RDom dweights_r;                   // (t, b); bf16: (pi, bp, t)
     Halide::Func dbias_acc{"dbias_acc"};       // (h, g) += dpre(h, b, t, g)

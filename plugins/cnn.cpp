@@ -36,8 +36,10 @@ struct CnnFuncs : ConvFuncs {
     Func pooled{"pooled"};        // (h, b) max over t
     RDom time_r;
 
-    // h_tile: the schedule's h tile (the conv reads the weights in place at widths it divides).
-    explicit CnnFuncs(int h_tile) {
+    // h_tile: the schedule's h tile (the conv reads the weights in place at widths it divides). bf16: the conv's
+    // operands rounded where produced (core/masked_conv.h).
+    CnnFuncs(int h_tile, Precision p) {
+        precision = p;
         Expr n = x.dim(0).extent(), T = x.dim(2).extent();
         define_cnn_input_padded(*this, x);
         define_masked_conv(*this, weights, bias, n, weights.dim(0).extent(), weights.dim(2).extent(), Expr(), h_tile);
@@ -68,9 +70,9 @@ void schedule_cpu(CnnFuncs &f, bool pooled, const Target &target) {
 
 struct CompiledCnn {
     Target target = get_jit_target_from_environment();
-    CnnFuncs funcs{cnn_h_tile(target)};
+    CnnFuncs funcs;
     Kernel pipeline;
-    explicit CompiledCnn(bool pooled) {
+    CompiledCnn(bool pooled, Precision precision) : funcs(cnn_h_tile(target), precision) {
         schedule_cpu(funcs, pooled, target);
         pipeline = Pipeline(pooled ? funcs.pooled : funcs.activated);
         compile_kernels({&pipeline}, target);
@@ -86,10 +88,18 @@ void CompiledCnn::run(Tensor<float> &x, Tensor<float> &weights, Tensor<float> &b
     pipeline.realize(Realization(out));
 }
 
-// The two pipelines (sequence output, max-pooled output), compiled once; their ImageParams are shared.
+// The pipelines (sequence output, max-pooled output; per precision), each compiled at its first use.
 struct CnnPipelines {
-    CompiledCnn sequence{false}, pooled{true};
     std::mutex mutex;
+    // Under `mutex`.
+    CompiledCnn &get(bool pooled, Precision precision) {
+        std::unique_ptr<CompiledCnn> &p = compiled[pooled][precision == Precision::bf16];
+        if (!p) p = std::make_unique<CompiledCnn>(pooled, precision);
+        return *p;
+    }
+
+private:
+    std::unique_ptr<CompiledCnn> compiled[2][2];
 };
 CnnPipelines &pipelines() {
     // The environment's target is fixed for the process: looked up once, then a reference into the cache.
@@ -99,7 +109,8 @@ CnnPipelines &pipelines() {
 
 class CnnModel : public Model {
 public:
-    CnnModel(const ModelConfig &cfg, bool pooled) : cfg_(cfg), pooled_(pooled), p_(pipelines()), x_(init_input(cfg)) {
+    CnnModel(const ModelConfig &cfg, bool pooled)
+        : cfg_(cfg), pooled_(pooled), precision_(parse_precision(cfg.precision)), p_(pipelines()), x_(init_input(cfg)) {
         for (int64_t l = 0; l < cfg.layers; l++) layers_.push_back(init_cnn_params(cnn_options(cfg), l));
         y_ = pooled ? Tensor<float>({cfg.batch, cfg.hidden}) : Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
         if (cfg.layers > 1) between_[0] = between_[1] = Tensor<float>({cfg.seq, cfg.batch, cfg.hidden});
@@ -110,13 +121,13 @@ public:
         for (int64_t l = 0; l < cfg_.layers; l++) {
             const bool last = l == cfg_.layers - 1;
             Tensor<float> &output = last ? y_ : between_[l % 2];
-            (last && pooled_ ? p_.pooled : p_.sequence).run(*input, layers_[l].weights, layers_[l].bias, output);
+            p_.get(last && pooled_, precision_).run(*input, layers_[l].weights, layers_[l].bias, output);
             input = &output;
         }
     }
     Comparison verify() override {
         forward();
-        Tensor<double> ref = ref::cnn_forward(convert<double>(x_), convert<double>(layers_));
+        Tensor<double> ref = ref::cnn_forward(convert<double>(x_), convert<double>(layers_), precision_);
         return compare(y_, pooled_ ? ref::max_over_time(ref) : ref);
     }
     double flops() const override {  // conv multiply/adds + the bias add (+ the max comparisons)
@@ -129,6 +140,7 @@ public:
 private:
     ModelConfig cfg_;
     bool pooled_;
+    Precision precision_;
     CnnPipelines &p_;
     Tensor<float> x_, y_, between_[2];
     std::vector<LayerParams<float>> layers_;
@@ -156,7 +168,7 @@ Comparison verify_cnn_training(const TrainingStep &s) {
 // cnn-maxpool's output is [B][m], not a sequence: it does not train as a layer stack.
 void register_cnn(const std::string &name, const std::string &description, bool pooled) {
     ModelPlugin p;
-    p.name = name, p.description = description, p.options = {"window", "layers"}, p.targets = {"cpu"};
+    p.name = name, p.description = description, p.options = {"window", "layers", "precision"}, p.targets = {"cpu"};
     p.validate = require_eval;
     p.build = [pooled](const ModelConfig &cfg, const RunOptions &) -> std::unique_ptr<Model> {
         return std::make_unique<CnnModel>(cfg, pooled);
@@ -180,13 +192,14 @@ LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t l) {
 void cnn_layer_forward(Tensor<float> &x, LayerParams<float> &p, Tensor<float> &y) {
     CnnPipelines &pipes = pipelines();
     std::lock_guard<std::mutex> lock(pipes.mutex);
-    pipes.sequence.run(x, p.weights, p.bias, y);
+    pipes.get(false, Precision::f32).run(x, p.weights, p.bias, y);
 }
 
 void define_cnn_input_padded(ConvFuncs &f, const ImageParam &x) {
     Expr n = x.dim(0).extent(), B = x.dim(1).extent(), T = x.dim(2).extent();
     Expr inside = f.t >= 0 && f.t < T;
-    f.input_padded(f.c, f.b, f.t) = select(inside, x(clamp(f.c, 0, n - 1), clamp(f.b, 0, B - 1), clamp(f.t, 0, T - 1)), 0.0f);
+    Expr value = select(inside, x(clamp(f.c, 0, n - 1), clamp(f.b, 0, B - 1), clamp(f.t, 0, T - 1)), 0.0f);
+    f.input_padded(f.c, f.b, f.t) = gemm_operand(value, f.precision);  // rounded where produced
 }
 
 double cnn_layer_flops(int64_t n, int64_t m, int64_t k) { return static_cast<double>(m) * (2.0 * n * k + 1.0); }

@@ -7,7 +7,8 @@
 namespace qrnn {
 
 // f.input_padded(c, b, t) of the CNN's masked conv: x (c, b, t) with zeros outside [0, T); coordinates clamped,
-// so tiles may overrun. The forward (cnn.cpp) and the backward (cnn_backward.cpp) read it so.
+// so tiles may overrun; rounded to bfloat16 in bf16 (f.precision). The forward (cnn.cpp) and the backward
+// (cnn_backward.cpp) read it so.
 void define_cnn_input_padded(ConvFuncs &f, const Halide::ImageParam &x);
 
 LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t layer);  // weights [1][k][n_l][m], bias [1][m]

@@ -48,12 +48,12 @@ LstmOutput lstm_stack_forward(const Tensor<double> &x, const std::vector<LstmPar
     return out;
 }
 
-Tensor<double> cnn_forward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers) {
+Tensor<double> cnn_forward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers, Precision precision) {
     Tensor<double> y = x;
     for (const LayerParams<double> &p : layers) {
         const int64_t k = p.weights.dim(1);
         Tensor<double> history({std::max<int64_t>(k - 1, 1), y.dim(1), y.dim(2)});  // zeros: sequence start
-        Tensor<double> conv = masked_conv(y, history, p);                          // [T][B][1][m]
+        Tensor<double> conv = masked_conv(y, history, p, precision);               // [T][B][1][m]
         y = Tensor<double>({x.dim(0), x.dim(1), p.weights.dim(3)});
         for (size_t i = 0; i < y.size(); i++) y.data[i] = std::tanh(conv.data[i]);
     }

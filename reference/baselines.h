@@ -1,6 +1,7 @@
 // Double-precision references of the baseline models (plugins/): plain loops, no Halide, no vendor library.
 #pragma once
 #include "runtime/lstm_params.h"
+#include "core/precision.h"
 #include "runtime/params.h"
 
 namespace qrnn::ref {
@@ -18,8 +19,10 @@ LstmOutput lstm_stack_forward(const Tensor<double> &x, const std::vector<LstmPar
                               const Tensor<double> &h0, const Tensor<double> &c0);
 
 // CNN baseline: y[t][b][h] = tanh(masked conv of x with the QRNN's window, zeros before the sequence),
-// weights [1][k][n][m], bias [1][m] (the QRNN layout with one gate); layer l reads layer l-1's y.
-Tensor<double> cnn_forward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers);
+// weights [1][k][n][m], bias [1][m] (the QRNN layout with one gate); layer l reads layer l-1's y. bf16: each
+// layer's conv operands rounded (ref::masked_conv).
+Tensor<double> cnn_forward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers,
+                           Precision precision = Precision::f32);
 // Max-over-time pooling: [T][B][m] -> [B][m].
 Tensor<double> max_over_time(const Tensor<double> &y);
 

@@ -72,8 +72,10 @@ void schedule_dweights_gemm(BackwardFuncs &D, GemmTile tile, const Target &targe
     dims.blocked = 1;
     if (D.dpre_pairs.defined()) {
         const std::vector<Var> p = D.dpre_pairs.args(), q = D.input_pairs.args();  // (pi, h, bp, t, g), (pi, c, bp, s)
-        schedule_pairs_at_root(D.dpre_pairs, D.dweights_pair_rows, p[3], vec);
-        schedule_pairs_at_root(D.input_pairs, pair_rows(D.n), q[3], vec);
+        schedule_pairs_at_root(D.dpre_pairs, pair_rows(D.m), p[3], vec);
+        // The input's rows (c, dW's columns) as bounds inference asks: over a task's column block it over-estimates
+        // them (480 at n = 320).
+        schedule_pairs_at_root(D.input_pairs, Expr(), q[3], vec);
         dims.reduction = {D.dweights_r.x, D.dweights_r.y, D.dweights_r.z};
         dims.pairs = true, dims.blocked = 2, dims.operand_bytes = 2;
         dims.k_steps = (D.B + 1) / 2 * 2 * D.T;
@@ -120,7 +122,7 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     if (D.weights_pairs_t.defined()) {
         // bf16 (pi, c, hp, j, g): the rows of c read strided from the weights (a transpose, once per step), parallel
         // over hp; dX's other operand, dpre rounded, once.
-        schedule_pairs_at_root(D.weights_pairs_t, D.dinput_pair_rows, D.weights_pairs_t.args()[2], vec, 8);
+        schedule_pairs_at_root(D.weights_pairs_t, pair_rows(D.n), D.weights_pairs_t.args()[2], vec, 8);
         schedule_cpu_dpre(D, D.dpre_operand, target);
     } else if (D.weights_panels.defined()) {
         // (ci, h, j, g, co): transposed in vec x vec blocks, parallel over (j, g, panel).

@@ -84,7 +84,8 @@ void schedule_pairs_at_root(Func pairs, const Expr &rows, const Var &parallel, i
     for (size_t i = 2; i < a.size(); i++)
         if (!a[i].same_as(parallel)) order.push_back(a[i]);
     order.push_back(parallel);
-    pairs.compute_root().bound(a[0], 0, 2).bound(a[1], 0, rows).reorder(order).unroll(a[0]).vectorize(a[1], vec);
+    pairs.compute_root().bound(a[0], 0, 2).reorder(order).unroll(a[0]).vectorize(a[1], vec);
+    if (rows.defined()) pairs.bound(a[1], 0, rows);
     if (block > 1) pairs.parallel(parallel, block, TailStrategy::GuardWithIf);
     else pairs.parallel(parallel);
 }

@@ -45,8 +45,9 @@ int gemm_h_tile(const Halide::Target &target, const Knobs &knobs);
 // input_padded and the weights (packed, else clamped) of a masked conv (core/masked_conv.h) computed once,
 // vectorised and parallel (both are read many times).
 void schedule_cpu_conv_inputs(ConvFuncs &f, int vec);
-// A bf16 operand stored as pairs (pi, row, ...) at root (core/masked_conv.h): `rows` rows (pair_rows), the pair
-// unrolled inside vectors of rows, parallel over `parallel` (outermost; in blocks of `block` when > 1).
+// A bf16 operand stored as pairs (pi, row, ...) at root (core/masked_conv.h): `rows` rows (pair_rows; undefined: those
+// bounds inference asks for), the pair unrolled inside vectors of rows, parallel over `parallel` (outermost; in blocks
+// of `block` when > 1).
 void schedule_pairs_at_root(Halide::Func pairs, const Halide::Expr &rows, const Halide::Var &parallel, int vec, int block = 1);
 // input_padded alone (what a backward pipeline reads of the forward), specialised on dropout off.
 void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec);

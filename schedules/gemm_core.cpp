@@ -164,7 +164,9 @@ void schedule_gemm(Func tiles, const GemmDims &d, const Expr &m_extent, const Ge
                        .rfactor(v.rko, v.ko);
     store_m_innermost(acc, d.m);
     store_m_innermost(partial, d.m);
-    acc.compute_at(tiles, d.batch.empty() ? v.task : d.batch.front()).vectorize(d.m, blk.vec);
+    // One panel's rows per task: bound so, or interval arithmetic over acc's own tiles doubles the rows bounds inference
+    // asks of the packed operand (at m = 320 with 64-row tiles, 576 rows packed).
+    acc.compute_at(tiles, d.batch.empty() ? v.task : d.batch.front()).bound_extent(d.m, mr).vectorize(d.m, blk.vec);
     std::vector<VarOrRVar> acc_order{v.acc_mi, v.acc_ni};
     for (const Var &c : d.columns) acc_order.push_back(c);
     acc_order.push_back(v.acc_no);

@@ -15,9 +15,12 @@ const char *kQrnn = "qrnn";
 
 const char *kTrainingSuffix = ", training step";
 
-// Sizes shared by the two sides of a comparison, and the pass (files before `pass` existed: inference).
+// Sizes shared by the two sides of a comparison, the precision (bf16 named; files before `precision` existed: f32)
+// and the pass (files before `pass` existed: inference).
 std::string context_of(const ResultTable &t, size_t i) {
+    const std::string precision = t.str(i, "precision");
     return "n=" + t.str(i, "input") + " m=" + t.str(i, "hidden") + " L=" + t.str(i, "layers") + " " + t.str(i, "mode") +
+           (precision.empty() || precision == "f32" ? "" : " " + precision) +
            (t.str(i, "pass") == "training" ? kTrainingSuffix : "");
 }
 

@@ -7,6 +7,7 @@
 // tests run the vdpbf16ps kernel.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include "reference/reference.h"
 #include "runtime/stack_state.h"
 #include "schedules/schedule.h"
+#include "schedules/training_schedule.h"
 #include "tests/support/bench_rows.h"
 #include "tests/support/cli.h"
 #include "tests/support/verified_run.h"
@@ -132,31 +134,77 @@ TEST(Bf16Layer, ErrorAgainstF32IsBf16RoundingWithinItsBound) {
         }
 }
 
+namespace {
+const char *kDotTarget = "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41";
+const char *kAvx2Target = "x86-64-linux-avx-avx2-f16c-fma-sse41";
+
+std::string assembly_of(Halide::Pipeline p, const std::vector<Halide::Argument> &args, const Halide::Target &target,
+                        const std::string &name) {
+    const std::string path = ::testing::TempDir() + name + "_" + std::to_string(target.has_feature(Halide::Target::AVX512)) + ".s";
+    p.compile_to_assembly(path, args, name, target);
+    std::ifstream f(path);
+    std::stringstream text;
+    text << f.rdbuf();
+    return text.str();
+}
+
+std::string forward_assembly(const std::string &target_name) {
+    const Halide::Target target(target_name);
+    const LayerSchedule &s = find_layer_schedule("tuned");
+    LayerInputs in;
+    in.precision = Precision::bf16;
+    Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling("fo"), target, merge_knobs(s, {}, target), {});
+    return assembly_of(p, in.arguments(), target, "bf16_layer");
+}
+
+std::string backward_assembly(const std::string &target_name) {
+    const Halide::Target target(target_name);
+    const TrainingSchedule &s = find_training_schedule("tuned");
+    BackwardInputs in;
+    in.fwd.precision = Precision::bf16;
+    Halide::Pipeline p = build_training_backward(s, in, find_pooling("fo"), target, merge_knobs(s, {}, target));
+    return assembly_of(p, in.arguments(), target, "bf16_backward");
+}
+
+size_t count(const std::string &text, const std::string &word) {
+    size_t n = 0;
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) n++;
+    return n;
+}
+
+// The text of the functions whose label contains `part` (a Func's parallel loop bodies: "par_for_<func>_...").
+std::string functions_named(const std::string &text, const std::string &part) {
+    std::istringstream lines(text);
+    std::string line, out;
+    bool inside = false;
+    while (std::getline(lines, line)) {
+        const bool label = !line.empty() && line[0] != '.' && !std::isspace(static_cast<unsigned char>(line[0])) && line[0] != '#' && line.find(':') != std::string::npos;
+        if (label) inside = line.find(part) != std::string::npos;
+        if (inside) out += line + "\n";
+    }
+    return out;
+}
+}  // namespace
+
 // Sapphire Rapids' feature (Halide's name for avx512_bf16 + vnni): the conv's register tiles are vdpbf16ps on
 // dense loads of the weight pairs (no per-lane gathers); on AVX2 the same algorithm is emulated.
 TEST(Bf16Kernel, DotProductTargetEmitsVdpbf16psOnDenseLoads) {
-    auto assembly = [](const std::string &target_name) {
-        const Halide::Target target(target_name);
-        const LayerSchedule &s = find_layer_schedule("tuned");
-        LayerInputs in;
-        in.precision = Precision::bf16;
-        Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling("fo"), target, merge_knobs(s, {}, target), {});
-        const std::string path = ::testing::TempDir() + "bf16_" + std::to_string(target.has_feature(Halide::Target::AVX512)) + ".s";
-        p.compile_to_assembly(path, in.arguments(), "layer", target);
-        std::ifstream f(path);
-        std::stringstream text;
-        text << f.rdbuf();
-        return text.str();
-    };
-    auto count = [](const std::string &text, const std::string &word) {
-        size_t n = 0;
-        for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) n++;
-        return n;
-    };
-    const std::string dot = assembly("x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41");
+    const std::string dot = forward_assembly(kDotTarget);
     EXPECT_GE(count(dot, "vdpbf16ps"), 20u);  // a 4 x 6 register tile: 24 per pair of input channels
     EXPECT_EQ(count(dot, "vpinsrw"), 0u);
-    EXPECT_EQ(count(assembly("x86-64-linux-avx-avx2-f16c-fma-sse41"), "vdpbf16ps"), 0u);
+    EXPECT_EQ(count(forward_assembly(kAvx2Target), "vdpbf16ps"), 0u);
+}
+
+// The training step's dW (pairs of b) and dX (pairs of h) run on the dot product too: their register tiles (dW 2 x 6
+// and dX 4 x 3 vectors by default: 12 per pair each) are vdpbf16ps, with no per-lane inserts in the GEMMs' loops.
+TEST(Bf16Kernel, BackwardGemmsEmitVdpbf16ps) {
+    const std::string dot = backward_assembly(kDotTarget);
+    for (const char *gemm : {"par_for_dweights_", "par_for_dinput_"}) {
+        const std::string text = functions_named(dot, gemm);
+        EXPECT_GE(count(text, "vdpbf16ps"), 12u) << gemm;
+        EXPECT_EQ(count(text, "vpinsrw"), 0u) << gemm;
+    }
+    EXPECT_EQ(count(backward_assembly(kAvx2Target), "vdpbf16ps"), 0u);
 }
 
 TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
@@ -174,7 +222,9 @@ TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
     ModelConfig lstm = config("fo", 2, {4, 2, 8, 8});
     lstm.model = "lstm-halide";
     EXPECT_EQ(message(lstm), "model 'lstm-halide' runs in f32 only (got --precision bf16)");
-    lstm.model = "lstm-onednn", lstm.pass = "training";
+    lstm.model = "cnn", lstm.pass = "training";
+    EXPECT_EQ(message(lstm), "model 'cnn' trains in f32 only (got --precision bf16; its inference runs in it)");
+    lstm.model = "lstm-onednn";
     EXPECT_EQ(message(lstm), "model 'lstm-onednn' trains in f32 only (got --precision bf16; its inference runs in it)");
     EXPECT_THROW(check_precision(Precision::bf16, Halide::Target("host-cuda")), Error);
     const qrnn::test::CliResult lm = qrnn::test::run_cli(std::string("train ") + QRNN_SOURCE_DIR +
@@ -185,7 +235,8 @@ TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
 }
 
 // `qrnn bench --what gemm-bf16 --quick`: per quick width the bf16 conv GEMM against oneDNN's bf16 GEMM (named, in
-// GFLOP/s, a median of per-round ratios against 0.85) and the bf16 layer against the f32 one (against 1.6). Timing
+// GFLOP/s, a median of per-round ratios against 0.85) and the bf16 layer's forward and training step against the f32
+// ones (against 1.6). Timing
 // never decides pass/fail.
 TEST(Bf16Bench, QuickRowsAreWellFormed) {
     const qrnn::test::QuickBench bench = qrnn::test::run_quick_bench("gemm-bf16");
@@ -197,14 +248,40 @@ TEST(Bf16Bench, QuickRowsAreWellFormed) {
             EXPECT_NE(row.reference.find("dnnl_gemm_bf16bf16f32"), std::string::npos) << row.reference;
             EXPECT_EQ(qrnn::test::bench_quantity(row.ours).second, "GFLOP/s") << row.ours;
             EXPECT_TRUE(qrnn::test::is_round_ratio_row(row, 0.85));
-        } else if (row.benchmark == "layer forward bf16 vs f32 (f32/bf16)") {
+        } else if (row.benchmark == "layer forward bf16 vs f32 (f32/bf16)" ||
+                   row.benchmark == "layer training step bf16 vs f32 (f32/bf16)") {
             layers++;
             EXPECT_TRUE(std::isfinite(row.ratio) && row.ratio > 0) << row.ratio;
             EXPECT_EQ(row.target, 1.6);
         }
     }
     EXPECT_EQ(gemms, 2);
-    EXPECT_EQ(layers, 2);
+    EXPECT_EQ(layers, 4);
+}
+
+// `qrnn run --pass training --precision bf16 --verify` at the paper's width (its dW tiles, guarded at the output's
+// edge, make bounds inference ask for more rows of the packed dpre than m), against the rounded reference within
+// the bf16 training step's default tolerance, which the verdict names.
+TEST(Bf16Training, CliVerifiesAStepAtThePapersWidth) {
+    const qrnn::test::CliResult r = qrnn::test::run_cli(
+        "run --pass training --precision bf16 --verify --batch 3 --seq 5 --input 320 --hidden 320 --repeats 1 --warmup 0");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("verify: all within max relative error 1.00e-04 (bf16 training: 2.00e-03)"), std::string::npos)
+        << r.output;
+}
+
+// The CNN baseline's bf16 inference (the QRNN's masked conv, core/masked_conv.h): against the double reference with
+// the same operands rounded, at f32's tolerance for one layer (every shape has n * m > 1, so f32 would fail it). Two
+// layers: the second reads the first's f32 output (double in the reference), which may round apart (as the stack's).
+TEST(Bf16Baselines, CnnMatchesTheRoundedReference) {
+    for (const char *model : {"cnn", "cnn-maxpool"})
+        for (const Shape &s : {Shape{1, 1, 2, 1}, Shape{9, 4, 21, 40}, Shape{2, 3, 33, 17}, Shape{32, 4, 320, 320}}) {
+            ModelConfig cfg = config("fo", 3, s);
+            cfg.model = model;
+            EXPECT_LE(verified_error(cfg), kF32Tolerance) << cfg.describe();
+            cfg.layers = 2;
+            EXPECT_LE(verified_error(cfg), 1e-3) << cfg.describe();
+        }
 }
 
 // oneDNN's bf16 LSTM, the baseline bf16 runs against: on a CPU with avx512_bf16 it runs; elsewhere oneDNN has only its

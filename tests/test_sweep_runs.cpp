@@ -334,6 +334,34 @@ TEST(SweepReport, SpeedupGridInThePapersLayoutBesideThePaper) {
     EXPECT_EQ(r.output.find("paper:"), std::string::npos) << r.output;
 }
 
+// Runs in bf16 (column precision) get their own grid, each precision's QRNN against the baseline in that precision.
+TEST(SweepReport, Bf16GridBesideTheF32One) {
+    ResultTable t;
+    t.attrs["format"] = std::string(kResultsFormat);
+    int64_t index = 0;
+    for (std::string precision : {"f32", "bf16"})
+        for (std::string model : {"qrnn", "lstm-fake"})
+            for (int64_t batch : {8, 16})
+                for (int64_t seq : {32, 64}) {
+                    const double lstm = precision == "bf16" ? 3.0 : 5.0;
+                    t.append({{"run_id", std::to_string(index)}, {"index", index++}, {"model", model},
+                              {"pooling", std::string("fo")}, {"window", int64_t(2)}, {"schedule", std::string("tuned")},
+                              {"batch", batch}, {"seq", seq}, {"input", int64_t(320)}, {"hidden", int64_t(320)},
+                              {"layers", int64_t(1)}, {"mode", std::string("eval")}, {"precision", precision},
+                              {"status", std::string("ok")}, {"median_ms", model == "qrnn" ? 2.0 : lstm}});
+                }
+    const std::string out = test::scratch_path("bf16_grid.h5");
+    write_results(out, t);
+    auto r = test::run_cli("report " + out + " --grids-only");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const std::string title = "speed-up of qrnn fo k=2 schedule=tuned over lstm-fake (lstm-fake ms / qrnn ms), n=320 m=320 L=1 eval";
+    const size_t f32 = r.output.find(title + "\n"), bf16 = r.output.find(title + " bf16");
+    ASSERT_NE(f32, std::string::npos) << r.output;
+    ASSERT_NE(bf16, std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("        8  2.50  2.50  |", f32), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("        8  1.50  1.50  |", bf16), std::string::npos) << r.output;
+}
+
 // Training-step runs (pass: training) get their own speed-up grid, shown beside the inference grid of the
 // same pair (from the same file, or from --inference FILE) and the paper's.
 TEST(SweepReport, TrainingGridBesideTheInferenceGridAndThePaper) {
