@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "runtime/config.h"
 
 namespace qrnn {
 
@@ -19,6 +20,10 @@ void keep_worst(Comparison &worst, const Comparison &c) {
 }
 
 bool valid_tolerance(double tolerance) { return std::isfinite(tolerance) && tolerance > 0; }
+
+double default_tolerance(const ModelConfig &config) {
+    return config.precision == "bf16" && config.training_pass() ? kBf16TrainingTolerance : kDefaultTolerance;
+}
 
 Comparison compare(const Tensor<float> &y, const Tensor<double> &ref) {
     if (y.shape != ref.shape) fail("result shape ", y.shape_str(), " differs from reference shape ", ref.shape_str());

@@ -20,6 +20,15 @@ void keep_worst(Comparison &worst, const Comparison &c);
 // A usable --verify tolerance: finite and > 0 (NaN, negative or infinite would pass or fail everything).
 bool valid_tolerance(double tolerance);
 
+struct ModelConfig;
+constexpr double kDefaultTolerance = 1e-4;
+// A bf16 training step's: its reference backward rounds dpre (double there, f32 here), and a value within that
+// difference of a rounding boundary rounds a whole bf16 step apart, moving a gradient by up to 2^-8 of one product
+// (docs/precision.md; measured up to 4.1e-4 at B=3 T=7, where dW sums few products).
+constexpr double kBf16TrainingTolerance = 2e-3;
+// The tolerance --verify (qrnn run, a sweep's verify) applies to a configuration when none is given.
+double default_tolerance(const ModelConfig &config);
+
 Comparison compare(const Tensor<float> &y, const Tensor<double> &ref);  // throws qrnn::Error on shape mismatch
 
 // Throws qrnn::Error "<what> contains NaN at [i][j]..." for the first non-finite element.

@@ -83,12 +83,17 @@ std::vector<RunField> make_fields() {
              if (!valid_tolerance(as_float(v))) fail("must be a finite number > 0 (got ", as_float(v), ")");
              s.measure.tolerance = as_float(v);
          },
-         [](const RunSpec &s) { return Value(s.measure.tolerance); }},
+         // Unset reads as the f32 default, so run ids of sweeps that never set it stay what they were.
+         [](const RunSpec &s) { return Value(s.measure.tolerance.value_or(kDefaultTolerance)); }},
     };
     return f;
 }
 
 }  // namespace
+
+double Measurement::tolerance_for(const ModelConfig &config) const {
+    return tolerance.value_or(default_tolerance(config));
+}
 
 const std::vector<RunField> &run_fields() {
     static const std::vector<RunField> fields = make_fields();

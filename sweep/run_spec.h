@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -17,7 +18,9 @@ struct Measurement {
     int64_t warmup = 1;
     int64_t repeats = 5;
     bool verify = false;
-    double tolerance = 1e-4;  // max relative error accepted when verifying
+    // Max relative error accepted when verifying; unset: the configuration's default (default_tolerance).
+    std::optional<double> tolerance;
+    double tolerance_for(const ModelConfig &config) const;
 };
 
 struct RunSpec {

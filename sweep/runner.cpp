@@ -135,12 +135,14 @@ void record(Row &row, const RunReport &report, const RunSpec &spec) {
     row["max_ms"] = report.timing.max();
     row["gflops"] = report.gflops;
     if (report.error) {
+        const double tolerance = spec.measure.tolerance_for(spec.config);
+        row["tolerance"] = tolerance;  // the one applied, where the configuration's default differs from the column's
         row["max_abs_err"] = report.error->max_abs;
         row["max_rel_err"] = report.error->rel();
-        if (!report.error->finite || !(report.error->rel() <= spec.measure.tolerance)) {
+        if (!report.error->finite || !(report.error->rel() <= tolerance)) {
             row["status"] = std::string(kStatusCheckFailed);
             row["error"] = "max relative error " + value_str(report.error->rel()) + " above tolerance " +
-                           value_str(spec.measure.tolerance) + (report.error->finite ? "" : " (non-finite output)");
+                           value_str(tolerance) + (report.error->finite ? "" : " (non-finite output)");
         }
     }
     row["finished_utc"] = utc_now_iso();

@@ -18,9 +18,11 @@
 #include "nn/stack.h"
 #include "plugins/model.h"
 #include "reference/reference.h"
+#include "runtime/compare.h"
 #include "runtime/stack_state.h"
 #include "schedules/schedule.h"
 #include "schedules/training_schedule.h"
+#include "sweep/results_file.h"
 #include "tests/support/bench_rows.h"
 #include "tests/support/cli.h"
 #include "tests/support/verified_run.h"
@@ -268,6 +270,23 @@ TEST(Bf16Training, CliVerifiesAStepAtThePapersWidth) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("verify: all within max relative error 1.00e-04 (bf16 training: 2.00e-03)"), std::string::npos)
         << r.output;
+}
+
+// A sweep's verify applies the same default (runtime/compare.h): a bf16 training step at 320 within 2e-3, recorded in
+// its row's tolerance column; a tolerance the sweep sets is the one applied (1e-6 fails the same step).
+TEST(Bf16Training, SweepVerifiesAStepAtItsOwnDefaultTolerance) {
+    const std::string base = "base: {pass: training, precision: bf16, batch: 3, seq: 5, input: 320, hidden: 320, "
+                             "verify: true, repeats: 1, warmup: 0";
+    for (const std::string tolerance : {"", ", tolerance: 1e-6"}) {
+        const std::string yaml = qrnn::test::write_scratch(
+            "bf16_verify" + std::to_string(tolerance.size()) + ".yaml", "name: bf16_verify\n" + base + tolerance + "}\ngrid: {seed: [1]}\n");
+        const std::string out = qrnn::test::scratch_path("bf16_verify" + std::to_string(tolerance.size()) + ".h5");
+        const qrnn::test::CliResult r = qrnn::test::run_cli("sweep " + yaml + " -o " + out);
+        const sweep::ResultTable t = sweep::read_results(out);
+        ASSERT_EQ(t.rows(), 1u) << r.output;
+        EXPECT_EQ(t.num(0, "tolerance"), tolerance.empty() ? kBf16TrainingTolerance : 1e-6);
+        EXPECT_EQ(t.str(0, "status"), tolerance.empty() ? "ok" : "check_failed") << r.output;
+    }
 }
 
 // The CNN baseline's bf16 inference (the QRNN's masked conv, core/masked_conv.h): against the double reference with

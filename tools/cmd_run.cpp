@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "plugins/model.h"
 #include "harness/experiment.h"
+#include "runtime/compare.h"
 #include "runtime/memory_guard.h"
 #include "tools/command.h"
 #include "tools/options.h"
@@ -108,7 +109,7 @@ po::options_description run_options() {
         ("repeats", po::value<int>()->default_value(5), "timed runs (median/min/max reported)")
         ("interleave", "time the configurations side by side: build all, then each repeat runs each once in turn")
         ("verify", "compare with the double-precision reference; exit 1 if rel error > tolerance")
-        ("tolerance", po::value<double>()->default_value(1e-4), "max relative error accepted by --verify (default for a bf16 training step: 2e-3)")
+        ("tolerance", po::value<double>()->default_value(kDefaultTolerance), "max relative error accepted by --verify (default for a bf16 training step: 2e-3)")
         ("max-memory", po::value<std::string>(), "refuse a run estimated to need more, e.g. 8G (default: 80% of RAM)")
         ("load", po::value<std::string>(), "take inputs and parameters from this HDF5 dump")
         ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file (qrnn; with --pass training also every gradient, for any trainable model: README \"Dump file\")")
@@ -156,13 +157,6 @@ std::vector<std::string> results_header(bool verify, bool several, bool training
     if (with_precision) header.insert(header.begin() + 10, "precision");
     return header;
 }
-
-// The default tolerance of a bf16 training step: its reference backward rounds dpre (double there, f32 here), and a
-// value within that difference of a rounding boundary rounds a whole bf16 step apart, moving a gradient by up to 2^-8
-// of one product (docs/precision.md; measured up to 4.1e-4 at B=3 T=7, where dW sums few products).
-constexpr double kBf16TrainingTolerance = 2e-3;
-
-bool bf16_training(const ModelConfig &c) { return c.precision == "bf16" && c.training_pass(); }
 
 // One configuration's row; `ok` false where --verify found it above the tolerance.
 std::vector<std::string> results_row(const ModelConfig &c, const RunReport &r, double first_ms, bool several,
@@ -242,10 +236,9 @@ int run_command(const std::vector<std::string> &args) {
         RunReport r = vm.count("interleave") ? reports[i] : run_experiment(runnable[i], opts);
         if (first_ms == 0) first_ms = r.timing.median();
         bool ok = true;
-        const bool bf16_step = vm["tolerance"].defaulted() && bf16_training(runnable[i]);
-        bf16_default = bf16_default || bf16_step;
-        table.add(results_row(runnable[i], r, first_ms, several, training_pass, with_precision,
-                              bf16_step ? kBf16TrainingTolerance : tolerance, ok));
+        const double own = vm["tolerance"].defaulted() ? default_tolerance(runnable[i]) : tolerance;
+        bf16_default = bf16_default || own != tolerance;
+        table.add(results_row(runnable[i], r, first_ms, several, training_pass, with_precision, own, ok));
         all_ok = all_ok && ok;
     }
     if (skipped.size() < configs.size()) table.print(std::cout);
