@@ -5,9 +5,9 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libhalide14-0-dev
   libyaml-cpp-dev libhdf5-dev hdf5-tools libboost-program-options-dev libgtest-dev
-  libdnnl-dev libopenblas-dev
+  libdnnl-dev libopenblas-dev libxxhash-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers
-  python3-h5py python3-matplotlib python3-numpy jupyter-nbconvert python3-ipykernel python3-torch
+  python3-h5py python3-matplotlib python3-numpy jupyter-nbconvert python3-ipykernel python3-torch python3-xxhash
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
