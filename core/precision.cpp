@@ -35,4 +35,11 @@ float round_to_bf16(float v) {
     return out;
 }
 
+uint16_t bf16_bits(float v) {
+    const float rounded = round_to_bf16(v);
+    uint32_t bits;
+    std::memcpy(&bits, &rounded, 4);
+    return static_cast<uint16_t>(bits >> 16);
+}
+
 }  // namespace qrnn

@@ -4,6 +4,7 @@
 #pragma once
 #include <Halide.h>
 
+#include <cstdint>
 #include <string>
 
 namespace qrnn {
@@ -20,6 +21,7 @@ bool has_bf16_dot_product(const Halide::Target &target);
 
 // v rounded to the nearest bfloat16 (ties to even), as f32: what the bf16 path's operands hold.
 float round_to_bf16(float v);
+uint16_t bf16_bits(float v);  // the bfloat16 round_to_bf16(v) holds: its upper 16 bits
 
 // v as a GEMM operand of `precision` (a Func's value where the operand is produced, stored so): itself, or rounded to
 // bfloat16 (unless it is already).

@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "core/masked_conv.h"
 #include "runtime/kernel.h"
 #include "runtime/compiled_layer.h"
 #include "schedules/cpu_common.h"
@@ -21,19 +22,37 @@ struct RowGemm {
     ImageParam x{Float(32), 3, "x"};        // (r, b, t)
     ImageParam bias{Float(32), 2, "bias"};  // (h, g)
     Var h{"h"}, g{"g"}, b{"b"}, t{"t"};
-    RDom r;
+    RDom r;                              // r; bf16: (ri, rp), r = 2 rp + ri
     Func w_packed{"row_gemm_w_packed"};  // (hi, r, g, ho)
+    Func w_pairs{"row_gemm_w_pairs"};    // bf16: (ri, h, rp, g), 0 past the input width (core/masked_conv.h's layout)
+    Func x_rounded{"row_gemm_x_rounded"};  // bf16: (r, b, t)
     Func acc{"row_gemm_acc"};            // (h, g, b, t): accumulates
     Func out{"row_gemm"};                // output
+    Precision precision;
 
-    explicit RowGemm(int mr) {
-        const Expr H = w.dim(0).extent(), B = x.dim(1).extent(), T = x.dim(2).extent();
-        r = RDom(0, x.dim(0).extent(), "row_gemm_r");
+    RowGemm(int mr, Precision p) : precision(p) {
+        const Expr H = w.dim(0).extent(), B = x.dim(1).extent(), T = x.dim(2).extent(), n = x.dim(0).extent();
+        acc(h, g, b, t) = bias(min(h, bias.dim(0).extent() - 1), g);
+        if (p == Precision::bf16) define_pairs(H, B, T, n);
+        else define_packed(mr, H, B, T, n);
+        out(h, g, b, t) = acc(h, g, b, t);
+    }
+
+private:
+    void define_packed(int mr, const Expr &H, const Expr &B, const Expr &T, const Expr &n) {
+        r = RDom(0, n, "row_gemm_r");
         Var hi("hi"), ho("ho"), rr("rr");
         w_packed(hi, rr, g, ho) = w(clamp(likely(ho * mr + hi), 0, H - 1), g, rr);
-        acc(h, g, b, t) = bias(min(h, bias.dim(0).extent() - 1), g);
         acc(h, g, b, t) += w_packed(h % mr, r, g, h / mr) * x(r, min(b, B - 1), min(t, T - 1));
-        out(h, g, b, t) = acc(h, g, b, t);
+    }
+    // The reduction over pairs of input channels, both operands rounded where produced (the dot product's layout).
+    void define_pairs(const Expr &H, const Expr &B, const Expr &T, const Expr &n) {
+        r = RDom(0, 2, 0, (n + 1) / 2, "row_gemm_r");
+        Var ri("ri"), rp("rp"), rr("rr");
+        Expr c = 2 * rp + ri;
+        w_pairs(ri, h, rp, g) = cast(BFloat(16), select(c < n, w(clamp(likely(h), 0, H - 1), g, clamp(c, 0, n - 1)), 0.0f));
+        x_rounded(rr, b, t) = cast(BFloat(16), x(clamp(rr, 0, n - 1), min(b, B - 1), min(t, T - 1)));
+        acc(h, g, b, t) += cast<float>(w_pairs(r.x, h, r.y, g)) * cast<float>(x_rounded(2 * r.y + r.x, b, t));
     }
 };
 
@@ -63,9 +82,16 @@ struct WeightGrad {
 
 // ---- CPU schedules ---------------------------------------------------------------------------------------
 void schedule(RowGemm &f, const GemmBlocking &blocking) {
-    schedule_packed_panels(f.w_packed, blocking.vec);
     const OutputImageParam o = f.out.output_buffer();
-    GemmDims dims{f.acc, f.h, f.t, {f.b}, {f.g}, {f.r.x}, o.dim(3).extent(), o.dim(2).extent(), f.x.dim(0).extent()};
+    GemmDims dims{f.acc, f.h, f.t, {f.b}, {f.g}, {}, o.dim(3).extent(), o.dim(2).extent(), f.x.dim(0).extent()};
+    for (int d = 0; d < f.r.dimensions(); d++) dims.reduction.push_back(f.r[d]);
+    if (f.precision == Precision::bf16) {
+        schedule_pairs_at_root(f.w_pairs, pair_rows(f.w.dim(0).extent()), f.w_pairs.args()[2], blocking.vec, 8);
+        f.x_rounded.compute_root().vectorize(f.x_rounded.args()[0], blocking.vec, TailStrategy::RoundUp).parallel(f.t);
+        dims.pairs = true, dims.blocked = 1, dims.operand_bytes = 2;
+    } else {
+        schedule_packed_panels(f.w_packed, blocking.vec);
+    }
     dims.output = true;
     schedule_gemm(f.out, dims, o.dim(0).extent(), blocking);
 }
@@ -86,7 +112,7 @@ struct Compiled {
     Target target = get_jit_target_from_environment();
     GemmBlocking blocking = gemm_blocking(target), wg_blocking = gemm_blocking(target, gemm_core_knobs(target).dweights);
     int width, rows;  // the callers' padding: gemm_tile_for's floats x rows
-    RowGemm row{blocking.rows()};
+    RowGemm row{blocking.rows(), Precision::f32};
     WeightGrad wg{wg_blocking.rows(), wg_blocking.tile.t};
     Kernel row_pipeline, wg_pipeline;
     std::mutex mutex;
@@ -104,6 +130,21 @@ struct Compiled {
     }
 };
 
+// row_gemm in bf16, compiled at its first use (f32 callers do not pay for it).
+struct CompiledBf16Row {
+    Target target = get_jit_target_from_environment();
+    GemmBlocking blocking = gemm_blocking(target);
+    RowGemm row{blocking.rows(), Precision::bf16};
+    Kernel pipeline;
+    std::mutex mutex;
+
+    CompiledBf16Row() {
+        schedule(row, blocking);
+        pipeline = Pipeline(row.out);
+        compile_kernels({&pipeline}, target);
+    }
+};
+
 Compiled &compiled() {
     // The environment's target is fixed for the process: looked up once (gemm_tile() is called per call of a
     // layer), then a reference into the cache.
@@ -112,16 +153,36 @@ Compiled &compiled() {
 }
 }  // namespace
 
+Pipeline row_gemm_pipeline(Precision precision, const Target &target) {
+    const GemmBlocking blocking = gemm_blocking(target);
+    RowGemm row(blocking.rows(), precision);
+    schedule(row, blocking);
+    return Pipeline(row.out);
+}
+
 int gemm_tile() { return compiled().width; }
 int gemm_rows() { return compiled().rows; }
 
-void row_gemm(const Buffer<float> &w, const Buffer<float> &x, const Buffer<float> &bias, Buffer<float> &out) {
+namespace {
+void run_row_gemm(RowGemm &row, Kernel &pipeline, const Buffer<float> &w, const Buffer<float> &x,
+                  const Buffer<float> &bias, Buffer<float> &out) {
+    row.w.set(w);
+    row.x.set(x);
+    row.bias.set(bias);
+    pipeline.realize(Realization(out));
+}
+}  // namespace
+
+void row_gemm(const Buffer<float> &w, const Buffer<float> &x, const Buffer<float> &bias, Buffer<float> &out,
+              Precision precision) {
+    if (precision == Precision::bf16) {
+        static CompiledBf16Row &c = environment_pipeline<CompiledBf16Row>([] { return std::make_shared<CompiledBf16Row>(); });
+        std::lock_guard<std::mutex> lock(c.mutex);
+        return run_row_gemm(c.row, c.pipeline, w, x, bias, out);
+    }
     Compiled &c = compiled();
     std::lock_guard<std::mutex> lock(c.mutex);
-    c.row.w.set(w);
-    c.row.x.set(x);
-    c.row.bias.set(bias);
-    c.row_pipeline.realize(Realization(out));
+    run_row_gemm(c.row, c.row_pipeline, w, x, bias, out);
 }
 
 void weight_grad(const Buffer<float> &d, const Buffer<float> &a, Buffer<float> &out) {

@@ -12,6 +12,7 @@
 #pragma once
 #include <Halide.h>
 
+#include "core/precision.h"
 #include "runtime/tensor.h"
 
 namespace qrnn {
@@ -19,8 +20,11 @@ namespace qrnn {
 int gemm_tile();  // floats of the per-step pipelines' register tile (2 vectors of the JIT target)
 int gemm_rows();  // its rows
 
+// bf16: w and x rounded to bfloat16 where packed, products accumulated in f32 (core/precision.h).
 void row_gemm(const Halide::Buffer<float> &w, const Halide::Buffer<float> &x, const Halide::Buffer<float> &bias,
-              Halide::Buffer<float> &out);
+              Halide::Buffer<float> &out, Precision precision = Precision::f32);
+// row_gemm's pipeline scheduled for `target` (to inspect its code; row_gemm runs the JIT target's).
+Halide::Pipeline row_gemm_pipeline(Precision precision, const Halide::Target &target);
 void weight_grad(const Halide::Buffer<float> &d, const Halide::Buffer<float> &a, Halide::Buffer<float> &out);
 
 // Halide views of host memory (no copy): a tensor with its dimensions reversed, or explicit

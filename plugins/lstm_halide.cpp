@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "plugins/lstm_model.h"
 #include "runtime/kernel.h"
+#include "core/precision.h"
 #include "runtime/compiled_layer.h"
 #include "schedules/cpu_target.h"
 #include "schedules/gemm_core.h"
@@ -18,10 +19,19 @@ namespace qrnn {
 using namespace Halide;
 
 // ---- Algorithm -------------------------------------------------------------------------------------------
-LstmStep::LstmStep(bool save_gates, int width) {
-    r = RDom(0, w_recurrent.dim(2).extent(), "step_r");
+LstmStep::LstmStep(bool save_gates, int width, Precision p) : precision(p) {
     pre(h, g, b) = proj(h, g, b);
-    pre(h, g, b) += w_recurrent(h % width, g, r, h / width) * h_prev(r, b);
+    if (p == Precision::bf16) {
+        // Pairs of input units: h_prev rounded once per step, the weights rounded once (pack_recurrent_pairs_into).
+        Var c("c");
+        h_prev_rounded(c, b) = cast(BFloat(16), h_prev(c, b));
+        r = RDom(0, 2, 0, w_recurrent_pairs.dim(3).extent(), "step_r");
+        pre(h, g, b) += cast<float>(w_recurrent_pairs(r.x, h % width, g, r.y, h / width)) *
+                        cast<float>(h_prev_rounded(2 * r.y + r.x, b));
+    } else {
+        r = RDom(0, w_recurrent.dim(2).extent(), "step_r");
+        pre(h, g, b) += w_recurrent(h % width, g, r, h / width) * h_prev(r, b);
+    }
     Expr i = sigmoid(pre(h, kGateI, b)), f = sigmoid(pre(h, kGateF, b));
     Expr gg = tanh_activation(pre(h, kGateG, b)), o = sigmoid(pre(h, kGateO, b));
     Expr c_new = f * c_prev(h, b) + i * gg;
@@ -34,42 +44,46 @@ LstmStep::LstmStep(bool save_gates, int width) {
 // Step: on the GEMM core in place (padded): M = h, N = b, K = c, the 4 gates of a unit inside the register tile (the
 // cell update reads all four): 1 vector of h x 4 gates x 4 batch rows of accumulators with 32 vector registers, x 2
 // rows with 16 (4 spill there: the AVX2 forward took 1.2x the time).
-namespace {
-void schedule_cpu(LstmStep &s, const Target &target) {
+void schedule_lstm_step(LstmStep &s, const Target &target) {
     const int rows = cpu_traits(target).vector_registers >= 32 ? 4 : 2;
     // h from 0 in whole vectors (the buffers are padded), so that a vector of h is one panel's row.
     s.cell.output_buffers()[0].dim(0).set_min(0);
     s.pre.bound(s.g, 0, kLstmGates);
     const OutputImageParam out = s.cell.output_buffers()[0];
+    const int vec = target.natural_vector_size<float>();
     GemmDims dims{s.pre, s.h, s.b, {}, {}, {s.r.x}, out.dim(1).extent(), 1, s.r.x.extent()};
+    if (s.precision == Precision::bf16) {
+        s.h_prev_rounded.compute_root().vectorize(s.h_prev_rounded.args()[0], vec, TailStrategy::RoundUp);
+        dims.reduction = {s.r.x, s.r.y};
+        dims.k_steps = 2 * s.r.y.extent();
+        dims.pairs = true, dims.operand_bytes = 2;
+    }
     dims.in_place = true;
     dims.padded = true;
     dims.unrolled = {s.g};
     schedule_gemm(s.cell, dims, out.dim(0).extent(), gemm_blocking(target, GemmTile{1, rows}));
 }
-}  // namespace
 
-CompiledLstmStep::CompiledLstmStep(bool save_gates)
-    : width(get_jit_target_from_environment().natural_vector_size<float>()), step(save_gates, width) {
+CompiledLstmStep::CompiledLstmStep(bool save_gates, Precision precision)
+    : width(get_jit_target_from_environment().natural_vector_size<float>()), step(save_gates, width, precision) {
     Target target = get_jit_target_from_environment();
-    schedule_cpu(step, target);
+    schedule_lstm_step(step, target);
     pipeline = Pipeline(step.cell);
     compile_kernels({&pipeline}, target);
 }
 
-CompiledLstmStep &compiled_lstm_step(bool save_gates) {
-    auto get = [](bool saving) -> CompiledLstmStep & {
-        return environment_pipeline<CompiledLstmStep>([&] { return std::make_shared<CompiledLstmStep>(saving); },
-                                                      saving ? "|saving" : "|plain");
-    };
-    // The environment's target is fixed for the process: each looked up (and compiled) once, when first asked for,
-    // then a reference into the cache.
-    if (save_gates) {
-        static CompiledLstmStep &saving = get(true);
-        return saving;
-    }
-    static CompiledLstmStep &plain = get(false);
-    return plain;
+CompiledLstmStep &compiled_lstm_step(bool save_gates, Precision precision) {
+    // The environment's target is fixed for the process: each variant looked up (and compiled) once, when first asked
+    // for, then a reference into the cache.
+    static CompiledLstmStep *steps[2][2] = {};
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    CompiledLstmStep *&step = steps[save_gates][precision == Precision::bf16];
+    if (!step)
+        step = &environment_pipeline<CompiledLstmStep>(
+            [&] { return std::make_shared<CompiledLstmStep>(save_gates, precision); },
+            std::string(save_gates ? "|saving" : "|plain") + "|" + precision_name(precision));
+    return *step;
 }
 
 Tensor<float> &pack_recurrent_into(const Tensor<float> &w, int64_t width, int64_t m_pad, Tensor<float> &dst) {
@@ -82,11 +96,28 @@ Tensor<float> &pack_recurrent_into(const Tensor<float> &w, int64_t width, int64_
     return dst;
 }
 
+Tensor<uint16_t> &pack_recurrent_pairs_into(const Tensor<float> &w, int64_t width, int64_t m_pad, Tensor<uint16_t> &dst) {
+    const int64_t m = w.dim(0), G = w.dim(1), pairs = (m + 1) / 2;
+    ensure_shape(dst, {m_pad / width, pairs, G, width, 2});
+    std::fill(dst.data.begin(), dst.data.end(), uint16_t(0));
+    for (int64_t c = 0; c < m; c++)
+        for (int64_t g = 0; g < G; g++)
+            for (int64_t h = 0; h < w.dim(2); h++) dst(h / width, c / 2, g, h % width, c % 2) = bf16_bits(w(c, g, h));
+    return dst;
+}
+
+Buffer<> bf16_view(Tensor<uint16_t> &t) {
+    std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
+    return Buffer<>(BFloat(16), t.data.data(), dims);
+}
+
 // ---- Model plugin ----------------------------------------------------------------------------------------
 namespace {
 class LstmHalide : public LstmModel {
 public:
-    explicit LstmHalide(const ModelConfig &cfg) : LstmModel(cfg), c_(compiled_lstm_step(false)) {
+    explicit LstmHalide(const ModelConfig &cfg)
+        : LstmModel(cfg), precision_(parse_precision(cfg.precision)), c_(compiled_lstm_step(false, precision_)) {
+        check_precision(precision_, get_jit_target_from_environment());
         const int64_t m = cfg.hidden, B = cfg.batch;
         m_pad_ = round_up(m, gemm_tile());
         B_pad_ = round_up(B, gemm_rows());
@@ -96,7 +127,8 @@ public:
             const LstmParams<float> &p = data_.layers[l];
             Layer layer{pad_last(p.w_input, m_pad_), {}, pad_last(p.bias, m_pad_), Tensor<float>({B_pad_, m_pad_}),
                         Tensor<float>({B_pad_, m_pad_})};
-            pack_recurrent_into(p.w_recurrent, c_.width, m_pad_, layer.w_recurrent);
+            if (precision_ == Precision::bf16) pack_recurrent_pairs_into(p.w_recurrent, c_.width, m_pad_, layer.w_recurrent_pairs);
+            else pack_recurrent_into(p.w_recurrent, c_.width, m_pad_, layer.w_recurrent);
             for (int64_t b = 0; b < B; b++)
                 for (int64_t u = 0; u < m; u++) {
                     layer.h0(b, u) = data_.h0(l, b, u);
@@ -119,6 +151,7 @@ public:
 private:
     struct Layer {
         Tensor<float> w_input, w_recurrent, bias, h0, c0;  // padded; w_recurrent packed (pack_recurrent_into)
+        Tensor<uint16_t> w_recurrent_pairs;                 // bf16: instead of w_recurrent (pack_recurrent_pairs_into)
     };
 
     // Layer l over input [T][B][n_l] into output [T][B][m]; its final state into h_T_[l], c_T_[l].
@@ -126,11 +159,12 @@ private:
         const int64_t T = cfg_.seq, B = cfg_.batch, m = cfg_.hidden, G = kLstmGates;
         Layer &layer = layers_[l];
         Buffer<float> proj_out = view(proj_);
-        row_gemm(view(layer.w_input), view(const_cast<Tensor<float> &>(input)), view(layer.bias), proj_out);
+        row_gemm(view(layer.w_input), view(const_cast<Tensor<float> &>(input)), view(layer.bias), proj_out, precision_);
 
         std::lock_guard<std::mutex> lock(c_.mutex);
         LstmStep &s = c_.step;
-        s.w_recurrent.set(view(layer.w_recurrent));
+        if (precision_ == Precision::bf16) s.w_recurrent_pairs.set(bf16_view(layer.w_recurrent_pairs));
+        else s.w_recurrent.set(view(layer.w_recurrent));
         const Tensor<float> *h_prev = &layer.h0, *c_prev = &layer.c0;
         const int mp = static_cast<int>(m_pad_), bp = static_cast<int>(B_pad_);
         for (int64_t t = 0; t < T; t++) {
@@ -150,6 +184,7 @@ private:
         }
     }
 
+    Precision precision_;
     CompiledLstmStep &c_;
     int64_t m_pad_, B_pad_;
     std::vector<Layer> layers_;
@@ -160,7 +195,7 @@ private:
 const bool lstm_halide_registered = [] {
     register_lstm_model("lstm-halide", "LSTM in Halide: input GEMM over all steps + serial recurrent steps", {"cpu"},
                         nullptr, [](const ModelConfig &cfg) { return std::make_unique<LstmHalide>(cfg); },
-                        make_lstm_halide_layer);
+                        make_lstm_halide_layer, [](const ModelConfig &) { return std::string(); });
     return true;
 }();
 }  // namespace

@@ -119,7 +119,7 @@ public:
         copy_block(state.at("c").data.data(), m_, tape.c.data.data(), mp_, B, m_);
 
         Tensor<float> &w_input = pad_last_into(value_.w_input, mp_, s_.w_input);
-        CompiledLstmStep &c = compiled_lstm_step(true);
+        CompiledLstmStep &c = compiled_lstm_step(true, Precision::f32);
         Tensor<float> &w_recurrent = pack_recurrent_into(value_.w_recurrent, c.width, mp_, s_.w_recurrent);
         Tensor<float> &bias = pad_last_into(value_.bias, mp_, s_.bias), &proj = ensure_shape(s_.proj, {T, Bp, G, mp_});
         Buffer<float> proj_out = view(proj);

@@ -84,7 +84,8 @@ Comparison LstmModel::verify() {
     std::vector<LstmParams<double>> layers;
     for (auto &p : data_.layers) layers.push_back(to_double(p));
     ref::LstmOutput ref =
-        ref::lstm_stack_forward(convert<double>(data_.x), layers, convert<double>(data_.h0), convert<double>(data_.c0));
+        ref::lstm_stack_forward(convert<double>(data_.x), layers, convert<double>(data_.h0), convert<double>(data_.c0),
+                                parse_precision(cfg_.precision));
     Comparison cmp = compare(h_, ref.h);
     cmp.merge(compare(h_T_, ref.h_T));
     cmp.merge(compare(c_T_, ref.c_T));

@@ -8,7 +8,8 @@ namespace qrnn {
 class LstmModel : public Model {
 public:
     explicit LstmModel(const ModelConfig &cfg);
-    Comparison verify() override;  // forward(), fetch_outputs(), then h, h_T, c_T against the double reference
+    // forward(), fetch_outputs(), then h, h_T, c_T against the double reference (in bf16 with its operands rounded).
+    Comparison verify() override;
     double flops() const override { return lstm_flops(cfg_); }
 
 protected:

@@ -7,14 +7,17 @@
 
 namespace qrnn::ref {
 
-LstmOutput lstm_forward(const Tensor<double> &x, const LstmParams<double> &p, const Tensor<double> &h0,
-                        const Tensor<double> &c0) {
+LstmOutput lstm_forward(const Tensor<double> &x_in, const LstmParams<double> &params, const Tensor<double> &h0,
+                        const Tensor<double> &c0, Precision precision) {
+    const Tensor<double> x = operand_values(x_in, precision);
+    const LstmParams<double> p{operand_values(params.w_input, precision), operand_values(params.w_recurrent, precision),
+                               params.bias};
     const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2), m = p.bias.dim(1);
     LstmOutput out{Tensor<double>({T, B, m}), h0, c0};
     Tensor<double> &h = out.h_T, &c = out.c_T;  // running state
     std::vector<double> pre(kLstmGates * m);
     for (int64_t t = 0; t < T; t++) {
-        Tensor<double> h_prev = h;
+        const Tensor<double> h_prev = operand_values(h, precision);
         for (int64_t b = 0; b < B; b++) {
             for (int g = 0; g < kLstmGates; g++)
                 for (int64_t u = 0; u < m; u++) {
@@ -36,11 +39,11 @@ LstmOutput lstm_forward(const Tensor<double> &x, const LstmParams<double> &p, co
 }
 
 LstmOutput lstm_stack_forward(const Tensor<double> &x, const std::vector<LstmParams<double>> &layers,
-                              const Tensor<double> &h0, const Tensor<double> &c0) {
+                              const Tensor<double> &h0, const Tensor<double> &c0, Precision precision) {
     const int64_t L = static_cast<int64_t>(layers.size());
     LstmOutput out{x, h0, c0};
     for (int64_t l = 0; l < L; l++) {
-        LstmOutput layer = lstm_forward(out.h, layers[l], leading_row(h0, l), leading_row(c0, l));
+        LstmOutput layer = lstm_forward(out.h, layers[l], leading_row(h0, l), leading_row(c0, l), precision);
         set_leading_row(out.h_T, l, layer.h_T);
         set_leading_row(out.c_T, l, layer.c_T);
         out.h = std::move(layer.h);

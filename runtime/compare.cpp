@@ -22,7 +22,7 @@ void keep_worst(Comparison &worst, const Comparison &c) {
 bool valid_tolerance(double tolerance) { return std::isfinite(tolerance) && tolerance > 0; }
 
 double default_tolerance(const ModelConfig &config) {
-    return config.precision == "bf16" && config.training_pass() ? kBf16TrainingTolerance : kDefaultTolerance;
+    return config.precision == "bf16" ? kBf16Tolerance : kDefaultTolerance;
 }
 
 Comparison compare(const Tensor<float> &y, const Tensor<double> &ref) {

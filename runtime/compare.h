@@ -22,10 +22,10 @@ bool valid_tolerance(double tolerance);
 
 struct ModelConfig;
 constexpr double kDefaultTolerance = 1e-4;
-// A bf16 training step's: its reference backward rounds dpre (double there, f32 here), and a value within that
-// difference of a rounding boundary rounds a whole bf16 step apart, moving a gradient by up to 2^-8 of one product
-// (docs/precision.md; measured up to 4.1e-4 at B=3 T=7, where dW sums few products).
-constexpr double kBf16TrainingTolerance = 2e-3;
+// A bf16 run's: wherever its reference rounds a value it computed itself (a training step's dpre, a stack's layer
+// input, an LSTM's h: double there, f32 here), a value within that difference of a rounding boundary rounds a whole
+// bf16 step apart (docs/precision.md; measured up to 4.1e-4: a training step at B=3 T=7, where dW sums few products).
+constexpr double kBf16Tolerance = 2e-3;
 // The tolerance --verify (qrnn run, a sweep's verify) applies to a configuration when none is given.
 double default_tolerance(const ModelConfig &config);
 

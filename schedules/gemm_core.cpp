@@ -84,9 +84,12 @@ void schedule_gemm_in_place(Func tiles, const GemmDims &d, const Expr &m_extent,
     std::vector<Var> inner;
     for (const Var &u : d.unrolled)
         if (!has_arg(tiles, u)) inner.push_back(u);
+    // Pairs with the dot product: the pair innermost, vectorised with m (as schedule_partial_sums).
+    const bool dot = d.pairs && blk.dot_pairs;
     std::vector<VarOrRVar> update_order{d.m, d.n};
     update_order.insert(update_order.end(), inner.begin(), inner.end());
-    update_order.insert(update_order.end(), d.reduction.begin(), d.reduction.end());
+    update_order.insert(update_order.end(), d.reduction.begin() + (dot ? 1 : 0), d.reduction.end());
+    if (dot) update_order.insert(update_order.begin(), d.reduction.front());
     for (const Version &version : versions) {
         const bool last = !version.when.defined(), vector = version.m_lanes >= vec;
         Stage t = last ? Stage(tiles) : tiles.specialize(version.when);
@@ -104,6 +107,10 @@ void schedule_gemm_in_place(Func tiles, const GemmDims &d, const Expr &m_extent,
             Stage s = u < 0 ? (last ? Stage(acc) : acc.specialize(version.when))
                             : (last ? acc.update(u) : acc.update(u).specialize(version.when));
             if (u >= 0) s.reorder(update_order);
+            if (u >= 0 && d.pairs) {
+                if (dot && vector) s.atomic().vectorize(d.reduction.front());
+                else s.unroll(d.reduction.front());
+            }
             if (vector) s.vectorize(d.m, vec).unroll(d.m).unroll(d.n);
             for (const Var &g : inner) s.unroll(g);
         }

@@ -109,7 +109,7 @@ po::options_description run_options() {
         ("repeats", po::value<int>()->default_value(5), "timed runs (median/min/max reported)")
         ("interleave", "time the configurations side by side: build all, then each repeat runs each once in turn")
         ("verify", "compare with the double-precision reference; exit 1 if rel error > tolerance")
-        ("tolerance", po::value<double>()->default_value(kDefaultTolerance), "max relative error accepted by --verify (default for a bf16 training step: 2e-3)")
+        ("tolerance", po::value<double>()->default_value(kDefaultTolerance), "max relative error accepted by --verify (default for bf16: 2e-3)")
         ("max-memory", po::value<std::string>(), "refuse a run estimated to need more, e.g. 8G (default: 80% of RAM)")
         ("load", po::value<std::string>(), "take inputs and parameters from this HDF5 dump")
         ("dump", po::value<std::string>(), "write inputs, parameters and outputs to this HDF5 file (qrnn; with --pass training also every gradient, for any trainable model: README \"Dump file\")")
@@ -198,7 +198,7 @@ bool check_configs(const po::variables_map &vm, const std::vector<ModelConfig> &
 void print_verdicts(const RunOptions &opts, bool all_ok, double tolerance, bool training_pass, bool bf16_default) {
     if (opts.verify)
         std::cout << (all_ok ? "verify: all within" : "verify: FAILED, some above") << " max relative error "
-                  << scientific(tolerance) << (bf16_default ? " (bf16 training: " + scientific(kBf16TrainingTolerance) + ")" : "")
+                  << scientific(tolerance) << (bf16_default ? " (bf16: " + scientific(kBf16Tolerance) + ")" : "")
                   << (training_pass ? " (max|y-ref| / max|ref| of the worst of h and every gradient, float vs double)\n"
                                     : " (max|y-ref| / max|ref| over every output, float vs double)\n");
     if (!opts.dump_path.empty())
