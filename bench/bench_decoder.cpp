@@ -19,11 +19,12 @@ struct DecoderGemms::State {
     std::vector<float> weights_t, dlogits, dlogits_t, logits, dh_ref, dw_ref;
 };
 
-DecoderGemms::DecoderGemms(int64_t rows, int64_t hidden, int64_t vocab, const Halide::Target &target)
+DecoderGemms::DecoderGemms(int64_t rows, int64_t hidden, int64_t vocab, const Halide::Target &target,
+                           Precision precision)
     : s_(std::make_shared<State>()) {
     State &s = *s_;
     s.N = rows, s.m = hidden, s.V = vocab, s.target = target;
-    s.decoder = std::make_unique<lm::SoftmaxDecoder>(vocab, hidden, target);
+    s.decoder = std::make_unique<lm::SoftmaxDecoder>(vocab, hidden, target, precision);
     s.h = Tensor<float>({rows, hidden});
     s.weights = Tensor<float>({vocab, hidden});
     s.bias = Tensor<float>({vocab});

@@ -6,11 +6,14 @@
 
 #include <memory>
 
+#include "core/precision.h"
+
 namespace qrnn::bench {
 
 class DecoderGemms {
 public:
-    DecoderGemms(int64_t rows, int64_t hidden, int64_t vocab, const Halide::Target &target);
+    DecoderGemms(int64_t rows, int64_t hidden, int64_t vocab, const Halide::Target &target,
+                 Precision precision = Precision::f32);
     void run_training();    // loss + dh + dW/db accumulated: the three GEMMs and the fused softmax
     void run_evaluation();  // loss only: the logits GEMM and the softmax
     // Reference i (sgemm_references(target)[i]) on GEMM g: 0 logits, 1 dh, 2 dW.

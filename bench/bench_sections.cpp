@@ -138,7 +138,7 @@ void BenchReport::gemm() {
 
 // bf16 (docs/precision.md) at the widths language models train: the conv GEMM against oneDNN's bf16 GEMM on the
 // same rounded operands, and the layer's forward and training step (nn::QrnnLayer: forward with a tape, backward
-// with dx) in bf16 against the same layer in f32. Without the target's bf16
+// with dx) and the LM decoder's training call in bf16 against the same in f32. Without the target's bf16
 // dot product both sides are emulated (the rows then say how much slower than f32 that is).
 void BenchReport::gemm_bf16() {
     const std::vector<int64_t> widths = quick ? std::vector<int64_t>{320, 640} : std::vector<int64_t>(std::begin(kLmWidths), std::end(kLmWidths));
@@ -158,6 +158,12 @@ void BenchReport::gemm_bf16() {
         auto [fs, bs] = time_side_by_side([&] { f32_step->step(); }, [&] { bf16_step->step(); }, warmup, repeats);
         row("layer training step bf16 vs f32 (f32/bf16)", shape_text(s), fixed(bs.median(), 2) + " ms",
             fixed(fs.median(), 2) + " ms f32", fs.median() / bs.median(), 1.6);
+        // The LM decoder's training call (its 3 GEMMs + the f32 softmax) at Fig. 4 left's rows and vocabulary.
+        const int64_t N = s.T * s.B, V = quick ? 4000 : 10000;
+        bench::DecoderGemms dec_f32(N, w, V, target), dec_bf16(N, w, V, target, Precision::bf16);
+        auto [fd, bd] = time_side_by_side([&] { dec_f32.run_training(); }, [&] { dec_bf16.run_training(); }, warmup, repeats);
+        row("decoder training bf16 vs f32 (f32/bf16)", "N=" + std::to_string(N) + " m=" + std::to_string(w) + " V=" + std::to_string(V),
+            fixed(bd.median(), 1) + " ms", fixed(fd.median(), 1) + " ms f32", fd.median() / bd.median(), 1.6);
     }
 }
 

@@ -4,9 +4,9 @@ namespace qrnn {
 using namespace Halide;
 
 std::vector<Argument> DecoderInputs::eval_arguments() const { return {hidden, weights, bias, targets}; }
-std::vector<Argument> DecoderInputs::training_arguments(bool packed_weights) const {
+std::vector<Argument> DecoderInputs::training_arguments(bool packed_weights, Precision precision) const {
     std::vector<Argument> args{hidden, weights, bias, targets, dweights_in, dbias_in};
-    if (packed_weights) args.push_back(weights_panels);
+    if (packed_weights) args.push_back(precision == Precision::bf16 ? weights_pair_panels : weights_panels);
     return args;
 }
 
@@ -25,10 +25,19 @@ void define_decoder_logits(DecoderFuncs &F, const DecoderInputs &in) {
     const Var &k = F.k, &n = F.n, &v = F.v;
     F.hidden_t(n, k) = stored(F, in.hidden(k, clamped_row(F, n)));
     F.hidden_c(k, n) = stored(F, in.hidden(clamp(k, 0, F.width - 1), n));
-    F.weights_c(k, v) = stored(F, in.weights(k, v));  // read at v < V only, except by a logits tile wider than V
+    // Unclamped: read at v < V only, except by a logits tile wider than V (clamped for the pairs' tiles).
+    F.weights_c(k, v) = stored(F, in.weights(k, F.pairs() ? clamped_word(F, v) : Expr(v)));
     F.logits_r = RDom(0, F.width, "decoder_logits_r");
     F.logits(n, v) = in.bias(clamped_word(F, v));
-    if (F.panels.logits_rows > 0) {
+    if (F.pairs()) {
+        // The rows' pairs of hidden units (a vector of rows is the dot product's operand), the weights
+        // rounded once per chunk (weights_c), each pair one 32-bit broadcast.
+        Var ki("ki"), kp("kp");
+        F.hidden_pairs(ki, n, kp) = stored(F, in.hidden(2 * kp + ki, clamped_row(F, n)));
+        F.logits_r = RDom(0, 2, 0, F.width / 2, "decoder_logits_r");
+        const RVar &pair = F.logits_r.x, &kr = F.logits_r.y;
+        F.logits(n, v) += cast<float>(F.hidden_pairs(pair, n, kr)) * cast<float>(F.weights_c(2 * kr + pair, v));
+    } else if (F.panels.logits_rows > 0) {
         // Packed rows; the weights' rows clamped (tiles rounded up past V read row V - 1).
         const int P = F.panels.logits_rows;
         Var ni("ni"), no("no");
@@ -59,6 +68,27 @@ void define_decoder_loss(DecoderFuncs &F, const DecoderInputs &in) {
 void define_decoder_dhidden(DecoderFuncs &F, const DecoderInputs &in) {
     const Var &k = F.k, &n = F.n, &v = F.v, &j = F.j;
     const Expr &V = F.vocab;
+    if (F.pairs()) {
+        // Pairs of words: dlogits (rounded once, read by dweights too), the weights packed once per
+        // call (weights_pack, run by the caller) in panels of units, 0 past V.
+        const int P = F.panels.dhidden_units;
+        Var vi("vi"), ki("ki"), vp("vp"), ko("ko");
+        Expr word = 2 * vp + vi;
+        F.weights_pack(vi, ki, vp, ko) =
+            stored(F, select(word < V, in.weights(min(likely(ko * P + ki), in.weights.dim(0).extent() - 1), clamped_word(F, word)), 0.0f));
+        F.dlogits_operand(n, v) = stored(F, F.dlogits(n, v));
+        // Rows clamped (those past the chunk feed only dhidden's discarded tile rows), so that the logits' rows needed
+        // stay the chunk's.
+        F.dlogits_pairs(vi, n, vp) = F.dlogits_operand(clamped_row(F, n), word);
+        F.dhidden_r = RDom(0, 2, 0, (V + 1) / 2, "decoder_dhidden_r");
+        const RVar &pair = F.dhidden_r.x, &vr = F.dhidden_r.y;
+        Expr panel = min(k / P, in.weights_pair_panels.dim(3).extent() - 1);  // as below
+        F.dhidden_acc(k, n) = 0.0f;
+        F.dhidden_acc(k, n) += cast<float>(F.dlogits_pairs(pair, n, vr)) *
+                               cast<float>(in.weights_pair_panels(pair, k % P, vr, panel));
+        F.dhidden(k, n) = F.dhidden_acc(k, n);
+        return;
+    }
     if (F.panels.dhidden_units > 0) {
         // dhidden on packed operands, each a stream per panel: weights panel ko holds hidden units ko * P ..
         // ko * P + P - 1 of every word in turn (the weights' rows themselves are m floats apart, 4 KB at m = 1024);
@@ -91,21 +121,9 @@ void define_decoder_dhidden(DecoderFuncs &F, const DecoderInputs &in) {
     F.dhidden(k, n) = F.dhidden_sum(k, n);
 }
 
-// dweights = dweights_in + sum_n hidden(k, n) dlogits(n, v); dbias = dbias_in + sum_n dlogits(n, v), in lanes.
-void define_decoder_weight_grads(DecoderFuncs &F, const DecoderInputs &in) {
-    const Var &k = F.k, &n = F.n, &v = F.v, &j = F.j;
-    F.rows_r = RDom(0, F.rows, "decoder_rows_r");
-    F.dweights_acc(k, v) = 0.0f;
-    if (F.panels.dweights_rows > 0) {
-        const int P = F.panels.dweights_rows;
-        Var ki("ki"), ko("ko");
-        // likely(): the pack's steady state without the min (a gather of the vector of columns).
-        F.hidden_kpanels(ki, n, ko) = stored(F, in.hidden(min(likely(ko * P + ki), F.width - 1), n));
-        F.dweights_acc(k, v) += cast<float>(F.hidden_kpanels(k % P, F.rows_r, k / P)) * operand(F, F.dlogits(F.rows_r, v));
-    } else {
-        F.dweights_acc(k, v) += cast<float>(F.hidden_c(k, F.rows_r)) * operand(F, F.dlogits(F.rows_r, v));
-    }
-    F.dweights(k, v) = in.dweights_in(k, v) + F.dweights_acc(k, v);
+// dbias = dbias_in + sum_n dlogits(n, v), in lanes.
+void define_decoder_bias_grad(DecoderFuncs &F, const DecoderInputs &in) {
+    const Var &v = F.v, &j = F.j;
     const int L = kDecoderBiasLanes;  // dlogits is zero past the chunk's rows
     F.lane_blocks_r = RDom(0, (F.rows + L - 1) / L, "decoder_lane_blocks_r");
     F.lanes_r = RDom(0, L, "decoder_lanes_r");
@@ -114,6 +132,34 @@ void define_decoder_weight_grads(DecoderFuncs &F, const DecoderInputs &in) {
     F.dbias_acc(v) = 0.0f;
     F.dbias_acc(v) += F.dbias_lanes(F.lanes_r, v);
     F.dbias(v) = in.dbias_in(v) + F.dbias_acc(v);
+}
+
+// dweights = dweights_in + sum_n hidden(k, n) dlogits(n, v); dbias.
+void define_decoder_weight_grads(DecoderFuncs &F, const DecoderInputs &in) {
+    const Var &k = F.k, &n = F.n, &v = F.v;
+    F.dweights_acc(k, v) = 0.0f;
+    if (F.pairs()) {
+        // Pairs of rows (dlogits is zero past the chunk's rows): the hidden units' pairs, dlogits_operand's pairs
+        // (adjacent rows) one 32-bit broadcast.
+        Var ni("ni"), np("np");
+        F.hidden_kpairs(ni, k, np) = stored(F, in.hidden(min(likely(k), F.width - 1), clamped_row(F, 2 * np + ni)));
+        F.rows_r = RDom(0, 2, 0, (F.rows + 1) / 2, "decoder_rows_r");
+        const RVar &pair = F.rows_r.x, &nr = F.rows_r.y;
+        F.dweights_acc(k, v) += cast<float>(F.hidden_kpairs(pair, k, nr)) *
+                                cast<float>(F.dlogits_operand(2 * nr + pair, v));
+    } else if (F.panels.dweights_rows > 0) {
+        const int P = F.panels.dweights_rows;
+        Var ki("ki"), ko("ko");
+        F.rows_r = RDom(0, F.rows, "decoder_rows_r");
+        // likely(): the pack's steady state without the min (a gather of the vector of columns).
+        F.hidden_kpanels(ki, n, ko) = stored(F, in.hidden(min(likely(ko * P + ki), F.width - 1), n));
+        F.dweights_acc(k, v) += cast<float>(F.hidden_kpanels(k % P, F.rows_r, k / P)) * operand(F, F.dlogits(F.rows_r, v));
+    } else {
+        F.rows_r = RDom(0, F.rows, "decoder_rows_r");
+        F.dweights_acc(k, v) += cast<float>(F.hidden_c(k, F.rows_r)) * operand(F, F.dlogits(F.rows_r, v));
+    }
+    F.dweights(k, v) = in.dweights_in(k, v) + F.dweights_acc(k, v);
+    define_decoder_bias_grad(F, in);
 }
 }  // namespace
 

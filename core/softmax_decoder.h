@@ -16,7 +16,10 @@
 // reductions over v run on vectors of rows. Rows past the chunk read its last row; the hidden width (k
 // extent) is whatever the buffers have (a runtime may pad it).
 // bf16 (core/precision.h): the three GEMMs read hidden, the weights and dlogits rounded to bfloat16 (stored so where
-// they are copied or packed), products summed in f32; the softmax, the loss, dbias and the outputs stay f32.
+// they are copied or packed), products summed in f32; the softmax, the loss, dbias and the outputs stay f32. With
+// panels (the CPU's) each GEMM reduces over pairs (the dot product's layout, core/masked_conv.h): logits over pairs of
+// hidden units, dhidden over pairs of words, dweights over pairs of rows; the hidden width must be even (the runtime
+// pads it to the register tile).
 #pragma once
 #include <Halide.h>
 
@@ -33,9 +36,11 @@ struct DecoderInputs {
     Halide::ImageParam dbias_in{Halide::Float(32), 1, "decoder_dbias_in"};        // (v)
     // The weights packed by DecoderFuncs::weights_pack (the training pipeline's, with DecoderPanels::dhidden_units).
     Halide::ImageParam weights_panels{Halide::Float(32), 3, "decoder_weights_panels"};  // (ki, v, ko)
+    // bf16: instead, pairs of words, (vi, ki, vp, ko) = weights(ko * P + ki, 2 vp + vi), 0 past V.
+    Halide::ImageParam weights_pair_panels{Halide::BFloat(16), 4, "decoder_weights_pair_panels"};
     // Arguments of the evaluation pipeline (row_loss only) and of the training pipeline.
     std::vector<Halide::Argument> eval_arguments() const;
-    std::vector<Halide::Argument> training_arguments(bool packed_weights = false) const;
+    std::vector<Halide::Argument> training_arguments(bool packed_weights = false, Precision precision = Precision::f32) const;
 };
 
 // Operands a GEMM schedule reads packed into panels of its register tile (0: read as they are): the chunk's rows
@@ -61,7 +66,11 @@ struct DecoderFuncs {
     Halide::Func hidden_c{"decoder_hidden_c"};            // (k, n): columns clamped
     Halide::Func weights_c{"decoder_weights_c"};          // (k, v): v clamped to [0, V)
     Halide::Func hidden_panels{"decoder_hidden_panels"};  // (ni, k, no): rows in panels of DecoderPanels::logits_rows
+    // bf16 with panels, the GEMMs' pair operands (pair, row, pairs), rows unpacked (a panel's index n % P, vectorised
+    // with the pair, defeats Halide 14's simplifier: a gather per vector) and stored pair_rows apart:
+    Halide::Func hidden_pairs{"decoder_hidden_pairs"};  // (ki, n, kp), k = 2 kp + ki: logits' (weights_c the other)
     Halide::Func hidden_kpanels{"decoder_hidden_kpanels"};  // (ki, n, ko): columns in panels of dweights_rows
+    Halide::Func hidden_kpairs{"decoder_hidden_kpairs"};  // bf16: (ni, k, np), n = 2 np + ni: the dweights operand
     Halide::Func logits{"decoder_logits"};                // (n, v): bias + sum_k; update over logits_r
     Halide::Func row_max{"decoder_row_max"};              // (n)
     Halide::Func row_sum{"decoder_row_sum"};              // (n): sum_v exp(logits - row_max)
@@ -69,7 +78,10 @@ struct DecoderFuncs {
     Halide::Func row_loss{"decoder_row_loss"};            // (n): output
     Halide::Func dlogits{"decoder_dlogits"};              // (n, v)
     Halide::Func dlogits_panels{"decoder_dlogits_panels"};  // (ni, v, no): rows in panels of logits_rows (dhidden)
+    Halide::Func dlogits_operand{"decoder_dlogits_operand"};  // bf16 with panels: (n, v) dlogits rounded, rows even
+    Halide::Func dlogits_pairs{"decoder_dlogits_pairs"};  // bf16: (vi, n, vp), v = 2 vp + vi: the dhidden operand
     Halide::Func weights_pack{"decoder_weights_pack"};    // (ki, v, ko): weights' columns in panels of dhidden_units
+                                                          // (bf16: (vi, ki, vp, ko), weights_pair_panels' layout)
     Halide::Func dhidden_part{"decoder_dhidden_part"};    // (k, n, j): one vocabulary block's sum (unpacked)
     Halide::Func dhidden_sum{"decoder_dhidden_sum"};      // (k, n): sum of the parts over blocks_r (unpacked)
     Halide::Func dhidden_acc{"decoder_dhidden_acc"};      // (k, n): sum over dhidden_r of weights_panels (packed)
@@ -80,7 +92,9 @@ struct DecoderFuncs {
     Halide::Func dbias_acc{"decoder_dbias_acc"};          // (v): sum of the lanes
     Halide::Func dbias{"decoder_dbias"};                  // (v): output
 
+    // logits_r, dhidden_r and rows_r are (pair, pairs) in bf16 with panels.
     Halide::RDom logits_r, vocab_r, block_r, blocks_r, dhidden_r, rows_r, lane_blocks_r, lanes_r;
+    bool pairs() const { return precision == Precision::bf16 && panels.logits_rows > 0; }
 };
 
 // dbias sums the chunk's rows in this many interleaved lanes (contiguous rows of a dlogits column: a vector

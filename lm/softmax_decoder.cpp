@@ -50,6 +50,7 @@ struct SoftmaxDecoder::Scratch {
     Tensor<float> hidden, dweights, dhidden;  // zero-padded copies when the width is padded
     Tensor<float> weights;                    // the weights' copy when not read in place (weights_in_place), flat
     Tensor<float> weight_panels;              // training: the weights packed for dhidden (DecoderFuncs::weights_pack)
+    Tensor<uint16_t> weight_pair_panels;      // the same in bf16: bfloat16 bits, pairs of words
     std::vector<float> row_loss;
 };
 
@@ -198,11 +199,18 @@ void bind_training(SoftmaxDecoder::Compiled &c, SoftmaxDecoder::Scratch &s, cons
     DecoderInputs &in = c.train_in;
     in.dweights_in.set(call.dw);
     in.dbias_in.set(call.dbias);
-    const int P = c.panels.dhidden_units;
-    Tensor<float> &panels = ensure_shape(s.weight_panels, {(call.mp + P - 1) / P, V, P});
-    Buffer<float> panels_buf(panels.data.data(), P, I(V), I((call.mp + P - 1) / P));
-    c.pack.realize(panels_buf);
-    in.weights_panels.set(panels_buf);
+    const int P = c.panels.dhidden_units, panels = I((call.mp + P - 1) / P);
+    if (c.train_f.pairs()) {
+        Tensor<uint16_t> &t = ensure_shape(s.weight_pair_panels, {panels, (V + 1) / 2, P, 2});
+        Buffer<> buf(Halide::BFloat(16), t.data.data(), {2, P, I((V + 1) / 2), panels});
+        c.pack.realize(buf);
+        in.weights_pair_panels.set(buf);
+        return;
+    }
+    Tensor<float> &t = ensure_shape(s.weight_panels, {panels, V, P});
+    Buffer<float> buf(t.data.data(), P, I(V), panels);
+    c.pack.realize(buf);
+    in.weights_panels.set(buf);
 }
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "harness/experiment.h"
 #include "nn/qrnn_layer.h"
+#include "core/softmax_decoder.h"
 #include "plugins/halide_gemms.h"
 #include "plugins/lstm_halide.h"
 #include "plugins/lstm_params.h"
@@ -25,6 +26,7 @@
 #include "runtime/compare.h"
 #include "runtime/stack_state.h"
 #include "schedules/schedule.h"
+#include "schedules/softmax_schedule.h"
 #include "schedules/training_schedule.h"
 #include "sweep/results_file.h"
 #include "tests/support/bench_rows.h"
@@ -234,6 +236,27 @@ TEST(Bf16Kernel, LstmHalideGemmsEmitVdpbf16ps) {
     EXPECT_EQ(count(row_avx2, "vdpbf16ps") + count(step_avx2, "vdpbf16ps"), 0u);
 }
 
+std::string decoder_assembly(const std::string &target_name) {
+    const Halide::Target target(target_name);
+    DecoderInputs in;
+    DecoderFuncs F = define_softmax_decoder(in, kDecoderVocabBlock, cpu_decoder_panels(target), Precision::bf16);
+    schedule_softmax_decoder_cpu(F, target);
+    Halide::Pipeline p({F.row_loss, F.dhidden, F.dweights, F.dbias});
+    return assembly_of(p, in.training_arguments(true, Precision::bf16), target, "bf16_decoder");
+}
+
+// The LM decoder's three GEMMs (logits over pairs of units, dhidden over pairs of words, dweights over pairs of rows) on
+// the dot product: 16 per pair in a register tile of 2 x 8 vectors with 32 registers, no per-lane inserts.
+TEST(Bf16Kernel, DecoderGemmsEmitVdpbf16ps) {
+    const std::string dot = decoder_assembly(kDotTarget);
+    for (const char *gemm : {"par_for_decoder_logits", "par_for_decoder_dhidden_acc", "par_for_decoder_dweights"}) {
+        const std::string text = functions_named(dot, gemm);
+        EXPECT_GE(count(text, "vdpbf16ps"), 16u) << gemm;
+        EXPECT_EQ(count(text, "vpinsrw"), 0u) << gemm;
+    }
+    EXPECT_EQ(count(decoder_assembly(kAvx2Target), "vdpbf16ps"), 0u);
+}
+
 TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
     auto message = [](const ModelConfig &cfg) {
         try {
@@ -264,9 +287,8 @@ TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
 }
 
 // `qrnn bench --what gemm-bf16 --quick`: per quick width the bf16 conv GEMM against oneDNN's bf16 GEMM (named, in
-// GFLOP/s, a median of per-round ratios against 0.85) and the bf16 layer's forward and training step against the f32
-// ones (against 1.6). Timing
-// never decides pass/fail.
+// GFLOP/s, a median of per-round ratios against 0.85) and the bf16 layer's forward and training step and the LM
+// decoder's training call against the f32 ones (against 1.6). Timing never decides pass/fail.
 TEST(Bf16Bench, QuickRowsAreWellFormed) {
     const qrnn::test::QuickBench bench = qrnn::test::run_quick_bench("gemm-bf16");
     ASSERT_EQ(bench.cli.exit_code, 0) << bench.cli.output;
@@ -278,14 +300,15 @@ TEST(Bf16Bench, QuickRowsAreWellFormed) {
             EXPECT_EQ(qrnn::test::bench_quantity(row.ours).second, "GFLOP/s") << row.ours;
             EXPECT_TRUE(qrnn::test::is_round_ratio_row(row, 0.85));
         } else if (row.benchmark == "layer forward bf16 vs f32 (f32/bf16)" ||
-                   row.benchmark == "layer training step bf16 vs f32 (f32/bf16)") {
+                   row.benchmark == "layer training step bf16 vs f32 (f32/bf16)" ||
+                   row.benchmark == "decoder training bf16 vs f32 (f32/bf16)") {
             layers++;
             EXPECT_TRUE(std::isfinite(row.ratio) && row.ratio > 0) << row.ratio;
             EXPECT_EQ(row.target, 1.6);
         }
     }
     EXPECT_EQ(gemms, 2);
-    EXPECT_EQ(layers, 4);
+    EXPECT_EQ(layers, 6);
 }
 
 // `qrnn run --pass training --precision bf16 --verify` at the paper's width (its dW tiles, guarded at the output's
