@@ -43,6 +43,9 @@ struct ClassifyBatch {
     std::vector<int64_t> lengths;  // per sequence
     int64_t T = 0;                 // the longest length
     std::vector<int32_t> tokens;   // [T][B] row-major, 0 past each length (the model masks it)
+    // The tokens as text, for a projection front end (tasks/classifier_front.h), which hashes these when present
+    // and else each id's decimal string.
+    std::vector<std::string> words;  // [T][B] row-major, "" past each length; empty vector when the task has ids only
 };
 ClassifyBatch count_batch(const CountTask &task, int64_t batch, uint32_t seed, uint32_t split, uint64_t index);
 
