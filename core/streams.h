@@ -15,7 +15,8 @@
 //   0x32000 + {0..3}            encoder-decoder benchmark inputs: source, target, dout, lengths
 //   0x40000 + split, 0x42000 +  synthetic tasks' sequences: transduction, counting (split 0 training, 1 held out)
 //   0x41000                     sequence-to-sequence output projection
-//   0x43000, 0x43001            sequence classifier: embedding, output weights
+//   0x43000, 0x43001            sequence classifier: embedding (or, with the projection front, the bottleneck
+//                               weights: a model has one or the other), output weights
 //   0x44000, 0x44001            language model: embedding, decoder weights
 //   0x50000, 0x50001            training benchmark: x, dy
 //   0x60000 + s                 nn dropout (nn/dropout.h): s = 0 embedding output, 1 decoder input, 2 + l the

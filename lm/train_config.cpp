@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -82,6 +83,15 @@ TrainKey choice_key(const char *name, const char *help, Get member, std::vector<
             [member](const TrainConfig &c) { return member(const_cast<TrainConfig &>(c)); }};
 }
 
+// A whole unsigned 64-bit decimal number (a hash seed).
+uint64_t parse_uint64(const std::string &value) {
+    uint64_t x = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), x);
+    if (error == std::errc::result_out_of_range) fail("must be in [0, 2^64)");
+    if (value.empty() || error != std::errc() || end != value.data() + value.size()) fail("not a non-negative integer");
+    return x;
+}
+
 #define FIELD(expr) [](TrainConfig &c) -> auto & { return expr; }
 
 std::vector<TrainKey> make_keys() {
@@ -134,8 +144,15 @@ std::vector<TrainKey> make_keys() {
         choice_key("task", "lm (language model), reverse, sort (encoder-decoder), classify (sequence classifier)",
                    FIELD(c.seq.task), {"lm", "reverse", "sort", "classify"}),
         choice_key("attention", "encoder-decoder attention: on, off (default: the model's)", FIELD(c.seq.attention), {"", "on", "off"}),
-        choice_key("pool", "classify: pool the outputs by mean over each sequence, or take its last step", FIELD(c.seq.pool),
-                   {"mean", "last"}),
+        choice_key("pool", "classify: pool the outputs by mean over each sequence, take its last step, or max per channel",
+                   FIELD(c.seq.pool), {"mean", "last", "max"}),
+        choice_key("front", "classify: embedding (a vocab x emb table), or projection (pQRNN: each token's hashed features -> "
+                   "a dense ReLU bottleneck to emb; no table)", FIELD(c.seq.front), {"embedding", "projection"}),
+        int_key("projection_features", "classify, front projection: ternary features per token (the bottleneck's input)", true,
+                FIELD(c.seq.projection_features), 1, 4096),
+        {"projection_seed", "classify, front projection: seed of the token hashes, in [0, 2^64)", true,
+         [](TrainConfig &c, const std::string &v) { c.seq.projection_seed = parse_uint64(v); },
+         [](const TrainConfig &c) { return std::to_string(c.seq.projection_seed); }},
         int_key("vocab", "synthetic tasks: content tokens", true, FIELD(c.seq.vocab), 1),
         int_key("min_len", "synthetic tasks: shortest sequence", true, FIELD(c.seq.min_len), 1, 1 << 16),
         int_key("max_len", "synthetic tasks: longest sequence", true, FIELD(c.seq.max_len), 1, 1 << 16),
@@ -179,7 +196,7 @@ void TrainConfig::validate() const {
     if (!(log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", log_seconds);
     refuse_unused_keys(*this, TrainConfig(), {"vocab", "min_len", "max_len", "eval_size", "time_limit", "target_accuracy"},
                        "synthetic tasks only");
-    refuse_unused_keys(*this, TrainConfig(), {"pool"}, "task classify only");
+    refuse_unused_keys(*this, TrainConfig(), {"pool", "front", "projection_features", "projection_seed"}, "task classify only");
 }
 
 void refuse_unused_keys(const TrainConfig &cfg, const TrainConfig &defaults, const std::vector<std::string> &keys,

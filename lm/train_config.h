@@ -17,7 +17,10 @@ namespace qrnn::lm {
 struct SeqTaskKeys {
     std::string task = "lm";
     std::string attention;       // "" (the model's: on for encdec), on, off
-    std::string pool = "mean";   // classify: mean | last
+    std::string pool = "mean";   // classify: mean | last | max
+    std::string front = "embedding";  // classify: embedding | projection (pQRNN's, tasks/classifier_front.h)
+    int64_t projection_features = 512;  // classify, front projection: N features per token
+    uint64_t projection_seed = 0;       // classify, front projection: the hash seed
     int64_t vocab = 10, min_len = 5, max_len = 40, eval_size = 256;
     double time_limit = 0, target_accuracy = 1;  // seconds (0: none); stop at this held-out accuracy
 };

@@ -10,16 +10,21 @@
 
 namespace qrnn::lm {
 namespace {
+
+nn::ProjectionConfig projection_config(const ClassifierShape &shape) {
+    if (shape.front == "projection" && (shape.projection_features < 1 || shape.projection_features > nn::kMaxProjectionFeatures))
+        fail("projection features must be in [1, ", nn::kMaxProjectionFeatures, "] (got ", shape.projection_features, ")");
+    return {static_cast<int>(std::clamp<int64_t>(shape.projection_features, 1, nn::kMaxProjectionFeatures)), shape.projection_seed};
 }
+
+}  // namespace
 
 SequenceClassifier::SequenceClassifier(const ClassifierShape &shape, const RunSettings &run)
     : shape_(shape), stack_(ModelConfig(shape.stack, run)), has_lengths_(nn::is_seq_model(shape.stack.model)),
       width_(stack_.layer(stack_.size() - 1).output_size()), decoder_(shape.classes, width_, parse_target(shape.stack.target)) {
-    if (shape.pool != "mean" && shape.pool != "last") fail("pool must be mean or last (got '", shape.pool, "')");
+    check_pool(shape.pool);
     if (shape.vocab < 1 || shape.classes < 2) fail("classifier: vocab ", shape.vocab, ", classes ", shape.classes);
-    const int64_t n = shape.stack.input;
-    embedding_ = Tensor<float>({shape.vocab, n}), d_embedding_ = Tensor<float>(embedding_.shape);
-    seeded_fill(embedding_, shape.stack.seed, streams::kClassifierEmbedding, 0.1);
+    front_ = make_classifier_front(shape.front, shape.vocab, shape.stack.input, projection_config(shape), shape.stack.seed);
     weights_ = Tensor<float>({shape.classes, width_}), bias_ = Tensor<float>({shape.classes});
     seeded_fill(weights_, shape.stack.seed, streams::kClassifierOutput, 1.0 / std::sqrt(static_cast<double>(width_)));
     grads_ = {Tensor<float>(weights_.shape), Tensor<float>(bias_.shape)};
@@ -28,7 +33,7 @@ SequenceClassifier::SequenceClassifier(const ClassifierShape &shape, const RunSe
 }
 
 std::vector<nn::Param> SequenceClassifier::params() {
-    std::vector<nn::Param> all{{"embedding", &embedding_, &d_embedding_}};
+    std::vector<nn::Param> all = front_->params();
     for (size_t l = 0; l < stack_.size(); l++)
         for (auto &p : stack_.layer(l).params()) all.push_back({"layer_" + std::to_string(l) + "/" + p.name, p.value, p.grad});
     all.push_back({"output/weights", &weights_, &grads_.dweights});
@@ -36,30 +41,28 @@ std::vector<nn::Param> SequenceClassifier::params() {
     return all;
 }
 
+int64_t SequenceClassifier::parameter_count() {
+    int64_t n = 0;
+    for (const nn::Param &p : params()) n += static_cast<int64_t>(p.value->size());
+    return n;
+}
+
 const Tensor<float> &SequenceClassifier::pooled(const nn::ClassifyBatch &batch, bool tape) {
-    const int64_t T = batch.T, B = static_cast<int64_t>(batch.lengths.size()), n = shape_.stack.input, m = width_;
-    x_ = Tensor<float>({T, B, n});
-    embedding_forward(embedding_, batch.tokens, x_);
-    for (int64_t b = 0; b < B; b++)
-        for (int64_t t = batch.lengths[b]; t < T; t++) std::fill_n(&x_(t, b, 0), n, 0.0f);
+    const int64_t B = static_cast<int64_t>(batch.lengths.size());
+    const Tensor<float> &x = front_->forward(batch);
     if (has_lengths_) nn::set_stack_lengths(stack_, std::vector<int32_t>(batch.lengths.begin(), batch.lengths.end()));
     std::vector<nn::State> states = stack_.initial_state(B);
-    const Tensor<float> &h = stack_.forward(x_, states, tape ? &tapes_ : nullptr);
-    pooled_ = Tensor<float>({B, m});
-    for (int64_t b = 0; b < B; b++) {
-        const int64_t len = batch.lengths[b], first = shape_.pool == "mean" ? 0 : len - 1;
-        const float scale = 1.0f / static_cast<float>(len - first);
-        for (int64_t t = first; t < len; t++)
-            for (int64_t c = 0; c < m; c++) pooled_(b, c) += h(t, b, c) * scale;
-    }
-    return pooled_;
+    const Tensor<float> &h = stack_.forward(x, states, tape ? &tapes_ : nullptr);
+    pooled_ = pool_steps(h, batch.lengths, shape_.pool);
+    return pooled_.pooled;
 }
 
 double SequenceClassifier::loss(const nn::ClassifyBatch &batch, bool train) {
-    const int64_t T = batch.T, B = static_cast<int64_t>(batch.lengths.size()), m = width_;
+    const int64_t B = static_cast<int64_t>(batch.lengths.size());
     if (train) {
         stack_.zero_grads();
-        for (Tensor<float> *g : {&d_embedding_, &grads_.dweights, &grads_.dbias}) std::fill(g->data.begin(), g->data.end(), 0.0f);
+        front_->zero_grads();
+        for (Tensor<float> *g : {&grads_.dweights, &grads_.dbias}) std::fill(g->data.begin(), g->data.end(), 0.0f);
     }
     const Tensor<float> &p = pooled(batch, train);
     dpooled_ = Tensor<float>(p.shape);
@@ -69,15 +72,9 @@ double SequenceClassifier::loss(const nn::ClassifyBatch &batch, bool train) {
     const float inv_b = 1.0f / static_cast<float>(B);
     for (Tensor<float> *g : {&grads_.dweights, &grads_.dbias})
         for (float &v : g->data) v *= inv_b;
-    dh_ = Tensor<float>({T, B, m});
-    for (int64_t b = 0; b < B; b++) {
-        const int64_t len = batch.lengths[b], first = shape_.pool == "mean" ? 0 : len - 1;
-        const float scale = inv_b / static_cast<float>(len - first);
-        for (int64_t t = first; t < len; t++)
-            for (int64_t c = 0; c < m; c++) dh_(t, b, c) = dpooled_(b, c) * scale;
-    }
-    stack_.backward(tapes_, dh_, nullptr, &dx_, nullptr);
-    embedding_backward(batch.tokens, dx_, d_embedding_);
+    const Tensor<float> dh = pool_steps_backward(pooled_, dpooled_, batch.lengths, shape_.pool, batch.T, inv_b);
+    stack_.backward(tapes_, dh, nullptr, &dx_, nullptr);
+    front_->backward(batch, dx_);
     return sum / static_cast<double>(B);
 }
 

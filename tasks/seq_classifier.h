@@ -1,29 +1,41 @@
-// A sequence classifier for `qrnn train --task classify` (tasks/seq_trainer.h): embedding -> a stack of any
-// trainable model (nn::LayerStack: qrnn, qrnn-dense, qrnn-bidir, qrnn-bidir-sum, qrnn-varlen, lstm-*, cnn)
-// -> pooling over each sequence's real steps (mean, or the output at its last step) -> linear -> softmax
-// cross-entropy (lm::SoftmaxDecoder), mean over the batch.
-// Variable lengths: the embedded input is zero past each length; the bidirectional / variable-length layers
+// A sequence classifier for `qrnn train --task classify` (tasks/seq_trainer.h): a front end (an embedding, or
+// pQRNN's projection + dense ReLU bottleneck: tasks/classifier_front.h) -> a stack of any trainable model
+// (nn::LayerStack: qrnn, qrnn-dense, qrnn-bidir, qrnn-bidir-sum, qrnn-varlen, lstm-*, cnn) -> pooling over each
+// sequence's real steps (mean, the output at its last step, or max: tasks/sequence_pooling.h) -> linear ->
+// softmax cross-entropy (lm::SoftmaxDecoder), mean over the batch. With front "projection" and a bidirectional
+// QRNN stack this is pQRNN (Kaliamoorthi et al. 2020) with mean or max pooling.
+// Variable lengths: the front's output is zero past each length; the bidirectional / variable-length layers
 // get the lengths (nn::set_stack_lengths: the reverse scan starts at each sequence's end); the other models
 // are causal, so their outputs before a sequence's end do not see its padding. Pooling reads only real steps,
 // so gradients ignore the padding.
 #pragma once
+#include <memory>
+
 #include "lm/softmax_decoder.h"
 #include "nn/seq_tasks.h"
 #include "nn/stack.h"
+#include "tasks/classifier_front.h"
+#include "tasks/sequence_pooling.h"
 
 namespace qrnn::lm {
 
 struct ClassifierShape {
-    ModelSpec stack;            // model, pooling, window, input (= embedding size), hidden, layers, rates, seed, target
+    ModelSpec stack;            // model, pooling, window, input (= the front's output width), hidden, layers, rates, seed, target
     int64_t vocab = 0, classes = 2;
-    std::string pool = "mean";  // mean | last
+    std::string pool = "mean";  // mean | last | max
+    std::string front = "embedding";  // embedding (a [vocab][input] table) | projection (pQRNN's; no table)
+    int64_t projection_features = 512;  // projection: N ternary features per token (nn/projection.h)
+    uint64_t projection_seed = 0;       // projection: the hash seed
 };
 
 class SequenceClassifier {
 public:
-    // run: the batch and longest sequence its layers are built for. Throws qrnn::Error on a bad shape or pool.
+    // run: the batch and longest sequence its layers are built for. Throws qrnn::Error on a bad shape, pool or front.
     SequenceClassifier(const ClassifierShape &shape, const RunSettings &run);
-    std::vector<nn::Param> params();  // "embedding", "layer_<l>/<name>", "output/weights" [C][m], "output/bias" [C]
+    // The front's ("embedding", or "bottleneck/weights" and "bottleneck/bias"), "layer_<l>/<name>",
+    // "output/weights" [C][m], "output/bias" [C].
+    std::vector<nn::Param> params();
+    int64_t parameter_count();  // the sum of params()' sizes
     void set_stochastic(bool on) { stack_.set_stochastic(on); }
     void set_mask_draw(uint64_t draw) { stack_.set_mask_draw(draw); }  // nn::Layer::set_mask_draw
     // Mean cross-entropy of the batch; with `train`, every gradient of it (gradients zeroed first).
@@ -37,10 +49,12 @@ private:
     bool has_lengths_;  // the stack's layers take per-sequence lengths
     int64_t width_;     // the stack's output width
     SoftmaxDecoder decoder_;
-    Tensor<float> embedding_, d_embedding_, weights_, bias_;
+    std::unique_ptr<ClassifierFront> front_;
+    Tensor<float> weights_, bias_;
     DecoderGrads grads_;
     nn::Tapes tapes_;
-    Tensor<float> x_, pooled_, dpooled_, dh_, dx_;
+    PooledSteps pooled_;
+    Tensor<float> dpooled_, dx_;
 };
 
 }  // namespace qrnn::lm

@@ -124,6 +124,7 @@ private:
         ClassifierShape s;
         s.stack = cfg.lm.stack;
         s.vocab = cfg.seq.vocab, s.classes = nn::CountTask::kClasses, s.pool = cfg.seq.pool;
+        s.front = cfg.seq.front, s.projection_features = cfg.seq.projection_features, s.projection_seed = cfg.seq.projection_seed;
         return s;
     }
     nn::CountTask task_;
@@ -143,6 +144,11 @@ void check_seq_task_memory(const TrainConfig &cfg) {
         task.vocab = cfg.seq.vocab;
         shape.stacks = 2, c.input = task.symbols();
     }
+    if (cfg.seq.task == "classify" && cfg.seq.front == "projection") {  // the projected batch, the bottleneck (+ grad, Adam)
+        const double N = static_cast<double>(cfg.seq.projection_features);
+        shape.extra_floats = static_cast<double>(cfg.seq.max_len + 1) * static_cast<double>(cfg.batch) * N +
+                             4 * N * static_cast<double>(cfg.lm.stack.input);
+    }
     check_run_memory(c, false, 0, shape);
 }
 
@@ -152,6 +158,20 @@ void set_final_attrs(SeqResults &results, double best) {
     const SeqEpoch &last = results.epochs.back();
     results.attrs["steps"] = static_cast<int64_t>(last.step), results.attrs["seconds"] = last.seconds;
     results.attrs["final_accuracy"] = last.accuracy, results.attrs["best_accuracy"] = best;
+}
+
+// The classifier's front keys that must match to resume (none for the embedding front: its checkpoints from before
+// these keys resume).
+std::string classifier_identity(const TrainConfig &cfg) {
+    if (cfg.seq.task != "classify" || cfg.seq.front == "embedding") return "";
+    return "front=" + cfg.seq.front + ";projection_features=" + std::to_string(cfg.seq.projection_features) +
+           ";projection_seed=" + std::to_string(cfg.seq.projection_seed) + ";";
+}
+
+// "embedding", or "projection N=512 seed=0".
+std::string front_text(const TrainConfig &cfg) {
+    if (cfg.seq.front != "projection") return cfg.seq.front;
+    return "projection N=" + std::to_string(cfg.seq.projection_features) + " seed=" + std::to_string(cfg.seq.projection_seed);
 }
 
 const char *metric_of(const TrainConfig &cfg) { return is_transduction(cfg.seq.task) ? "exact_match" : "accuracy"; }
@@ -183,7 +203,8 @@ void print_task_line(const TrainConfig &cfg, const std::map<std::string, Attr> &
     const bool transduction = is_transduction(cfg.seq.task);
     const std::string attention = std::get<std::string>(attrs.at("attention"));
     log << "task " << cfg.seq.task << ": lengths " << cfg.seq.min_len << ".." << cfg.seq.max_len << ", vocab " << cfg.seq.vocab
-        << "; model " << cfg.lm.stack.model << (transduction ? " (attention " + attention + ")" : " (pool " + cfg.seq.pool + ")")
+        << "; model " << cfg.lm.stack.model
+        << (transduction ? " (attention " + attention + ")" : " (front " + front_text(cfg) + ", pool " + cfg.seq.pool + ")")
         << " " << cfg.lm.stack.layers << " x " << cfg.lm.stack.hidden << ", " << std::get<int64_t>(attrs.at("parameters"))
         << " parameters; batch " << cfg.batch << ", " << cfg.epochs << " epochs x " << cfg.max_batches
         << " steps; held-out " << metric_of(cfg) << " of " << cfg.seq.eval_size << " sequences\n";
@@ -196,7 +217,7 @@ public:
     SeqTraining(const TrainConfig &cfg, TaskRun &run, SeqResults &results, std::ostream &log)
         : cfg_(cfg), run_(run), results_(results), log_(log), params_(run.params()),
           adam_({cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay}) {
-        at_.identity = identity(cfg);
+        at_.identity = identity(cfg) + classifier_identity(cfg);
         lock_ = prepare_run_files(cfg);
         if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
             at_ = read_seq_checkpoint(cfg.checkpoint, at_.identity, params_);
@@ -332,7 +353,14 @@ void validate_seq_task(const TrainConfig &cfg) {
     check_seq_task_memory(cfg);
     const TrainConfig defaults = task_defaults(task);
     refuse_unused_keys(cfg, defaults, {"bptt", "io_dropout", "tie_weights", "lr_decay", "lr_patience"}, "task lm only");
-    if (task != "classify") refuse_unused_keys(cfg, defaults, {"pool"}, "task classify only");
+    if (task != "classify")
+        refuse_unused_keys(cfg, defaults, {"pool", "front", "projection_features", "projection_seed"}, "task classify only");
+    else if (cfg.seq.front != "projection")
+        for (const char *name : {"projection_features", "projection_seed"}) {
+            const TrainKey *k = find_train_key(name);
+            if (k->get(cfg) != k->get(defaults))
+                fail("key '", name, "': value '", k->get(cfg), "': front ", cfg.seq.front, " does not use it (front projection only)");
+        }
     if (is_transduction(task)) {
         if (!is_encdec(model))
             fail("key 'model': task ", task, " trains an encoder-decoder (encdec, encdec-noattn), not '", model, "'");

@@ -301,7 +301,7 @@ TEST(SeqTasks, BadInputIsAOneLineErrorWithExitCode2) {
     expect_cli("train --task reverse --min_len 9 --max_len 4", 2, "keys 'min_len', 'max_len': min_len 9 is above max_len 4");
     expect_cli("train --task classify --vocab 1", 2, "key 'vocab': classify needs tokens A = 0 and B = 1");
     expect_cli("train --task classify --max_batches 0", 2, "key 'max_batches': task classify needs steps per epoch >= 1");
-    expect_cli("train --task classify --pool max", 2, "--pool: key 'pool': value 'max': must be one of mean, last");
+    expect_cli("train --task classify --pool median", 2, "--pool: key 'pool': value 'median': must be one of mean, last, max");
     expect_cli("train --task classify --target_accuracy 1.5", 2, "key 'target_accuracy': must be in (0, 1], got 1.5");
     expect_cli("train --task classify --model qrnn --pooling nope", 2, "unknown pooling 'nope' (known: f, fo, ifo)");
     // The encoder-decoder's rates are checked as a stack's (they were accepted: zoneout 1.5 trained to 0 accuracy).
