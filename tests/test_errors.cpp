@@ -4,18 +4,12 @@
 #include "core/error.h"
 #include "plugins/model.h"
 #include "nn/qrnn_layer.h"
+#include "tests/support/error_text.h"
 
 using namespace qrnn;
 
 namespace {
-std::string error_of(const std::function<void()> &f) {
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+using qrnn::test::error_of;
 ModelConfig small() {
     ModelConfig c;
     c.window = 2, c.batch = 2, c.seq = 3, c.input = 4, c.hidden = 5;

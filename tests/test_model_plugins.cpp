@@ -12,6 +12,7 @@
 #include "harness/experiment.h"
 #include "plugins/training_model.h"
 #include "tests/support/param_name.h"
+#include "tests/support/error_text.h"
 
 namespace qrnn {
 namespace {
@@ -113,14 +114,7 @@ TEST(ModelRegistry, ValidateNamesKnownModels) {
     EXPECT_THROW(validate_model_config(cfg), Error);
 }
 
-std::string error_of(const std::function<void()> &f) {
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "no error";
-}
+using qrnn::test::error_of;
 
 // The listing's "passes" is the predicate --pass training dispatches on; make_layer says why it cannot build a
 // layer of a model that trains only as a whole stack, or not layer by layer at all.

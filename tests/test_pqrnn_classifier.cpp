@@ -16,6 +16,7 @@
 #include "tasks/seq_classifier.h"
 #include "tests/support/cli.h"
 #include "tests/support/finite_differences.h"
+#include "tests/support/classifier_check.h"
 
 namespace qrnn::test {
 namespace {
@@ -167,24 +168,7 @@ TEST(PqrnnClassifier, GradientsMatchFiniteDifferences) {
                                           ? "word" + std::to_string(batch.tokens[i] * 7 + static_cast<int>(i % 3))
                                           : "");
         lm::SequenceClassifier clf(shape, {c.batch, c.max_len});
-        clf.loss(batch, true);
-        double worst = 0;
-        for (const nn::Param &p : clf.params()) {
-            const Tensor<float> grad = *p.grad;
-            double scale = 1e-3;
-            for (float g : grad.data) scale = std::max(scale, std::abs(static_cast<double>(g)));
-            for (size_t i = 0; i < p.value->size(); i += 5) {
-                const float saved = p.value->data[i], eps = 1e-2f;
-                p.value->data[i] = saved + eps;
-                const double up = clf.loss(batch, false);
-                p.value->data[i] = saved - eps;
-                const double down = clf.loss(batch, false);
-                p.value->data[i] = saved;
-                const double err = std::abs((up - down) / (2 * eps) - grad.data[i]) / scale;
-                EXPECT_LE(err, 2e-2) << c.model << " " << c.front << " " << p.name << "[" << i << "]";
-                worst = std::max(worst, err);
-            }
-        }
+        const double worst = test::classifier_gradient_error(clf, batch, 5, 2e-2, std::string(c.model) + " " + c.front);
         std::cout << c.front << " " << c.model << " (pool " << c.pool << ", B=" << c.batch << ", T=" << batch.T << ", k=" << c.window
                   << (c.front == "projection" ? ", N=" + std::to_string(c.features) : "") << (c.words ? ", words" : "")
                   << "): worst relative gradient error " << worst << "\n";

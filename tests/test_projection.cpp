@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "nn/projection.h"
 #include "reference/projection.h"
+#include "tests/support/error_text.h"
 
 using namespace qrnn;
 using nn::ProjectionConfig;
@@ -30,14 +31,7 @@ std::vector<int> as_ints(const std::vector<float> &features) {
     return std::vector<int>(features.begin(), features.end());
 }
 
-std::string error_of(const std::function<void()> &f) {
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+using qrnn::test::error_of;
 
 std::vector<std::string> awkward_tokens() {
     return {

@@ -20,6 +20,7 @@
 #include "tasks/seq_trainer.h"
 #include "nn/seq2seq.h"
 #include "tests/support/cli.h"
+#include "tests/support/classifier_check.h"
 
 namespace qrnn::test {
 namespace {
@@ -116,24 +117,7 @@ TEST(SeqTasks, ClassifierGradientsMatchFiniteDifferences) {
         shape.vocab = 4, shape.pool = pool;
         lm::SequenceClassifier clf(shape, {5, 6});
         const nn::ClassifyBatch batch = nn::count_batch(small_count(), 5, 3, 0, 0);
-        clf.loss(batch, true);
-        double worst = 0;
-        for (const nn::Param &p : clf.params()) {
-            const Tensor<float> grad = *p.grad;
-            double scale = 1e-3;
-            for (float g : grad.data) scale = std::max(scale, std::abs(static_cast<double>(g)));
-            for (size_t i = 0; i < p.value->size(); i += 7) {
-                const float saved = p.value->data[i], eps = 1e-2f;
-                p.value->data[i] = saved + eps;
-                const double up = clf.loss(batch, false);
-                p.value->data[i] = saved - eps;
-                const double down = clf.loss(batch, false);
-                p.value->data[i] = saved;
-                const double err = std::abs((up - down) / (2 * eps) - grad.data[i]) / scale;
-                EXPECT_LE(err, 2e-2) << model << " " << p.name << "[" << i << "]";
-                worst = std::max(worst, err);
-            }
-        }
+        const double worst = test::classifier_gradient_error(clf, batch, 7, 2e-2, model);
         std::cout << model << " (pool " << pool << "): worst relative gradient error " << worst << "\n";
     }
 }

@@ -16,22 +16,13 @@
 #include "tasks/bag_of_words.h"
 #include "tasks/text_classification.h"
 #include "tests/support/cli.h"
+#include "tests/support/error_text.h"
 
 namespace qrnn::test {
 namespace {
 
 using lm::read_text_classification;
 
-// The qrnn::Error message of f(), or "" when it does not throw.
-template <class F>
-std::string error_of(F f) {
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "";
-}
 
 // The error reading a scratch file holding `text`, with the file's path replaced by "FILE".
 std::string read_error(const std::string &text) {
@@ -133,7 +124,7 @@ TEST(TextClassification, ClassifyBatchHoldsIdsPaddedWithZero) {
     EXPECT_EQ(lm::text_batch_tokens(d, 3, 1), (std::vector<std::vector<std::string>>{{"new", "y"}}));
     EXPECT_EQ(error_of([&] { lm::text_classify_batch(d, v, 2, 3); }),
               path + ": examples [2, 5) are not a batch of its 4 examples");
-    EXPECT_NE(error_of([&] { lm::text_batch_tokens(d, 0, 0); }), "");
+    EXPECT_NE(error_of([&] { lm::text_batch_tokens(d, 0, 0); }), "<no error>");
 }
 
 // ---- bag of words ----------------------------------------------------------------------------------------------
