@@ -141,8 +141,9 @@ std::vector<TrainKey> make_keys() {
         num_key("log_seconds", "progress line at most this often (seconds)", true, FIELD(c.log_seconds)),
         // The synthetic sequence tasks (tasks/seq_trainer.h); resumable = outside the identity, which only task lm's
         // checkpoints use (so its checkpoints resume across this addition).
-        choice_key("task", "lm (language model), reverse, sort (encoder-decoder), classify (sequence classifier)",
-                   FIELD(c.seq.task), {"lm", "reverse", "sort", "classify"}),
+        choice_key("task", "lm (language model), reverse, sort (encoder-decoder), classify (sequence classifier), classify-text "
+                   "(the classifier on label<TAB>text files: --data DIR or train, valid, test)",
+                   FIELD(c.seq.task), {"lm", "reverse", "sort", "classify", "classify-text"}),
         choice_key("attention", "encoder-decoder attention: on, off (default: the model's)", FIELD(c.seq.attention), {"", "on", "off"}),
         choice_key("pool", "classify: pool the outputs by mean over each sequence, take its last step, or max per channel",
                    FIELD(c.seq.pool), {"mean", "last", "max"}),
@@ -153,6 +154,8 @@ std::vector<TrainKey> make_keys() {
         {"projection_seed", "classify, front projection: seed of the token hashes, in [0, 2^64)", true,
          [](TrainConfig &c, const std::string &v) { c.seq.projection_seed = parse_uint64(v); },
          [](const TrainConfig &c) { return std::to_string(c.seq.projection_seed); }},
+        int_key("min_count", "classify-text: the vocabulary (embedding front, bow) keeps training words seen this often", true,
+                FIELD(c.seq.min_count), 1, kMaxCount),
         int_key("vocab", "synthetic tasks: content tokens", true, FIELD(c.seq.vocab), 1),
         int_key("min_len", "synthetic tasks: shortest sequence", true, FIELD(c.seq.min_len), 1, 1 << 16),
         int_key("max_len", "synthetic tasks: longest sequence", true, FIELD(c.seq.max_len), 1, 1 << 16),
@@ -196,7 +199,8 @@ void TrainConfig::validate() const {
     if (!(log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", log_seconds);
     refuse_unused_keys(*this, TrainConfig(), {"vocab", "min_len", "max_len", "eval_size", "time_limit", "target_accuracy"},
                        "synthetic tasks only");
-    refuse_unused_keys(*this, TrainConfig(), {"pool", "front", "projection_features", "projection_seed"}, "task classify only");
+    refuse_unused_keys(*this, TrainConfig(), {"pool", "front", "projection_features", "projection_seed"}, "tasks classify and classify-text only");
+    refuse_unused_keys(*this, TrainConfig(), {"min_count"}, "task classify-text only");
 }
 
 void refuse_unused_keys(const TrainConfig &cfg, const TrainConfig &defaults, const std::vector<std::string> &keys,

@@ -12,7 +12,7 @@
 
 namespace qrnn::lm {
 
-// The keys of the synthetic sequence tasks (`task: reverse | sort | classify`, tasks/seq_trainer.h); task lm ignores
+// The keys of the sequence tasks (`task: reverse | sort | classify | classify-text`, tasks/seq_trainer.h); task lm ignores
 // them but `attention`, which asks for an encoder-decoder.
 struct SeqTaskKeys {
     std::string task = "lm";
@@ -21,6 +21,7 @@ struct SeqTaskKeys {
     std::string front = "embedding";  // classify: embedding | projection (pQRNN's, tasks/classifier_front.h)
     int64_t projection_features = 512;  // classify, front projection: N features per token
     uint64_t projection_seed = 0;       // classify, front projection: the hash seed
+    int64_t min_count = 1;              // classify-text: the vocabulary's words are seen this often in training
     int64_t vocab = 10, min_len = 5, max_len = 40, eval_size = 256;
     double time_limit = 0, target_accuracy = 1;  // seconds (0: none); stop at this held-out accuracy
 };

@@ -11,6 +11,8 @@
 #include "lm/run_files.h"
 #include "tasks/seq_checkpoint.h"
 #include "tasks/seq_classifier.h"
+#include "tasks/task_run.h"
+#include "tasks/text_task.h"
 #include "nn/optimizer.h"
 #include "nn/seq2seq.h"
 #include "runtime/machine_info.h"
@@ -22,6 +24,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool is_transduction(const std::string &task) { return task == "reverse" || task == "sort"; }
+bool is_classifier(const std::string &task) { return task == "classify" || task == "classify-text"; }
 bool is_encdec(const std::string &model) { return model == "encdec" || model == "encdec-noattn"; }
 bool attention_on(const TrainConfig &cfg) {
     return cfg.seq.attention.empty() ? cfg.lm.stack.model == "encdec" : cfg.seq.attention == "on";
@@ -32,20 +35,6 @@ double load_average() {  // 1-minute load average, NaN where /proc/loadavg is mi
     std::ifstream("/proc/loadavg") >> load;
     return load;
 }
-
-// A task's data and model behind the training loop.
-class TaskRun {
-public:
-    virtual ~TaskRun() = default;
-    virtual std::vector<nn::Param> params() = 0;
-    virtual void set_stochastic(bool on) = 0;
-    // Loss of training batch `index` with the masks of draw `index` (every batch starts at time 0: without a
-    // draw of its own each step would repeat the first step's masks); every gradient of it set.
-    virtual double train_step(uint64_t index) = 0;
-    // Held-out, in batches; ends early when stop() says so after a batch (*evaluated: the sequences evaluated).
-    virtual double accuracy(const std::function<bool()> &stop, int64_t *evaluated) = 0;
-    virtual std::optional<SeqHeatmap> heatmap() { return std::nullopt; }
-};
 
 class TransductionRun : public TaskRun {
 public:
@@ -68,6 +57,7 @@ public:
     double accuracy(const std::function<bool()> &stop, int64_t *evaluated) override {
         return nn::transduction_accuracy(task_, *model_, seed_, eval_size_, stop, evaluated);
     }
+    double chance() const override { return 0; }
     std::optional<SeqHeatmap> heatmap() override {  // held-out sequence 0 of batch 0
         if (!attention_) return std::nullopt;
         nn::Seq2SeqBatch b = nn::transduction_batch(task_, 1, seed_, 1, 0);
@@ -118,6 +108,7 @@ public:
         *evaluated = done;
         return static_cast<double>(hits) / static_cast<double>(done);
     }
+    double chance() const override { return 1.0 / nn::CountTask::kClasses; }
 
 private:
     static ClassifierShape shape(const TrainConfig &cfg) {
@@ -144,7 +135,7 @@ void check_seq_task_memory(const TrainConfig &cfg) {
         task.vocab = cfg.seq.vocab;
         shape.stacks = 2, c.input = task.symbols();
     }
-    if (cfg.seq.task == "classify" && cfg.seq.front == "projection") {  // the projected batch, the bottleneck (+ grad, Adam)
+    if (is_classifier(cfg.seq.task) && cfg.seq.front == "projection") {  // the projected batch, the bottleneck (+ grad, Adam)
         const double N = static_cast<double>(cfg.seq.projection_features);
         shape.extra_floats = static_cast<double>(cfg.seq.max_len + 1) * static_cast<double>(cfg.batch) * N +
                              4 * N * static_cast<double>(cfg.lm.stack.input);
@@ -160,11 +151,12 @@ void set_final_attrs(SeqResults &results, double best) {
     results.attrs["final_accuracy"] = last.accuracy, results.attrs["best_accuracy"] = best;
 }
 
-// The classifier's front keys that must match to resume (none for the embedding front: its checkpoints from before
-// these keys resume).
+// The classifier's keys that must match to resume: classify-text's min_count, and the front's (none for the
+// embedding front: its checkpoints from before these keys resume).
 std::string classifier_identity(const TrainConfig &cfg) {
-    if (cfg.seq.task != "classify" || cfg.seq.front == "embedding") return "";
-    return "front=" + cfg.seq.front + ";projection_features=" + std::to_string(cfg.seq.projection_features) +
+    const std::string text = cfg.seq.task == "classify-text" ? "min_count=" + std::to_string(cfg.seq.min_count) + ";" : "";
+    if (!is_classifier(cfg.seq.task) || cfg.seq.front == "embedding") return text;
+    return text + "front=" + cfg.seq.front + ";projection_features=" + std::to_string(cfg.seq.projection_features) +
            ";projection_seed=" + std::to_string(cfg.seq.projection_seed) + ";";
 }
 
@@ -183,12 +175,12 @@ int64_t parameter_count(const std::vector<nn::Param> &params) {
 }
 
 // The results file's attributes known before training.
-std::map<std::string, Attr> run_attrs(const TrainConfig &cfg, int64_t n_params) {
+std::map<std::string, Attr> run_attrs(const TrainConfig &cfg, const TaskRun &run, int64_t n_params) {
     const bool transduction = is_transduction(cfg.seq.task);
     const MachineInfo machine = machine_info();
     return {{"task", cfg.seq.task},
             {"metric", std::string(metric_of(cfg))},
-            {"chance", transduction ? 0.0 : 1.0 / nn::CountTask::kClasses},
+            {"chance", run.chance()},
             {"model", cfg.lm.stack.model},
             {"attention", std::string(transduction ? (attention_on(cfg) ? "on" : "off") : "-")},
             {"config", config_text(cfg)},
@@ -199,11 +191,12 @@ std::map<std::string, Attr> run_attrs(const TrainConfig &cfg, int64_t n_params) 
             {"cores", machine.cores}};
 }
 
-void print_task_line(const TrainConfig &cfg, const std::map<std::string, Attr> &attrs, std::ostream &log) {
+void print_task_line(const TrainConfig &cfg, const TaskRun &run, const std::map<std::string, Attr> &attrs, std::ostream &log) {
     const bool transduction = is_transduction(cfg.seq.task);
     const std::string attention = std::get<std::string>(attrs.at("attention"));
-    log << "task " << cfg.seq.task << ": lengths " << cfg.seq.min_len << ".." << cfg.seq.max_len << ", vocab " << cfg.seq.vocab
-        << "; model " << cfg.lm.stack.model
+    if (run.describe().empty())
+        log << "task " << cfg.seq.task << ": lengths " << cfg.seq.min_len << ".." << cfg.seq.max_len << ", vocab " << cfg.seq.vocab;
+    log << run.describe() << "; model " << cfg.lm.stack.model
         << (transduction ? " (attention " + attention + ")" : " (front " + front_text(cfg) + ", pool " + cfg.seq.pool + ")")
         << " " << cfg.lm.stack.layers << " x " << cfg.lm.stack.hidden << ", " << std::get<int64_t>(attrs.at("parameters"))
         << " parameters; batch " << cfg.batch << ", " << cfg.epochs << " epochs x " << cfg.max_batches
@@ -323,8 +316,9 @@ TrainConfig task_defaults(const std::string &task) {
     TrainConfig c;
     c.seq.task = task;
     if (task == "lm") return c;
-    if (!is_transduction(task) && task != "classify") fail("unknown task '", task, "' (known: lm, reverse, sort, classify)");
-    c.batch = 32, c.max_batches = 100;
+    if (!is_transduction(task) && !is_classifier(task))
+        fail("unknown task '", task, "' (known: lm, reverse, sort, classify, classify-text)");
+    c.batch = 32, c.max_batches = task == "classify-text" ? 0 : 100;
     c.sgd.lr = 3e-3, c.sgd.clip_norm = 5;
     c.lm.stack.pooling = "fo";
     if (is_transduction(task)) {
@@ -337,24 +331,45 @@ TrainConfig task_defaults(const std::string &task) {
     return c;
 }
 
-void validate_seq_task(const TrainConfig &cfg) {
-    const std::string &task = cfg.seq.task, &model = cfg.lm.stack.model;
-    if (!is_transduction(task) && task != "classify") fail("key 'task': '", task, "' is not a synthetic sequence task");
+namespace {
+
+// The data keys: the synthetic tasks make their own data, classify-text reads files (and its lengths, vocabulary
+// and held-out size come from them).
+void validate_task_data(const TrainConfig &cfg, const TrainConfig &defaults) {
+    const std::string &task = cfg.seq.task;
+    if (task == "classify-text") {
+        for (auto &[key, value] : {std::pair{"train", cfg.train}, {"valid", cfg.valid}})
+            if (value.empty())
+                fail("key '", key, "': task classify-text needs a ", key, " file (--data DIR holding train.tsv, valid.tsv and "
+                     "optionally test.tsv, or --train FILE --valid FILE [--test FILE])");
+        refuse_unused_keys(cfg, defaults, {"vocab", "min_len", "max_len", "eval_size"}, "the synthetic tasks only; classify-text's "
+                           "come from its files");
+        return;
+    }
     for (auto &[key, value] : {std::pair{"train", cfg.train}, {"valid", cfg.valid}, {"test", cfg.test}})
         if (!value.empty()) fail("key '", key, "': task ", task, " generates its own data (no token files)");
     if (cfg.max_batches < 1) fail("key 'max_batches': task ", task, " needs steps per epoch >= 1");
     if (cfg.seq.min_len > cfg.seq.max_len)
         fail("keys 'min_len', 'max_len': min_len ", cfg.seq.min_len, " is above max_len ", cfg.seq.max_len);
+    refuse_unused_keys(cfg, defaults, {"min_count"}, "task classify-text only");
+}
+
+}  // namespace
+
+void validate_seq_task(const TrainConfig &cfg) {
+    const std::string &task = cfg.seq.task, &model = cfg.lm.stack.model;
+    if (!is_transduction(task) && !is_classifier(task)) fail("key 'task': '", task, "' is not a sequence task");
+    const TrainConfig defaults = task_defaults(task);
+    validate_task_data(cfg, defaults);
     if (!(cfg.seq.time_limit >= 0)) fail("key 'time_limit': must be >= 0 (0: none), got ", cfg.seq.time_limit);
     if (!(cfg.seq.target_accuracy > 0 && cfg.seq.target_accuracy <= 1))
         fail("key 'target_accuracy': must be in (0, 1], got ", cfg.seq.target_accuracy);
     if (!(cfg.log_seconds >= 0)) fail("key 'log_seconds': must be >= 0, got ", cfg.log_seconds);
     nn::AdamOptions{cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay}.validate();
-    check_seq_task_memory(cfg);
-    const TrainConfig defaults = task_defaults(task);
+    if (task != "classify-text") check_seq_task_memory(cfg);  // classify-text's lengths: its files' (train_seq_task)
     refuse_unused_keys(cfg, defaults, {"bptt", "io_dropout", "tie_weights", "lr_decay", "lr_patience"}, "task lm only");
-    if (task != "classify")
-        refuse_unused_keys(cfg, defaults, {"pool", "front", "projection_features", "projection_seed"}, "task classify only");
+    if (!is_classifier(task))
+        refuse_unused_keys(cfg, defaults, {"pool", "front", "projection_features", "projection_seed"}, "tasks classify and classify-text only");
     else if (cfg.seq.front != "projection")
         for (const char *name : {"projection_features", "projection_seed"}) {
             const TrainKey *k = find_train_key(name);
@@ -369,27 +384,37 @@ void validate_seq_task(const TrainConfig &cfg) {
         return;
     }
     if (is_encdec(model))
-        fail("key 'model': task classify trains a classifier over a layer stack (qrnn, qrnn-dense, qrnn-bidir, qrnn-bidir-sum, "
+        fail("key 'model': task ", task, " trains a classifier over a layer stack (qrnn, qrnn-dense, qrnn-bidir, qrnn-bidir-sum, "
              "qrnn-varlen, ...); '", model, "' is an encoder-decoder (tasks reverse, sort)");
     if (!cfg.seq.attention.empty())
-        fail("key 'attention': attention needs an encoder; model '", model, "' of task classify has none");
-    if (cfg.seq.vocab < 2) fail("key 'vocab': classify needs tokens A = 0 and B = 1 (vocab >= 2), got ", cfg.seq.vocab);
+        fail("key 'attention': attention needs an encoder; model '", model, "' of task ", task, " has none");
+    if (task == "classify" && cfg.seq.vocab < 2) fail("key 'vocab': classify needs tokens A = 0 and B = 1 (vocab >= 2), got ", cfg.seq.vocab);
     const ModelConfig c(cfg.lm.stack, {cfg.batch, cfg.seq.max_len});
     c.validate();
     if (!nn::has_layer_factory(c.model)) nn::make_layer(c, 0);  // throws "model 'X' has no backward pass"
 }
 
-SeqResults train_seq_task(const TrainConfig &cfg, std::ostream &log) {
-    validate_seq_task(cfg);
-    check_output_files(cfg);  // before the model is built
+SeqResults train_seq_task(const TrainConfig &asked, std::ostream &log) {
+    validate_seq_task(asked);
+    check_output_files(asked);  // before the model is built
+    TrainConfig cfg = asked;
     std::unique_ptr<TaskRun> run;
     if (is_transduction(cfg.seq.task)) run = std::make_unique<TransductionRun>(cfg);
-    else run = std::make_unique<ClassifyRun>(cfg);
+    else if (cfg.seq.task == "classify") run = std::make_unique<ClassifyRun>(cfg);
+    else {
+        TextClassificationSplits splits = read_text_splits(cfg);
+        check_seq_task_memory(text_run_config(cfg, splits));
+        auto text = std::make_unique<TextClassifyRun>(cfg, std::move(splits));
+        cfg = text->config();
+        run = std::move(text);
+    }
     SeqResults results;
-    results.attrs = run_attrs(cfg, parameter_count(run->params()));
-    print_task_line(cfg, results.attrs, log);
+    results.attrs = run_attrs(cfg, *run, parameter_count(run->params()));
+    print_task_line(cfg, *run, results.attrs, log);
     SeqTraining training(cfg, *run, results, log);
     training.run();
+    run->finish(results);
+    if (!cfg.results.empty() && !results.epochs.empty()) write_seq_results(cfg.results, results);
     return results;
 }
 

@@ -1,4 +1,5 @@
-// `qrnn train --task reverse | sort | classify`: the synthetic sequence tasks (nn/seq_tasks.h), trained with
+// `qrnn train --task reverse | sort | classify`: the synthetic sequence tasks (nn/seq_tasks.h), and
+// `--task classify-text`, the classifier on label<TAB>text files (tasks/text_task.h: its batches), trained with
 // Adam (nn/optimizer.h; lr decayed linearly over epochs x max_batches steps to 5%, so a run is reproducible
 // step for step from its seed). Each epoch is max_batches steps on fresh seeded training batches, then a
 // held-out evaluation: exact match of greedy decoding (reverse, sort: the encoder-decoder, nn/seq2seq.h, with

@@ -255,9 +255,9 @@ TEST(PqrnnClassifier, TrainKeysErrorsAndCheckpointIdentity) {
                "--projection_seed: key 'projection_seed': value '18446744073709551616': must be in [0, 2^64)");
     expect_cli("train --task classify --projection_features 64", 2,
                "key 'projection_features': value '64': front embedding does not use it (front projection only)");
-    expect_cli("train --task sort --front projection", 2, "key 'front': value 'projection': task sort does not use it (task classify only)");
+    expect_cli("train --task sort --front projection", 2, "key 'front': value 'projection': task sort does not use it (tasks classify and classify-text only)");
     expect_cli("train --train a.txt --valid b.txt --projection_seed 3", 2,
-               "key 'projection_seed': value '3': task lm does not use it (task classify only)");
+               "key 'projection_seed': value '3': task lm does not use it (tasks classify and classify-text only)");
 
     auto args = [](const std::string &checkpoint, int features, const std::string &seed) {
         return "train --task classify --front projection --projection_features " + std::to_string(features) +

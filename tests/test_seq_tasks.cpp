@@ -294,9 +294,9 @@ TEST(SeqTasks, BadInputIsAOneLineErrorWithExitCode2) {
     // A key the task does not read is refused unless it keeps the task's default, never silently ignored.
     expect_cli("train --task reverse --lr_decay 0", 2, "key 'lr_decay': value '0': task reverse does not use it (task lm only)");
     expect_cli("train --task classify --io_dropout 0.2", 2, "key 'io_dropout': value '0.2': task classify does not use it (task lm only)");
-    expect_cli("train --task sort --pool last", 2, "key 'pool': value 'last': task sort does not use it (task classify only)");
+    expect_cli("train --task sort --pool last", 2, "key 'pool': value 'last': task sort does not use it (tasks classify and classify-text only)");
     expect_cli("train --train a.txt --valid b.txt --max_len 10", 2, "key 'max_len': value '10': task lm does not use it (synthetic tasks only)");
-    expect_cli("train --train a.txt --valid b.txt --pool last", 2, "key 'pool': value 'last': task lm does not use it (task classify only)");
+    expect_cli("train --train a.txt --valid b.txt --pool last", 2, "key 'pool': value 'last': task lm does not use it (tasks classify and classify-text only)");
     const std::string yaml = write_scratch("bad_task.yaml", "task: classify\nmodel: encdec\n");
     expect_cli("train " + yaml, 2, "key 'model': task classify trains a classifier");
     CliResult r = run_cli("train --task classify --model encdec");
