@@ -37,15 +37,22 @@ void project_token(const ProjectionConfig &cfg, std::string_view token, float *o
                          out + first);
 }
 
-Tensor<float> project_sequence(const ProjectionConfig &cfg, const std::vector<std::vector<std::string>> &sequences) {
+void project_steps(const ProjectionConfig &cfg, int64_t T, const std::vector<int64_t> &lengths,
+                   const std::function<std::string(int64_t t, int64_t b)> &token_at, Tensor<float> &x) {
     validate_projection_config(cfg);
-    const int64_t B = static_cast<int64_t>(sequences.size()), N = cfg.features;
-    int64_t T = 0;
-    for (const auto &s : sequences) T = std::max(T, static_cast<int64_t>(s.size()));
-    Tensor<float> x({T, B, N});  // zeros: the padding past each length stays so
+    const int64_t B = static_cast<int64_t>(lengths.size());
+    ensure_shape(x, {T, B, cfg.features});
+    std::fill(x.data.begin(), x.data.end(), 0.0f);  // the padding past each length stays so
     for (int64_t b = 0; b < B; b++)
-        for (int64_t t = 0; t < static_cast<int64_t>(sequences[b].size()); t++)
-            project_token(cfg, sequences[b][t], &x(t, b, 0));
+        for (int64_t t = 0; t < std::min(T, lengths[b]); t++) project_token(cfg, token_at(t, b), &x(t, b, 0));
+}
+
+Tensor<float> project_sequence(const ProjectionConfig &cfg, const std::vector<std::vector<std::string>> &sequences) {
+    std::vector<int64_t> lengths;
+    for (const auto &s : sequences) lengths.push_back(static_cast<int64_t>(s.size()));
+    const int64_t T = lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());
+    Tensor<float> x;
+    project_steps(cfg, T, lengths, [&](int64_t t, int64_t b) { return sequences[b][t]; }, x);
     return x;
 }
 

@@ -5,6 +5,7 @@
 // is a Python implementation of it and reference/projection.h a plain C++ one.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,5 +31,10 @@ void project_token(const ProjectionConfig &cfg, std::string_view token, float *o
 // x [T][B][features], T the longest sequence, B = sequences.size(); zero at the steps past each sequence's
 // length (as the sequence classifier pads its embedded input, tasks/seq_classifier.h).
 Tensor<float> project_sequence(const ProjectionConfig &cfg, const std::vector<std::vector<std::string>> &sequences);
+
+// The same for any source of tokens: x [T][B][features] (reshaped), step t of sequence b the features of
+// token_at(t, b) for t < lengths[b] (B = lengths.size()), zero after.
+void project_steps(const ProjectionConfig &cfg, int64_t T, const std::vector<int64_t> &lengths,
+                   const std::function<std::string(int64_t t, int64_t b)> &token_at, Tensor<float> &x);
 
 }  // namespace qrnn::nn

@@ -58,18 +58,14 @@ public:
 private:
     // features_ [T][B][N]: each real step's token text projected, zero past each length.
     void project(const nn::ClassifyBatch &batch) {
-        const int64_t T = batch.T, B = batch_size(batch), N = projection_.features;
+        const int64_t B = batch_size(batch);
         const bool has_words = !batch.words.empty();
         if (has_words && batch.words.size() != batch.tokens.size())
             fail("projection: the batch has ", batch.words.size(), " words for ", batch.tokens.size(), " tokens ([T][B])");
-        ensure_shape(features_, {T, B, N});
-        std::fill(features_.data.begin(), features_.data.end(), 0.0f);
-        for (int64_t t = 0; t < T; t++)
-            for (int64_t b = 0; b < B; b++) {
-                if (t >= batch.lengths[b]) continue;
-                const size_t at = static_cast<size_t>(t * B + b);
-                nn::project_token(projection_, has_words ? batch.words[at] : std::to_string(batch.tokens[at]), &features_(t, b, 0));
-            }
+        nn::project_steps(projection_, batch.T, batch.lengths, [&](int64_t t, int64_t b) {
+            const size_t at = static_cast<size_t>(t * B + b);
+            return has_words ? batch.words[at] : std::to_string(batch.tokens[at]);
+        }, features_);
     }
     nn::ProjectionConfig projection_;
     nn::Bottleneck bottleneck_;
