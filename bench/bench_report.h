@@ -37,6 +37,7 @@ public:
     // The sections, in the order they run (run_bench_sections).
     void gemm();
     void gemm_bf16();
+    void layer_int8();
     void pooling_scan();
     void layer();
     void chunked();

@@ -36,8 +36,19 @@ struct LayerRun {  // one layer on seeded data, for timing
         state = initial_state<float>(cfg).layers[0];
         h = c = Tensor<float>({s.T, s.B, s.m});
         layer = compiled_layer(pooling, schedule, {}, s, target, precision);
+        if (precision == Precision::int8) int8 = quantize_layer(params.weights, max_abs(calibration_input(cfg)));
     }
-    void run() { layer->run({&x, &state, &params, {}, 0, &h, &c}); }
+    static float max_abs(const Tensor<float> &t) {
+        float m = 0.0f;
+        for (float v : t.data) m = std::max(m, std::abs(v));
+        return m;
+    }
+    void run() {
+        LayerCall call{&x, &state, &params, {}, 0, &h, &c};
+        call.int8 = int8 ? &*int8 : nullptr;
+        layer->run(call);
+    }
+    std::optional<Int8LayerParams> int8;  // precision int8: calibrated on held-out input of x's distribution
 };
 
 std::string shape_text(const LayerShape &s) {
@@ -164,6 +175,20 @@ void BenchReport::gemm_bf16() {
         auto [fd, bd] = time_side_by_side([&] { dec_f32.run_training(); }, [&] { dec_bf16.run_training(); }, warmup, repeats);
         row("decoder training bf16 vs f32 (f32/bf16)", "N=" + std::to_string(N) + " m=" + std::to_string(w) + " V=" + std::to_string(V),
             fixed(bd.median(), 1) + " ms", fixed(fd.median(), 1) + " ms f32", fd.median() / bd.median(), 1.6);
+    }
+}
+
+// int8 inference (docs/int8.md) at the widths language models train: the layer's forward in int8 (VNNI's vpdpbusd
+// where the target has it, else a fallback) against the same layer in f32, side by side.
+void BenchReport::layer_int8() {
+    const std::vector<int64_t> widths = quick ? std::vector<int64_t>{320, 640} : std::vector<int64_t>(std::begin(kLmWidths), std::end(kLmWidths));
+    for (int64_t w : widths) {
+        const LayerShape s{105, 20, w, w, 2};
+        LayerRun f32(pooling, s, "tuned", target), int8(pooling, s, "tuned", target, Precision::int8);
+        auto [ft, it] = time_side_by_side([&] { f32.run(); }, [&] { int8.run(); }, warmup, repeats);
+        const bench::RoundRatios r = bench::round_ratios(it, ft);  // f32 time / int8 time, per round
+        row("layer forward int8 vs f32 (f32/int8)", shape_text(s), fixed(it.median(), 2) + " ms", fixed(ft.median(), 2) + " ms f32",
+            r.median, 2.0, true, &r);
     }
 }
 
@@ -408,7 +433,7 @@ struct BenchSection {
 const std::vector<BenchSection> &bench_sections() {
     static const std::vector<BenchSection> sections{
         {"gemm", &BenchReport::gemm},           {"gemm-bf16", &BenchReport::gemm_bf16},
-        {"pooling", &BenchReport::pooling_scan},
+        {"int8", &BenchReport::layer_int8},     {"pooling", &BenchReport::pooling_scan},
         {"layer", &BenchReport::layer},         {"chunked", &BenchReport::chunked},
         {"backward", &BenchReport::backward},   {"autotuned", &BenchReport::autotuned},
         {"decoder", &BenchReport::decoder},     {"attention", &BenchReport::attention},

@@ -18,8 +18,11 @@ Expr define_weight_pairs(ConvFuncs &f, const ImageParam &weights, const Expr &n,
 Expr pair_rows(const Expr &rows) { return (rows + 15) / 16 * 16 + 96; }
 
 Expr conv_input_channel(const ConvFuncs &f) {
+    if (f.precision == Precision::int8) return 4 * f.conv_r.y + f.conv_r.x;
     return f.precision == Precision::bf16 ? 2 * f.conv_r.y + f.conv_r.x : Expr(f.conv_r.x);
 }
+
+Func conv_accumulator(const ConvFuncs &f) { return f.precision == Precision::int8 ? f.conv_int32 : f.conv; }
 
 std::vector<RVar> conv_reduction(const ConvFuncs &f) {
     std::vector<RVar> r;
@@ -52,6 +55,25 @@ void define_masked_conv(ConvFuncs &f, const ImageParam &weights, const ImagePara
     Expr initial = bias(clamp(h, 0, m - 1), g);
     f.conv(h, b, t, g) = extra_bias.defined() ? initial + extra_bias : initial;
     f.conv(h, b, t, g) += w * cast<float>(f.input_padded(conv_input_channel(f), b, t - (k - 1) + rj));
+}
+
+void define_int8_conv(ConvFuncs &f, const Int8ConvInputs &q, const ImageParam &bias, const Expr &n, const Expr &m,
+                      const Expr &k, const std::function<Expr(const Expr &)> &input_time) {
+    Var c = f.c, h = f.h, b = f.b, t = f.t, g = f.g, ci("ci"), cq("cq");
+    Expr quantized = clamp(round(f.input_padded(c, b, t) * q.input_inverse_scale), -127.0f, 127.0f);
+    f.input_int8(c, b, t) = select(c < n, cast<uint8_t>(cast<int32_t>(quantized) + 128), cast<uint8_t>(128));
+
+    f.conv_r = RDom(0, 4, 0, (n + 3) / 4, 0, k, "conv_r");
+    f.weight_pair_rows = pair_rows(m);
+    Expr channel = 4 * cq + ci, hc = clamp(likely(h), 0, m - 1);
+    f.weights_quads(ci, h, cq, t, g) = select(channel < n, q.weights(hc, clamp(channel, 0, n - 1), t, g), cast<int8_t>(0));
+
+    const RDom &r = f.conv_r;
+    Expr row = clamp(h, 0, m - 1);
+    f.conv_int32(h, b, t, g) = -128 * q.weight_sums(row, g);  // the input's offset, so the sum is of q_w q_x
+    f.conv_int32(h, b, t, g) += cast<int32_t>(f.weights_quads(r.x, h, r.y, r.z, g)) *
+                                cast<int32_t>(f.input_int8(conv_input_channel(f), b, input_time(r.z)));
+    f.conv(h, b, t, g) = bias(row, g) + cast<float>(f.conv_int32(h, b, t, g)) * q.dequantize(row, g);
 }
 
 }  // namespace qrnn

@@ -6,9 +6,12 @@
 // GEMM core (schedules/gemm_core.h).
 // In bf16 (core/precision.h) the reduction is over pairs of input channels, (ci, cp, j) with c = 2 cp + ci, n
 // rounded up to even (the padding's weights are 0): the layout of a bf16 dot product with f32 accumulation.
+// In int8 (runtime/int8_params.h) over quads, (ci, cq, j) with c = 4 cq + ci, the input quantized and offset to
+// unsigned (q_x + 128, 128 past n) and the weights signed: the layout of vpdpbusd (u8 x s8, 4 products an int32 lane).
 #pragma once
 #include <Halide.h>
 
+#include <functional>
 #include <vector>
 
 #include "core/precision.h"
@@ -30,9 +33,13 @@ struct ConvFuncs {
     // n), rows past m clamped: per (cp, j) a pair of every row, h unpacked (a panel's index h % tile, vectorised
     // with the pair, defeats Halide 14's simplifier: a gather per vector). Undefined in f32.
     Halide::Func weights_pairs{"weights_pairs"};
-    Halide::Expr weight_pair_rows;  // rows stored of weights_pairs: pair_rows(m)
+    Halide::Expr weight_pair_rows;  // rows stored of weights_pairs (weights_quads): pair_rows(m)
+    // int8: the input quantized, q_x + 128 as uint8 (c, b, t), c in [0, 4 ceil(n / 4)); the int8 weights in quads
+    // of input channels (ci, h, cq, j, g) = weights_int8(h, 4 cq + ci, j, g) (0 past n), as weights_pairs; the
+    // int32 sums (h, b, t, g) = sum q_w (q_x + 128) - 128 sum q_w. conv then dequantizes them. Undefined otherwise.
+    Halide::Func input_int8{"input_int8"}, weights_quads{"weights_quads"}, conv_int32{"conv_int32"};
     Halide::Func conv{"conv"};                        // (h, b, t, g) gate pre-activations, bias included
-    Halide::RDom conv_r;                              // (c, j) reduction of conv; bf16: (ci, cp, j)
+    Halide::RDom conv_r;                              // (c, j) reduction of conv; bf16: (ci, cp, j); int8: (ci, cq, j)
     Precision precision = Precision::f32;
 };
 
@@ -48,6 +55,8 @@ Halide::Expr define_conv_weights(ConvFuncs &f, const Halide::ImageParam &weights
                                  const Halide::Expr &m, const Halide::Expr &k, int h_tile);
 // The input channel a conv_r point reads: rc (f32), 2 cp + ci (bf16).
 Halide::Expr conv_input_channel(const ConvFuncs &f);
+// The Func the conv's reduction updates: conv, or conv_int32 (int8).
+Halide::Func conv_accumulator(const ConvFuncs &f);
 // Every RVar of conv_r, innermost first.
 std::vector<Halide::RVar> conv_reduction(const ConvFuncs &f);
 
@@ -58,5 +67,18 @@ std::vector<Halide::RVar> conv_reduction(const ConvFuncs &f);
 void define_masked_conv(ConvFuncs &f, const Halide::ImageParam &weights, const Halide::ImageParam &bias,
                         const Halide::Expr &n, const Halide::Expr &m, const Halide::Expr &k,
                         const Halide::Expr &extra_bias = Halide::Expr(), int h_tile = 0);
+
+// The int8 conv's parameters (LayerInputs): weights_int8 (m, n, k, G), weight_sums and dequantize (m, G), and the
+// inverse of the input scale.
+struct Int8ConvInputs {
+    Halide::ImageParam weights, weight_sums, dequantize;
+    Halide::Param<float> input_inverse_scale;
+};
+
+// int8: defines f.input_int8 from f.input_padded, f.weights_quads, f.conv_int32 and f.conv = bias + dequantize *
+// conv_int32; tap j of output step f.t reads the input at input_time(j) (an Expr of f.t, f.g and j).
+void define_int8_conv(ConvFuncs &f, const Int8ConvInputs &q, const Halide::ImageParam &bias, const Halide::Expr &n,
+                      const Halide::Expr &m, const Halide::Expr &k,
+                      const std::function<Halide::Expr(const Halide::Expr &)> &input_time);
 
 }  // namespace qrnn

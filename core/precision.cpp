@@ -11,13 +11,30 @@ namespace qrnn {
 Precision parse_precision(const std::string &name) {
     if (name == "f32") return Precision::f32;
     if (name == "bf16") return Precision::bf16;
-    fail("precision must be f32 or bf16 (got '", name, "')");
+    if (name == "int8") return Precision::int8;
+    fail("precision must be f32, bf16 or int8 (got '", name, "')");
 }
 
-const char *precision_name(Precision p) { return p == Precision::bf16 ? "bf16" : "f32"; }
+const char *precision_name(Precision p) {
+    switch (p) {
+        case Precision::bf16: return "bf16";
+        case Precision::int8: return "int8";
+        default: return "f32";
+    }
+}
 
 bool has_bf16_dot_product(const Halide::Target &target) {
     return target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::AVX512_SapphireRapids);
+}
+
+bool has_int8_dot_product(const Halide::Target &target) { return has_bf16_dot_product(target); }
+
+Halide::Target int8_kernel_target(const Halide::Target &target) {
+    using Halide::Target;
+    const bool host_avx512 = target.arch == Target::X86 && target.has_feature(Target::AVX512_Cannonlake) &&
+                             !target.has_gpu_feature();
+    if (!host_avx512 || has_int8_dot_product(target) || !__builtin_cpu_supports("avx512vnni")) return target;
+    return target.with_feature(Target::AVX512_SapphireRapids);
 }
 
 Halide::Expr gemm_operand(const Halide::Expr &v, Precision precision) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/activations.h"
+#include "core/error.h"
 #include "core/halide_hash.h"
 
 namespace qrnn {
@@ -23,6 +24,12 @@ void LayerInputs::set_estimates(int T, int B, int n, int m, int k, int G) const 
     x_.set_estimates({{0, n}, {0, B}, {0, T}});
     history_.set_estimates({{0, n}, {0, B}, {0, std::max(k - 1, 1)}});
     weights_.set_estimates({{0, m}, {0, n}, {0, k}, {0, G}});
+    ImageParam weights_int8_ = weights_int8, sums_ = weight_sums, dequantize_ = dequantize;
+    weights_int8_.set_estimates({{0, m}, {0, n}, {0, k}, {0, G}});
+    sums_.set_estimates({{0, m}, {0, G}});
+    dequantize_.set_estimates({{0, m}, {0, G}});
+    Param<float> inverse = input_inverse_scale;
+    inverse.set_estimate(1.0f);
     bias_.set_estimates({{0, m}, {0, G}});
     c0_.set_estimates({{0, m}, {0, B}});
     Param<int> time = time_offset;
@@ -32,12 +39,18 @@ void LayerInputs::set_estimates(int T, int B, int n, int m, int k, int G) const 
     scale.set_estimate(1.0f);
 }
 
+Int8ConvInputs int8_conv_inputs(const LayerInputs &in) {
+    if (in.with_batch_bias) fail("int8 layer: no per-sequence bias (the encoder-decoder runs in f32)");
+    return {in.weights_int8, in.weight_sums, in.dequantize, in.input_inverse_scale};
+}
+
 void set_layer_extents(LayerFuncs &L, const LayerInputs &in) {
     L.n = in.x.dim(0).extent();
     L.B = in.x.dim(1).extent();
     L.T = in.x.dim(2).extent();
-    L.m = in.weights.dim(0).extent();
-    L.k = in.weights.dim(2).extent();
+    const ImageParam &w = in.precision == Precision::int8 ? in.weights_int8 : in.weights;
+    L.m = w.dim(0).extent();
+    L.k = w.dim(2).extent();
 }
 
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant, int conv_h_tile) {
@@ -57,7 +70,11 @@ LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &varian
 
     Expr batch_bias;  // the encoder-decoder's per-sequence conditioning (+ V h~_T), when the pipeline has it
     if (in.with_batch_bias) batch_bias = in.batch_bias(clamp(h, 0, m - 1), bc, g);
-    define_masked_conv(L, in.weights, in.bias, n, m, k, batch_bias, conv_h_tile);  // one GEMM over (c, j)
+    if (L.precision == Precision::int8) {
+        define_int8_conv(L, int8_conv_inputs(in), in.bias, n, m, k, [&](const Expr &j) { return t - (k - 1) + j; });
+    } else {
+        define_masked_conv(L, in.weights, in.bias, n, m, k, batch_bias, conv_h_tile);  // one GEMM over (c, j)
+    }
 
     const int f_index = variant.gate_index('f');
     Expr pre = L.conv(h, b, t, g);

@@ -25,14 +25,20 @@ struct LayerInputs {
     // conv. Part of the pipeline only when set: the plain layer's arguments and code do not change.
     bool with_batch_bias = false;
     Halide::ImageParam batch_bias{Halide::Float(32), 3, "batch_bias"};
-    // The conv's operands (core/precision.h): bf16 changes the algorithm, not the arguments.
+    // The conv's operands (core/precision.h): bf16 changes the algorithm, not the arguments; int8 reads the
+    // quantized weights below instead of `weights` (runtime/int8_params.h).
     Precision precision = Precision::f32;
+    Halide::ImageParam weights_int8{Halide::Int(8), 4, "weights_int8"};   // (m, n, k, G)
+    Halide::ImageParam weight_sums{Halide::Int(32), 2, "weight_sums"};    // (m, G)
+    Halide::ImageParam dequantize{Halide::Float(32), 2, "dequantize"};    // (m, G)
+    Halide::Param<float> input_inverse_scale{"input_inverse_scale", 1.0f};
 
     // The pipeline arguments in order (ahead-of-time compiled functions take them so). Every input is listed
     // here and in set_estimates, nowhere else.
     std::vector<Halide::Argument> arguments() const {
         std::vector<Halide::Argument> args{x, history, weights, bias, c0, time_offset, dropout_key, dropout_threshold,
                                            dropout_scale, zoneout_key, zoneout_threshold};
+        if (precision == Precision::int8) args[2] = weights_int8, args.insert(args.begin() + 3, {weight_sums, dequantize, input_inverse_scale});
         if (with_batch_bias) args.push_back(batch_bias);
         return args;
     }
@@ -65,6 +71,8 @@ struct LayerFuncs : ConvFuncs {
 LayerFuncs define_qrnn_layer(const LayerInputs &in, const PoolingVariant &variant, int conv_h_tile = 0);
 // L's extents from the inputs: n, B, T from x; m, k from the weights (every layer algorithm's first step).
 void set_layer_extents(LayerFuncs &L, const LayerInputs &in);
+// The int8 conv's parameters of the inputs (precision int8; not with a batch bias: throws qrnn::Error).
+Int8ConvInputs int8_conv_inputs(const LayerInputs &in);
 
 // The training masks (core/layout.h), shared by the forward and the backward: keep(t_abs, b, channel).
 Halide::Expr keep_mask(const Halide::Expr &key, const Halide::Expr &threshold, const Halide::Expr &t_abs,

@@ -8,6 +8,7 @@
 //   0xFFFF                      benchmark input x
 //   0x10000 + 2l, + 2l + 1      QRNN layer l: weights, bias
 //   0x1FF00, 0x1FF10            benchmark output gradient; variable-length layer's seeded lengths
+//   0x1FF20                     int8 calibration input (held out from the benchmark input)
 //   0x20000 + 8l + {0, 1, 2}    LSTM layer l: w_input, w_recurrent, bias
 //   0x20003, 0x20004            LSTM benchmark initial h0, c0 (slot 3, 4 of layer 0's eight)
 //   0x28000 + 2l, + 2l + 1      CNN layer l: weights, bias
@@ -35,6 +36,7 @@ constexpr uint32_t kBenchInput = 0xFFFF;
 constexpr uint32_t qrnn_weights(uint32_t l) { return 0x10000 + 2 * l; }
 constexpr uint32_t qrnn_bias(uint32_t l) { return 0x10001 + 2 * l; }
 constexpr uint32_t kBenchOutputGrad = 0x1FF00, kSeqLengths = 0x1FF10;
+constexpr uint32_t kInt8Calibration = 0x1FF20;  // the held-out input an int8 run calibrates on
 constexpr uint32_t lstm_w_input(uint32_t l) { return 0x20000 + 8 * l; }
 constexpr uint32_t lstm_w_recurrent(uint32_t l) { return 0x20001 + 8 * l; }
 constexpr uint32_t lstm_bias(uint32_t l) { return 0x20002 + 8 * l; }

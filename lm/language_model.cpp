@@ -6,6 +6,7 @@
 #include "core/streams.h"
 #include "nn/dropout.h"
 #include "runtime/seeded_fill.h"
+#include "runtime/target.h"
 
 namespace qrnn::lm {
 namespace {

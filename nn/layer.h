@@ -61,6 +61,9 @@ public:
     // Compiles what a forward with a tape and a backward run now (a trainer calls it before its timed steps);
     // otherwise layers may compile them on first use, so an inference-only stack never compiles them.
     virtual void prepare_training() {}
+    // int8 inference (docs/int8.md), for layers that have it: while calibrating (on), a forward runs in f32 and records
+    // the largest |input|; turning it off quantizes the weights and fixes the input scale from what it recorded.
+    virtual void set_int8_calibration(bool) {}
 
     virtual std::unique_ptr<Tape> make_tape() const = 0;
     // y [T][B][output_size] from x [T][B][input_size]; advances state. With a tape, saves what backward needs.

@@ -1,5 +1,8 @@
 #include "nn/qrnn_layer.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.h"
 #include "runtime/stack_state.h"
 
@@ -99,6 +102,7 @@ void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_
     ensure_shape(y, {T, B, m});
     auto *t = tape ? dynamic_cast<QrnnTape *>(tape) : nullptr;
     if (tape && !t) fail("QRNN layer forward: the tape is not a QRNN tape (make it with make_tape)");
+    if (t && opt_.precision == Precision::int8) fail("QRNN layer: int8 is for inference (a forward with a tape asked)");
     Tensor<float> &c = t ? t->c : c_scratch_;  // the tape keeps c: written there directly
     ensure_shape(c, {T, B, m});
     LayerCall call{&x, &s, &params_, layer_masks(opt_, index_), state.time, &y, &c};
@@ -106,14 +110,40 @@ void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_
         training().forward(call, t->data, batch_bias);
         t->x = x, t->state = s, t->masks = call.masks, t->time = state.time, t->recorded = true;
     } else {
-        if (!inference_) {  // the training schedules are shape-generic: so is their forward
-            LayerShape shape{T, B, n_, m, opt_.window};
-            inference_ = compiled_layer(*opt_.pooling, opt_.schedule, knobs_, shape, opt_.target, opt_.precision);
-        }
-        inference_->run(call);
+        run_inference(call, LayerShape{T, B, n_, m, opt_.window});
     }
     advance_layer_state(s, x, c, opt_.history_rows());
     state.time += T;
+}
+
+// The forward without a tape: int8 once calibrated, f32 (recording the input's range) while calibrating.
+void QrnnLayer::run_inference(LayerCall &call, const LayerShape &shape) {
+    const bool int8 = opt_.precision == Precision::int8;
+    if (int8 && calibrating_) {
+        for (float v : call.x->data) input_max_abs_ = std::max(input_max_abs_, std::abs(v));
+        if (!calibration_) calibration_ = compiled_layer(*opt_.pooling, opt_.schedule, knobs_, shape, opt_.target);
+        return calibration_->run(call);
+    }
+    if (int8) call.int8 = &int8_params();
+    if (!inference_)  // the training schedules are shape-generic: so is their forward
+        inference_ = compiled_layer(*opt_.pooling, opt_.schedule, knobs_, shape, opt_.target, opt_.precision);
+    inference_->run(call);
+}
+
+void QrnnLayer::set_int8_calibration(bool on) {
+    if (opt_.precision != Precision::int8) return;
+    if (on) {
+        calibrating_ = true, input_max_abs_ = 0.0f;
+        return;
+    }
+    if (!calibrating_) fail("QRNN layer: int8 calibration ended that had not begun");
+    calibrating_ = false;
+    int8_ = quantize_layer(params_.weights, input_max_abs_);
+}
+
+const Int8LayerParams &QrnnLayer::int8_params() const {
+    if (!int8_) fail("QRNN layer ", index_, ": int8 forward before calibration (nn::LayerStack::calibrate_int8)");
+    return *int8_;
 }
 
 void QrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,

@@ -3,6 +3,8 @@
 // (runtime/compiled_training.h); each compiled on first use. The layer of model "qrnn" (plugins/model_qrnn.cpp).
 // State: "history" [max(k-1,1)][B][n] and "c" [B][m]. Params: "weights" [G][k][n][m], "bias" [G][m].
 #pragma once
+#include <optional>
+
 #include "nn/layer.h"
 #include "runtime/compiled_training.h"
 
@@ -23,6 +25,8 @@ public:
     void set_mask_draw(uint64_t draw) override { opt_.mask_draw = draw; }
     void set_knobs(const Knobs &knobs) override { knobs_ = knobs; }
     void prepare_training() override { training(); }
+    void set_int8_calibration(bool on) override;
+    const Int8LayerParams &int8_params() const;  // throws qrnn::Error before calibration
     std::unique_ptr<Tape> make_tape() const override;
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
@@ -43,6 +47,7 @@ public:
 
 private:
     CompiledTrainingLayer &training();  // compiled on first use
+    void run_inference(LayerCall &call, const LayerShape &shape);
 
     QrnnOptions opt_;
     int64_t index_, n_;
@@ -50,7 +55,11 @@ private:
     TrainingLayerOptions training_options_;
     LayerParams<float> params_, grads_;
     std::shared_ptr<CompiledTrainingLayer> training_;
-    std::shared_ptr<CompiledLayer> inference_;
+    std::shared_ptr<CompiledLayer> inference_, calibration_;
+    // int8 (opt_.precision): the quantized parameters once calibrated; while calibrating, forwards run in f32.
+    std::optional<Int8LayerParams> int8_;
+    bool calibrating_ = false;
+    float input_max_abs_ = 0.0f;
     LayerGradsF scratch_;
     // Kept across calls: a fresh [T][B][m] tensor per call costs its page faults (tens of ms at B=64 T=256).
     Tensor<float> c_scratch_, y_scratch_;

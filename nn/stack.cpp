@@ -45,6 +45,15 @@ void LayerStack::prepare_training() {
     for (auto &l : layers_) l->prepare_training();
 }
 
+void LayerStack::calibrate_int8(const std::vector<Tensor<float>> &batches) {
+    for (auto &l : layers_) l->set_int8_calibration(true);
+    for (const Tensor<float> &x : batches) {
+        std::vector<State> states = initial_state(x.dim(1));
+        forward(x, states, nullptr);
+    }
+    for (auto &l : layers_) l->set_int8_calibration(false);
+}
+
 void LayerStack::set_mask_draw(uint64_t draw) {
     draw_ = draw;
     for (auto &l : layers_) l->set_mask_draw(draw);

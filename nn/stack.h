@@ -20,6 +20,9 @@ public:
     void set_mask_draw(uint64_t draw);  // Layer::set_mask_draw of every layer
     void set_knobs(const Knobs &knobs);  // Layer::set_knobs of every layer
     void prepare_training();              // Layer::prepare_training of every layer
+    // An int8 stack's calibration (Layer::set_int8_calibration): forwards of each of `batches` from zero states in f32,
+    // each layer recording the range of its input, then every layer quantized.
+    void calibrate_int8(const std::vector<Tensor<float>> &batches);
     void zero_grads();
 
     // The last layer's output (valid until the next forward); advances every state; records tapes if given.

@@ -11,6 +11,7 @@ LayerStackModel::LayerStackModel(const ModelConfig &cfg, const RunOptions &opts,
     x_ = init_input(cfg);
     initial_ = stack_.initial_state(cfg.batch);
     if (!opts.load_path.empty()) load_stack_dump(opts.load_path, cfg_, stack_, x_, initial_, opts.verify);
+    if (cfg.precision == "int8") stack_.calibrate_int8({calibration_input(cfg)});  // held out: not the timed input
 }
 
 void LayerStackModel::forward() {

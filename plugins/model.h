@@ -99,7 +99,7 @@ std::vector<std::string> training_model_names();  // the models for which model_
 // ones. Throws qrnn::Error.
 void validate_model_config(const ModelConfig &cfg);
 // Throws qrnn::Error unless the model has cfg.precision: bf16 needs the option "precision" (inference), with
-// cfg.training_pass() also "precision-training".
+// cfg.training_pass() also "precision-training"; int8 (inference only) the option "int8".
 void check_model_precision(const ModelConfig &cfg);
 
 // check_run_memory with the model's MemoryShape: throws qrnn::Error "... needs about X, above the memory limit".

@@ -56,6 +56,10 @@ void check_model_precision(const ModelConfig &cfg) {
     if (cfg.precision == "f32") return;
     const ModelPlugin &plugin = find_model(cfg.model);
     auto has = [&](const char *option) { return std::find(plugin.options.begin(), plugin.options.end(), option) != plugin.options.end(); };
+    if (cfg.precision == "int8") {
+        if (!has("int8")) fail("model '", cfg.model, "' has no int8 path (got --precision int8; docs/int8.md)");
+        return;
+    }
     if (!has("precision")) fail("model '", cfg.model, "' runs in f32 only (got --precision ", cfg.precision, ")");
     if (cfg.training_pass() && !has("precision-training"))
         fail("model '", cfg.model, "' trains in f32 only (got --precision ", cfg.precision, "; its inference runs in it)");

@@ -48,6 +48,28 @@ Tensor<double> masked_conv(const Tensor<double> &x_in, const Tensor<double> &his
     return conv;
 }
 
+Tensor<double> int8_masked_conv(const Tensor<double> &x, const Tensor<double> &history, const Tensor<double> &bias,
+                                const Int8LayerParams &q) {
+    const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2);
+    const int64_t G = q.weights.dim(0), k = q.weights.dim(1), m = q.weights.dim(3), H = history.dim(0);
+    const float inverse = 1.0f / q.input_scale;
+    auto quantized = [&](double v) { return static_cast<double>(quantize_int8(static_cast<float>(v), inverse)); };
+    Tensor<double> conv({T, B, G, m});
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t g = 0; g < G; g++)
+                for (int64_t h = 0; h < m; h++) {
+                    double sum = 0;
+                    for (int64_t j = 0; j < k; j++) {
+                        int64_t src = t - (k - 1) + j;  // negative: from history, whose last row is time -1
+                        for (int64_t c = 0; c < n; c++)
+                            sum += q.weights(g, j, c, h) * quantized(src >= 0 ? x(src, b, c) : history(H + src, b, c));
+                    }
+                    conv(t, b, g, h) = bias(g, h) + sum * q.weight_scales(g, h) * q.input_scale;
+                }
+    return conv;
+}
+
 Tensor<double> apply_dropout(Tensor<double> v, const LayerMasks &masks, int64_t first_time) {
     if (masks.dropout_threshold == 0) return v;
     for (int64_t t = 0; t < v.dim(0); t++)
@@ -61,14 +83,14 @@ Tensor<double> apply_dropout(Tensor<double> v, const LayerMasks &masks, int64_t 
 
 LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x_raw, const LayerState<double> &state,
                        const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
-                       const Tensor<double> *batch_bias, Precision precision) {
+                       const Tensor<double> *batch_bias, Precision precision, const Int8LayerParams *int8) {
     const int64_t T = x_raw.dim(0), B = x_raw.dim(1);
     const int64_t G = p.weights.dim(0), m = p.weights.dim(3), H = state.history.dim(0);
     // Dropout on the input, history included, indexed by absolute time.
     LayerTrace tr;
     tr.x = apply_dropout(x_raw, masks, time_offset);
     tr.history = apply_dropout(state.history, masks, time_offset - H);
-    tr.conv = masked_conv(tr.x, tr.history, p, precision);
+    tr.conv = int8 ? int8_masked_conv(tr.x, tr.history, p.bias, *int8) : masked_conv(tr.x, tr.history, p, precision);
     tr.gates = Tensor<double>({T, B, G, m});
 
     const int f = variant.gate_index('f');
@@ -101,7 +123,8 @@ LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x
 }
 
 StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params,
-                          const Tensor<double> &x, StackState<double> &state) {
+                          const Tensor<double> &x, StackState<double> &state,
+                          const std::vector<const Int8LayerParams *> &int8) {
     const PoolingVariant &variant = cfg.pooling_variant();
     const int64_t T = x.dim(0), B = x.dim(1), m = cfg.hidden;
     StackOutput out{Tensor<double>(), Tensor<double>({cfg.layers, B, m})};
@@ -109,7 +132,8 @@ StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<
     const Precision precision = parse_precision(cfg.precision);
     for (int64_t l = 0; l < cfg.layers; l++) {
         LayerState<double> &s = state.layers[l];
-        LayerOutput y = layer_forward(variant, input, s, params[l], layer_masks(cfg, l), state.time, precision);
+        const Int8LayerParams *q = precision == Precision::int8 ? int8.at(l) : nullptr;
+        LayerOutput y = layer_trace(variant, input, s, params[l], layer_masks(cfg, l), state.time, nullptr, precision, q).out;
         advance_layer_state(s, input, y.c, cfg.history_rows(), &out.c_T, l);
         input = std::move(y.h);
     }

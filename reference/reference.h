@@ -2,6 +2,7 @@
 #pragma once
 #include "core/pooling.h"
 #include "core/precision.h"
+#include "runtime/int8_params.h"
 #include "runtime/params.h"
 
 namespace qrnn::ref {
@@ -17,6 +18,11 @@ Tensor<double> operand_values(Tensor<double> v, Precision precision);
 // and the weights rounded to bfloat16 (operand_values), the sum in double.
 Tensor<double> masked_conv(const Tensor<double> &x, const Tensor<double> &history, const LayerParams<double> &p,
                            Precision precision = Precision::f32);
+
+// int8 (runtime/int8_params.h): bias + s_w s_x sum q_w q_x, q_x quantized from float(x) as the kernel does, the sum
+// exact (an integer in double) and the rest in double.
+Tensor<double> int8_masked_conv(const Tensor<double> &x, const Tensor<double> &history, const Tensor<double> &bias,
+                                const Int8LayerParams &q);
 
 struct LayerOutput {
     Tensor<double> h;  // [T][B][m]
@@ -38,7 +44,8 @@ struct LayerTrace {
 // the pre-activations at every step.
 LayerTrace layer_trace(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
                        const LayerParams<double> &p, const LayerMasks &masks, int64_t time_offset,
-                       const Tensor<double> *batch_bias = nullptr, Precision precision = Precision::f32);
+                       const Tensor<double> *batch_bias = nullptr, Precision precision = Precision::f32,
+                       const Int8LayerParams *int8 = nullptr);
 
 // One layer: dropout on its input, conv, activations, zoneout, pooling from state c0.
 LayerOutput layer_forward(const PoolingVariant &variant, const Tensor<double> &x, const LayerState<double> &state,
@@ -50,8 +57,10 @@ struct StackOutput {
     Tensor<double> c_T;  // [L][B][m]
 };
 
-// The whole stack (in cfg.precision); advances state (history, c, time) so calls can be chained over pieces of a sequence.
+// The whole stack (in cfg.precision; int8: with each layer's quantized parameters); advances state (history, c, time)
+// so calls can be chained over pieces of a sequence.
 StackOutput stack_forward(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params,
-                          const Tensor<double> &x, StackState<double> &state);
+                          const Tensor<double> &x, StackState<double> &state,
+                          const std::vector<const Int8LayerParams *> &int8 = {});
 
 }  // namespace qrnn::ref

@@ -22,7 +22,8 @@ void keep_worst(Comparison &worst, const Comparison &c) {
 bool valid_tolerance(double tolerance) { return std::isfinite(tolerance) && tolerance > 0; }
 
 double default_tolerance(const ModelConfig &config) {
-    return config.precision == "bf16" ? kBf16Tolerance : kDefaultTolerance;
+    if (config.precision == "bf16") return kBf16Tolerance;
+    return config.precision == "int8" ? kInt8Tolerance : kDefaultTolerance;
 }
 
 Comparison compare(const Tensor<float> &y, const Tensor<double> &ref) {

@@ -26,6 +26,9 @@ constexpr double kDefaultTolerance = 1e-4;
 // input, an LSTM's h: double there, f32 here), a value within that difference of a rounding boundary rounds a whole
 // bf16 step apart (docs/precision.md; measured up to 4.1e-4: a training step at B=3 T=7, where dW sums few products).
 constexpr double kBf16Tolerance = 2e-3;
+// An int8 run's, against the reference that quantizes as the kernel does (docs/int8.md): a layer's input that the
+// reference computed itself (a stack's second layer reads h, double there, f32 here) can quantize one step apart.
+constexpr double kInt8Tolerance = 2e-3;
 // The tolerance --verify (qrnn run, a sweep's verify) applies to a configuration when none is given.
 double default_tolerance(const ModelConfig &config);
 

@@ -18,11 +18,6 @@ void expect_shape(const char *what, const Tensor<float> &t, std::vector<int64_t>
 }
 }  // namespace
 
-Halide::Buffer<float> halide_view(const Tensor<float> &t) {
-    std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
-    return Halide::Buffer<float>(const_cast<float *>(t.data.data()), dims);
-}
-
 Halide::Buffer<float> halide_rows_view(const Tensor<float> &t) {
     const int inner = static_cast<int>(t.shape.back());
     return Halide::Buffer<float>(const_cast<float *>(t.data.data()), {inner, static_cast<int>(t.size() / inner)});
@@ -68,20 +63,26 @@ void require_cuda_device() {
 
 void check_precision(Precision precision, const Halide::Target &target) {
     if (precision == Precision::f32) return;
-    if (target.has_gpu_feature()) fail("precision bf16 runs on CPU targets, not ", target.to_string());
-    static std::once_flag noted;
-    if (!has_bf16_dot_product(target))
-        std::call_once(noted, [&] {
-            std::cerr << "note: target " << target.without_feature(Halide::Target::JIT).to_string()
-                      << " has no bf16 dot product (avx512_bf16): bf16 is emulated, correct but slower than f32\n";
+    const char *name = precision_name(precision);
+    if (target.has_gpu_feature()) fail("precision ", name, " runs on CPU targets, not ", target.to_string());
+    static std::once_flag noted[3];
+    const bool int8 = precision == Precision::int8;
+    if (!(int8 ? has_int8_dot_product(target) : has_bf16_dot_product(target)))
+        std::call_once(noted[static_cast<int>(precision)], [&] {
+            std::cerr << "note: target " << target.without_feature(Halide::Target::JIT).to_string() << " has no " << name
+                      << " dot product (" << (int8 ? "avx512_vnni" : "avx512_bf16") << "): " << name
+                      << " runs on a fallback, correct but slower than f32\n";
         });
 }
 
 CompiledLayer::CompiledLayer(const PoolingVariant &pooling, const std::string &schedule, const Knobs &knobs,
-                             const Halide::Target &target, const LayerShape &shape, Precision precision)
+                             const Halide::Target &asked_target, const LayerShape &shape, Precision precision)
     : variant_(&pooling), schedule_(schedule) {
     const LayerSchedule &s = find_layer_schedule(schedule);
+    const Halide::Target target = precision == Precision::int8 ? int8_kernel_target(asked_target) : asked_target;
     check_precision(precision, target);
+    if (precision == Precision::int8 && !s.int8)
+        fail("schedule '", schedule, "' has no int8 conv (precision int8 runs with schedule 'tuned')");
     inputs_.precision = precision;
     const bool gpu_target = target.has_gpu_feature();
     if (target.has_feature(Halide::Target::CUDA)) require_cuda_device();
@@ -119,6 +120,13 @@ void bind_layer_inputs(LayerInputs &in, const LayerCall &call, bool on_device) {
     in.x.set(inputs[0]);
     in.history.set(inputs[1]);
     in.weights.set(inputs[2]);
+    if (in.precision == Precision::int8) {
+        if (!call.int8) fail("int8 layer call without int8 parameters (runtime/int8_params.h)");
+        in.weights_int8.set(halide_view(call.int8->weights));
+        in.weight_sums.set(halide_view(call.int8->weight_sums));
+        in.dequantize.set(halide_view(call.int8->dequantize));
+        in.input_inverse_scale.set(1.0f / call.int8->input_scale);
+    }
     in.bias.set(inputs[3]);
     in.c0.set(inputs[4]);
     in.time_offset.set(static_cast<int>(call.time_offset));

@@ -8,6 +8,7 @@
 
 #include "runtime/kernel.h"
 #include "core/qrnn_layer.h"
+#include "runtime/int8_params.h"
 #include "runtime/pipeline_cache.h"
 #include "runtime/target.h"
 #include "runtime/params.h"
@@ -28,6 +29,7 @@ struct LayerCall {
     // output into it, nothing copied). *x and *h still give the shapes checked. dh_view: likewise for the dh of
     // a training backward (CompiledTrainingLayer::backward; its dh argument gives the shape).
     Halide::Buffer<float> x_view, h_view, dh_view;
+    const Int8LayerParams *int8 = nullptr;  // an int8 layer's (runtime/int8_params.h): read instead of params' weights
 };
 
 // The view of channels [first, first + count) of a row-major [T][B][width] buffer (data), as a Halide
@@ -42,7 +44,11 @@ void check_layer_call(const LayerCall &call, const PoolingVariant &variant);
 // Sets the pipeline inputs (buffers viewing the call's tensors; marked host-dirty for a device pipeline).
 void bind_layer_inputs(LayerInputs &inputs, const LayerCall &call, bool on_device);
 // Halide view of a row-major tensor: dimensions reversed (innermost first).
-Halide::Buffer<float> halide_view(const Tensor<float> &t);
+template <class T>
+Halide::Buffer<T> halide_view(const Tensor<T> &t) {
+    std::vector<int> dims(t.shape.rbegin(), t.shape.rend());
+    return Halide::Buffer<T>(const_cast<T *>(t.data.data()), dims);
+}
 // The same tensor as 2-D rows: (innermost dimension, product of the others), e.g. [T][B][m] as (m, T*B).
 Halide::Buffer<float> halide_rows_view(const Tensor<float> &t);
 
@@ -92,8 +98,8 @@ std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, con
                                               const Knobs &knobs = {}, const LayerShape &shape = {},
                                               const Halide::Target &target = Halide::get_jit_target_from_environment(),
                                               Precision precision = Precision::f32);
-// Throws qrnn::Error unless `precision` runs on `target` (bf16: CPU targets; without the target's bf16 dot product it
-// is emulated, which a one-line note on stderr says once per process).
+// Throws qrnn::Error unless `precision` runs on `target` (bf16, int8: CPU targets; without the target's dot product
+// they run on a fallback, correct but slower, which a one-line note on stderr says once per process and precision).
 void check_precision(Precision precision, const Halide::Target &target);
 
 }  // namespace qrnn

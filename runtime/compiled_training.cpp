@@ -43,6 +43,7 @@ CompiledTrainingLayer::CompiledTrainingLayer(const PoolingVariant &pooling, cons
                                              const Halide::Target &target, const TrainingLayerOptions &options)
     : options_(options), variant_(&pooling) {
     variant_->require_backward();
+    if (options.precision == Precision::int8) fail("int8 is for inference: no training pipeline (docs/int8.md)");
     if (options.cell_output) variant_ = &cell_output_variant(*variant_);
     forward_inputs_.with_batch_bias = backward_inputs_.fwd.with_batch_bias = options.batch_bias;
     forward_inputs_.precision = backward_inputs_.fwd.precision = options.precision;

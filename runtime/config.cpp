@@ -24,7 +24,9 @@ void ModelConfig::validate() const {
     if (!(zoneout >= 0.0 && zoneout < 1.0)) fail("--zoneout must be in [0, 1) (got ", zoneout, ")");
     if (!(dropout >= 0.0 && dropout < 1.0)) fail("--dropout must be in [0, 1) (got ", dropout, ")");
     if (pass != "inference" && pass != "training") fail("--pass must be inference or training (got '", pass, "')");
-    if (precision != "f32" && precision != "bf16") fail("--precision must be f32 or bf16 (got '", precision, "')");
+    if (precision != "f32" && precision != "bf16" && precision != "int8")
+        fail("--precision must be f32, bf16 or int8 (got '", precision, "')");
+    if (precision == "int8" && training_pass()) fail("--precision int8 is for inference (got --pass training)");
     const double elements = static_cast<double>(seq) * static_cast<double>(batch) * static_cast<double>(std::max(input, hidden));
     if (elements > 2e9) fail("shape too large: seq*batch*width = ", elements, " elements (limit 2e9)");
 }

@@ -48,6 +48,12 @@ Tensor<float> init_input(const ModelConfig &cfg) {
     return x;
 }
 
+Tensor<float> calibration_input(const ModelConfig &cfg) {
+    Tensor<float> x({cfg.seq, cfg.batch, cfg.input});
+    fill_uniform(x, cfg.seed, streams::kInt8Calibration, 1.0);
+    return x;
+}
+
 template <class T>
 StackState<T> initial_state(const ModelConfig &cfg) {
     return initial_state<T>(cfg, layer_inputs(cfg));

@@ -63,6 +63,8 @@ std::vector<LayerParams<float>> init_params(const ModelConfig &cfg);
 // The same with layer l's input width layer_inputs[l] (e.g. the dense stack's n + l*m).
 std::vector<LayerParams<float>> init_params(const ModelConfig &cfg, const std::vector<int64_t> &layer_inputs);
 Tensor<float> init_input(const ModelConfig &cfg);  // x [T][B][n], uniform in [-1, 1]
+// Held-out input of init_input's shape and distribution (another stream): what an int8 run calibrates on.
+Tensor<float> calibration_input(const ModelConfig &cfg);
 template <class T>
 StackState<T> initial_state(const ModelConfig &cfg);
 template <class T>

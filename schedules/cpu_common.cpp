@@ -75,25 +75,34 @@ int gemm_h_tile(const Target &target, const Knobs &knobs) {
     return target.natural_vector_size<float>() * knobs.at("tile_h_vectors");
 }
 
-static void input_padded_at_root(ConvFuncs &f, int vec) {
-    f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
+// The conv's input once per call: input_padded, or in int8 its quantized bytes (input_padded inlined), whose
+// channels are bound to whole quads.
+static Func input_at_root(ConvFuncs &f, int vec) {
+    if (!f.input_int8.defined()) {
+        f.input_padded.compute_root().vectorize(f.c, vec, TailStrategy::RoundUp).parallel(f.t);
+        return f.input_padded;
+    }
+    f.input_int8.compute_root().vectorize(f.c, vec, TailStrategy::GuardWithIf).parallel(f.t);
+    return f.input_int8;
 }
-void schedule_pairs_at_root(Func pairs, const Expr &rows, const Var &parallel, int vec, int block) {
+void schedule_pairs_at_root(Func pairs, const Expr &rows, const Var &parallel, int vec, int block, int group) {
     const std::vector<Var> a = pairs.args();
     std::vector<VarOrRVar> order{a[0], a[1]};
     for (size_t i = 2; i < a.size(); i++)
         if (!a[i].same_as(parallel)) order.push_back(a[i]);
     order.push_back(parallel);
-    pairs.compute_root().bound(a[0], 0, 2).reorder(order).unroll(a[0]).vectorize(a[1], vec);
+    pairs.compute_root().bound(a[0], 0, group).reorder(order).unroll(a[0]).vectorize(a[1], vec);
     if (rows.defined()) pairs.bound(a[1], 0, rows);
     if (block > 1) pairs.parallel(parallel, block, TailStrategy::GuardWithIf);
     else pairs.parallel(parallel);
 }
 
-// The conv's weights once per call: bf16's pairs (ConvFuncs::weight_pair_rows rows), packed into panels when the conv
-// reads them so (define_conv_weights with an h tile), else the clamped copy.
+// The conv's weights once per call: bf16's pairs or int8's quads (ConvFuncs::weight_pair_rows rows), packed into
+// panels when the conv reads them so (define_conv_weights with an h tile), else the clamped copy.
 static void weights_at_root(ConvFuncs &f, int vec) {
-    if (f.weights_pairs.defined()) {
+    if (f.weights_quads.defined()) {
+        schedule_pairs_at_root(f.weights_quads, f.weight_pair_rows, f.weights_quads.args()[2], vec, 8, 4);  // (ci, h, cq, j, g)
+    } else if (f.weights_pairs.defined()) {
         schedule_pairs_at_root(f.weights_pairs, f.weight_pair_rows, f.weights_pairs.args()[2], vec, 8);  // (ci, h, cp, j, g)
     } else if (f.weights_packed.defined()) {
         schedule_packed_panels(f.weights_packed, vec);
@@ -103,13 +112,12 @@ static void weights_at_root(ConvFuncs &f, int vec) {
 }
 
 void schedule_cpu_conv_inputs(ConvFuncs &f, int vec) {
-    input_padded_at_root(f, vec);
+    input_at_root(f, vec);
     weights_at_root(f, vec);
 }
 
 void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec) {
-    input_padded_at_root(f, vec);
-    f.input_padded.specialize(in.dropout_threshold == 0);
+    input_at_root(f, vec).specialize(in.dropout_threshold == 0);
 }
 
 void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
@@ -119,8 +127,9 @@ void schedule_cpu_inputs(LayerFuncs &L, const LayerInputs &in, int vec) {
 
 // The conv on the GEMM core: rows h, columns t (register tile) and b, gates g batched, reduction (c, j).
 static void schedule_conv_gemm(Func tiles, ConvFuncs &f, const ConvExtents &e, const GemmBlocking &blocking) {
-    GemmDims dims{f.conv, f.h, f.t, {f.b}, {f.g}, conv_reduction(f), e.T, e.B, e.n * e.k};
+    GemmDims dims{conv_accumulator(f), f.h, f.t, {f.b}, {f.g}, conv_reduction(f), e.T, e.B, e.n * e.k};
     if (f.precision == Precision::bf16) dims.pairs = true, dims.blocked = 1, dims.operand_bytes = 2;
+    if (f.precision == Precision::int8) dims.pairs = true, dims.blocked = 1, dims.operand_bytes = 1;
     schedule_gemm(tiles, dims, e.m, blocking);
 }
 

@@ -42,13 +42,14 @@ Knobs with_gemm_tile(Knobs knobs, const Halide::Target &target, GemmTile tile = 
 // conv_h_tile hint: the rows of the panels its weights are packed into (define_qrnn_layer).
 int gemm_h_tile(const Halide::Target &target, const Knobs &knobs);
 
-// input_padded and the weights (packed, else clamped) of a masked conv (core/masked_conv.h) computed once,
-// vectorised and parallel (both are read many times).
+// input_padded (int8: its quantized bytes) and the weights (packed, else clamped) of a masked conv
+// (core/masked_conv.h) computed once, vectorised and parallel (both are read many times).
 void schedule_cpu_conv_inputs(ConvFuncs &f, int vec);
-// A bf16 operand stored as pairs (pi, row, ...) at root (core/masked_conv.h): `rows` rows (pair_rows; undefined: those
-// bounds inference asks for), the pair unrolled inside vectors of rows, parallel over `parallel` (outermost; in blocks
-// of `block` when > 1).
-void schedule_pairs_at_root(Halide::Func pairs, const Halide::Expr &rows, const Halide::Var &parallel, int vec, int block = 1);
+// A bf16 operand stored as pairs (pi, row, ...) at root (core/masked_conv.h; an int8 one as quads: group 4): `rows`
+// rows (pair_rows; undefined: those bounds inference asks for), the pair unrolled inside vectors of rows, parallel over
+// `parallel` (outermost; in blocks of `block` when > 1).
+void schedule_pairs_at_root(Halide::Func pairs, const Halide::Expr &rows, const Halide::Var &parallel, int vec, int block = 1,
+                            int group = 2);
 // input_padded alone (what a backward pipeline reads of the forward), specialised on dropout off.
 void schedule_cpu_input_padded(ConvFuncs &f, const LayerInputs &in, int vec);
 // Both for the QRNN layer, input_padded specialised on dropout off.

@@ -25,6 +25,7 @@ const bool cpu_tuned_registered = [] {
     s.knob_specs["chains"] = chains_knob_spec();
     s.target_defaults = [base = s.defaults](const Target &t) { return with_gemm_tile(base, t); };
     s.conv_h_tile = gemm_h_tile;
+    s.int8 = true;
     register_layer_schedule(s);
     return true;
 }();

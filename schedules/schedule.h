@@ -22,6 +22,7 @@ struct LayerSchedule : ScheduleRecord {
     // Applies the schedule; knobs holds every default, merged with overrides (merge_knobs).
     std::function<void(LayerFuncs &, const LayerInputs &, const Halide::Target &, const Knobs &)> apply;
     bool per_shape = false;  // compiled per shape (estimates from it), e.g. the autoschedulers
+    bool int8 = false;       // schedules the int8 conv too (core/masked_conv.h, define_int8_conv)
     // Optional: builds the whole pipeline (an alternative algorithm, an autoscheduler); apply is then unused.
     // Its outputs are those of LayerFuncs::outputs(): the cell (c_t, h_t), e.g. of an alternative scan.
     std::function<Halide::Pipeline(const LayerInputs &, const PoolingVariant &, const Halide::Target &, const Knobs &,

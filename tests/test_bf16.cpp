@@ -268,7 +268,7 @@ TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
     };
     ModelConfig bad = config("fo", 2, {4, 2, 8, 8});
     bad.precision = "fp8";
-    EXPECT_EQ(message(bad), "--precision must be f32 or bf16 (got 'fp8')");
+    EXPECT_EQ(message(bad), "--precision must be f32, bf16 or int8 (got 'fp8')");
     ModelConfig lstm = config("fo", 2, {4, 2, 8, 8});
     lstm.model = "qrnn-bidir";
     EXPECT_EQ(message(lstm), "model 'qrnn-bidir' runs in f32 only (got --precision bf16)");

@@ -40,6 +40,7 @@ TEST(Streams, EveryStreamOfTheTableHasOneUse) {
     for (uint32_t i = 0; i < 4; i++) claim(kEncDecBenchInputs + i, "encoder-decoder bench input");
     const std::vector<std::pair<uint32_t, std::string>> singles{
         {kBenchInput, "bench x"},          {kBenchOutputGrad, "bench dy"},     {kSeqLengths, "lengths"},
+        {kInt8Calibration, "int8 calibration x"},
         {kLstmBenchH0, "LSTM h0"},         {kLstmBenchC0, "LSTM c0"},          {kAttention, "attention"},
         {kSeq2SeqOutput, "seq2seq output"}, {kClassifierEmbedding, "cls emb"}, {kClassifierOutput, "cls output"},
         {kLmEmbedding, "LM embedding"},     {kLmDecoder, "LM decoder"},         {kBenchTrainingX, "training x"},

@@ -22,6 +22,7 @@ po::options_description bench_options() {
     desc.add_options()("help,h", "show this help")
         ("what", po::value<std::string>()->default_value("gemm,pooling,layer,chunked"),
          "sections: gemm (conv vs OpenBLAS sgemm), gemm-bf16 (bf16 conv vs oneDNN's bf16 GEMM; the bf16 layer vs f32), "
+         "int8 (the int8 layer's forward vs f32), "
          "pooling (vs triad), layer (vs its floor; fused vs unfused), "
          "chunked (chunked-scan vs serial at B=1), autotuned (tuned-db vs tuned at the tuning DB's newest shape), "
          "backward (training: dW and dX GEMMs vs the best sgemm, reverse scan vs triad), "

@@ -1,4 +1,5 @@
 // `qrnn run`: time (and verify, dump) one model configuration, or the cartesian product of listed values.
+#include <map>
 #include <algorithm>
 #include <iostream>
 
@@ -98,7 +99,8 @@ po::options_description run_options() {
         ("knob", po::value<std::vector<std::string>>()->composing(), "schedule knob NAME=VALUE (repeatable)")
         ("target", po::value<std::string>()->default_value(""), "Halide target, e.g. host-cuda (default: host JIT)")
         ("precision", po::value<std::string>()->default_value("f32"),
-         "conv operands: f32 or bf16 (rounded to bfloat16, f32 accumulation; emulated without avx512_bf16), or a list")
+         "conv operands: f32, bf16 (rounded to bfloat16, f32 accumulation; emulated without avx512_bf16) or int8 (QRNN "
+         "inference: calibrated int8, int32 accumulation, docs/int8.md), or a list")
         ("mode", po::value<std::string>()->default_value("eval"), "eval, or train (applies zoneout and dropout)")
         ("zoneout", po::value<std::string>()->default_value("0"), "zoneout rate in [0,1) (train mode)")
         ("dropout", po::value<std::string>()->default_value("0"), "dropout rate between layers in [0,1) (train mode)")
@@ -195,10 +197,15 @@ bool check_configs(const po::variables_map &vm, const std::vector<ModelConfig> &
     return true;
 }
 
-void print_verdicts(const RunOptions &opts, bool all_ok, double tolerance, bool training_pass, bool bf16_default) {
+// precision_defaults: the precisions whose own default tolerance applied instead of `tolerance`, with it.
+void print_verdicts(const RunOptions &opts, bool all_ok, double tolerance, bool training_pass,
+                    const std::map<std::string, double> &precision_defaults) {
+    std::string own;
+    for (const auto &[precision, value] : precision_defaults) own += (own.empty() ? " (" : ", ") + precision + ": " + scientific(value);
+    if (!own.empty()) own += ")";
     if (opts.verify)
         std::cout << (all_ok ? "verify: all within" : "verify: FAILED, some above") << " max relative error "
-                  << scientific(tolerance) << (bf16_default ? " (bf16: " + scientific(kBf16Tolerance) + ")" : "")
+                  << scientific(tolerance) << own
                   << (training_pass ? " (max|y-ref| / max|ref| of the worst of h and every gradient, float vs double)\n"
                                     : " (max|y-ref| / max|ref| over every output, float vs double)\n");
     if (!opts.dump_path.empty())
@@ -230,21 +237,22 @@ int run_command(const std::vector<std::string> &args) {
     }
     std::vector<RunReport> reports;
     if (vm.count("interleave")) reports = run_experiments_interleaved(runnable, opts);
-    bool all_ok = true, bf16_default = false;
+    bool all_ok = true;
+    std::map<std::string, double> precision_defaults;
     double first_ms = 0;
     for (size_t i = 0; i < runnable.size(); i++) {
         RunReport r = vm.count("interleave") ? reports[i] : run_experiment(runnable[i], opts);
         if (first_ms == 0) first_ms = r.timing.median();
         bool ok = true;
         const double own = vm["tolerance"].defaulted() ? default_tolerance(runnable[i]) : tolerance;
-        bf16_default = bf16_default || own != tolerance;
+        if (own != tolerance) precision_defaults[runnable[i].precision] = own;
         table.add(results_row(runnable[i], r, first_ms, several, training_pass, with_precision, own, ok));
         all_ok = all_ok && ok;
     }
     if (skipped.size() < configs.size()) table.print(std::cout);
     for (auto &line : skipped) std::cout << line << "\n";
     if (skipped.size() == configs.size()) return kExitUnavailable;
-    print_verdicts(opts, all_ok, tolerance, training_pass, bf16_default);
+    print_verdicts(opts, all_ok, tolerance, training_pass, precision_defaults);
     return all_ok ? kExitOk : kExitCheckFailed;
 }
 

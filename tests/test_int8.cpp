@@ -1,0 +1,209 @@
+// Precision int8 (runtime/int8_params.h, docs/int8.md): the quantizer against its definition; the QRNN layer (every
+// pooling, awkward shapes: T = 1, B = 1, odd widths, k > T) against the double reference that quantizes as the kernel
+// does, stacks, and against the plain f32 reference within the bound quantization gives (and farther from it than f32
+// is); the VNNI kernel (vpdpbusd) a target with the dot product gets; the errors for what has no int8 path.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "harness/experiment.h"
+#include "nn/qrnn_layer.h"
+#include "nn/stack.h"
+#include "plugins/model.h"
+#include "reference/reference.h"
+#include "runtime/compare.h"
+#include "runtime/int8_params.h"
+#include "schedules/schedule.h"
+#include "tests/support/cli.h"
+#include "tests/support/error_text.h"
+#include "tests/support/verified_run.h"
+
+using namespace qrnn;
+using qrnn::test::verified_error;
+
+namespace {
+constexpr double kF32Tolerance = 1e-5;  // as tests/test_layer.cpp: float32 arithmetic vs float64
+
+struct Shape {
+    int64_t T, B, n, m;
+};
+
+ModelConfig config(const std::string &pooling, int64_t k, const Shape &s, const std::string &schedule = "tuned") {
+    ModelConfig c;
+    c.pooling = pooling, c.schedule = schedule, c.precision = "int8";
+    c.window = k, c.seq = s.T, c.batch = s.B, c.input = s.n, c.hidden = s.m;
+    return c;
+}
+
+double max_abs(const Tensor<double> &a) {
+    double worst = 0;
+    for (double e : a.data) worst = std::max(worst, std::fabs(e));
+    return worst;
+}
+}  // namespace
+
+TEST(Int8Quantize, RowsAreSymmetricWithinHalfAStep) {
+    Tensor<float> w({3, 2, 5, 4});
+    for (size_t i = 0; i < w.size(); i++) w.data[i] = 0.7f * std::sin(1.3f * static_cast<float>(i) + 0.2f);
+    for (int64_t j = 0; j < 2; j++)
+        for (int64_t c = 0; c < 5; c++) w(1, j, c, 2) = 0.0f;  // an all-zero row
+    const Int8LayerParams q = quantize_layer(w, 2.54f);
+    EXPECT_FLOAT_EQ(q.input_scale, 0.02f);
+    for (int64_t g = 0; g < 3; g++)
+        for (int64_t h = 0; h < 4; h++) {
+            int largest = 0, sum = 0;
+            for (int64_t j = 0; j < 2; j++)
+                for (int64_t c = 0; c < 5; c++) {
+                    const int v = q.weights(g, j, c, h);
+                    largest = std::max(largest, std::abs(v)), sum += v;
+                    EXPECT_LE(std::fabs(v * q.weight_scales(g, h) - w(g, j, c, h)), 0.5001 * q.weight_scales(g, h));
+                }
+            const bool zero = g == 1 && h == 2;
+            EXPECT_EQ(largest, zero ? 0 : 127) << g << " " << h;
+            if (zero) EXPECT_EQ(q.weight_scales(g, h), 1.0f);
+            EXPECT_EQ(q.weight_sums(g, h), sum);
+            EXPECT_FLOAT_EQ(q.dequantize(g, h), q.weight_scales(g, h) * q.input_scale);
+        }
+    EXPECT_EQ(quantize_int8(0.5f, 1.0f), 0);  // ties to even
+    EXPECT_EQ(quantize_int8(1.5f, 1.0f), 2);
+    EXPECT_EQ(quantize_int8(-300.0f, 1.0f), -127);  // clamped, symmetric
+    EXPECT_EQ(quantize_int8(300.0f, 1.0f), 127);
+}
+
+// One layer reads exactly the input the reference quantizes: only f32 arithmetic (the dequantization, activations and
+// scan) differs.
+TEST(Int8Layer, MatchesTheQuantizedReferenceOnAwkwardShapes) {
+    for (const char *pooling : {"f", "fo", "ifo"})
+        for (int64_t k : {1, 2, 3})
+            for (const Shape &s : {Shape{1, 1, 1, 1}, Shape{9, 4, 21, 40}, Shape{2, 3, 33, 17}, Shape{5, 2, 4, 70}}) {
+                ModelConfig cfg = config(pooling, k, s);
+                EXPECT_LE(verified_error(cfg), kF32Tolerance) << cfg.describe();
+            }
+    EXPECT_LE(verified_error(config("fo", 5, {3, 2, 7, 9})), kF32Tolerance) << "k > T";
+    EXPECT_LE(verified_error(config("fo", 2, {32, 4, 320, 320})), kF32Tolerance) << "the paper's width";
+}
+
+// Above layer 0 an input is the layer below's output, f32 here and double in the reference: one within that
+// difference of a quantization boundary rounds a whole step apart (kInt8Tolerance, runtime/compare.h).
+TEST(Int8Layer, StackOfThreeWithMasksMatchesTheQuantizedReference) {
+    ModelConfig cfg = config("ifo", 2, {11, 3, 9, 21});
+    cfg.layers = 3, cfg.stochastic = true, cfg.zoneout = 0.3, cfg.dropout = 0.2, cfg.seed = 7;
+    EXPECT_LE(verified_error(cfg), kInt8Tolerance) << cfg.describe();
+}
+
+namespace {
+// One int8 layer's output and the plain f32 reference's, with the bound quantization gives (docs/int8.md).
+struct AgainstF32 {
+    double error = 0, bound = 0, scale = 0;
+};
+
+AgainstF32 against_f32(const ModelConfig &cfg) {
+    nn::LayerStack stack(cfg);
+    stack.calibrate_int8({calibration_input(cfg)});
+    std::vector<nn::State> states = stack.initial_state(cfg.batch);
+    const Tensor<float> x = init_input(cfg);
+    const Tensor<float> h = stack.forward(x, states, nullptr);
+    auto p = stack.layer(0).params();
+    std::vector<LayerParams<double>> params{{convert<double>(*p[0].value), convert<double>(*p[1].value)}};
+    StackState<double> s;
+    s.layers = {convert<double>(nn::layer_state(stack.initial_state(cfg.batch)[0]))};
+    ModelConfig plain = cfg;
+    plain.precision = "f32";
+    const Tensor<double> ref = ref::stack_forward(plain, params, convert<double>(x), s).h;
+    // A product's error: |w^ x^ - w x| <= |w^| dx + |x| s_w / 2 (dx: the largest |x - x^|, clipping included); a
+    // pre-activation's at most E = n k max of that; then the scan as docs/precision.md's bf16 bound.
+    const Int8LayerParams &q = dynamic_cast<nn::QrnnLayer &>(stack.layer(0)).int8_params();
+    double dx = 0, x_max = 0, w_max = 0, s_max = 0;
+    for (float v : x.data) {
+        const double xq = quantize_int8(v, 1.0f / q.input_scale) * static_cast<double>(q.input_scale);
+        dx = std::max(dx, std::fabs(v - xq)), x_max = std::max(x_max, std::fabs(static_cast<double>(v)));
+    }
+    for (size_t i = 0; i < q.weight_scales.size(); i++) s_max = std::max(s_max, static_cast<double>(q.weight_scales.data[i]));
+    w_max = 127 * s_max;
+    const double E = static_cast<double>(cfg.input * cfg.window) * (w_max * dx + x_max * s_max / 2);
+    const double T = static_cast<double>(cfg.seq);
+    AgainstF32 out;
+    for (size_t i = 0; i < h.size(); i++) out.error = std::max(out.error, std::fabs(h.data[i] - ref.data[i]));
+    out.bound = E * (1.25 * T + T * T / 8 + 0.25);
+    out.scale = max_abs(ref);
+    return out;
+}
+}  // namespace
+
+TEST(Int8Layer, ErrorAgainstF32IsQuantizationWithinItsBound) {
+    for (const char *pooling : {"f", "fo", "ifo"})
+        for (const Shape &s : {Shape{9, 4, 21, 40}, Shape{32, 4, 320, 320}}) {
+            ModelConfig cfg = config(pooling, 2, s);
+            const AgainstF32 r = against_f32(cfg);
+            EXPECT_LE(r.error, r.bound) << cfg.describe();
+            EXPECT_GT(r.error, 1e-3 * r.scale) << cfg.describe() << ": int8 ran as f32";
+        }
+}
+
+namespace {
+const char *kDotTarget = "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41";
+const char *kAvx2Target = "x86-64-linux-avx-avx2-f16c-fma-sse41";
+
+std::string forward_assembly(const std::string &target_name) {
+    const Halide::Target target(target_name);
+    const LayerSchedule &s = find_layer_schedule("tuned");
+    LayerInputs in;
+    in.precision = Precision::int8;
+    Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling("fo"), target, merge_knobs(s, {}, target), {});
+    const std::string path = ::testing::TempDir() + "int8_layer_" + std::to_string(target.has_feature(Halide::Target::AVX512)) + ".s";
+    p.compile_to_assembly(path, in.arguments(), "int8_layer", target);
+    std::ifstream f(path);
+    std::stringstream text;
+    text << f.rdbuf();
+    return text.str();
+}
+
+size_t count(const std::string &text, const std::string &word) {
+    size_t n = 0;
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) n++;
+    return n;
+}
+}  // namespace
+
+// The conv's register tiles are vpdpbusd (4 products of u8 input and s8 weights an int32 lane) where the target has
+// the dot product; on AVX2 the same algorithm runs on a fallback.
+TEST(Int8Kernel, DotProductTargetEmitsVpdpbusd) {
+    EXPECT_GE(count(forward_assembly(kDotTarget), "vpdpbusd"), 16u);  // a register tile's worth per quad of channels
+    EXPECT_EQ(count(forward_assembly(kAvx2Target), "vpdpbusd"), 0u);
+}
+
+TEST(Int8Kernel, VnniHostGetsTheDotProductTarget) {
+    const Halide::Target avx2(kAvx2Target);
+    EXPECT_EQ(int8_kernel_target(avx2), avx2) << "a target without AVX-512 keeps its ISA";
+    const Halide::Target host = Halide::get_host_target();
+    if (!host.has_feature(Halide::Target::AVX512_Cannonlake) || !__builtin_cpu_supports("avx512vnni"))
+        GTEST_SKIP() << "this CPU has no avx512_vnni";
+    EXPECT_TRUE(has_int8_dot_product(int8_kernel_target(host)));
+}
+
+TEST(Int8Errors, WhatHasNoInt8PathSaysSo) {
+    using qrnn::test::error_of;
+    ModelConfig cfg = config("fo", 2, {4, 2, 8, 8});
+    cfg.pass = "training";
+    EXPECT_EQ(error_of([&] { validate_model_config(cfg); }), "--precision int8 is for inference (got --pass training)");
+    cfg.pass = "inference", cfg.model = "lstm-halide";
+    EXPECT_EQ(error_of([&] { validate_model_config(cfg); }), "model 'lstm-halide' has no int8 path (got --precision int8; docs/int8.md)");
+    cfg.model = "qrnn", cfg.precision = "fp8";
+    EXPECT_EQ(error_of([&] { validate_model_config(cfg); }), "--precision must be f32, bf16 or int8 (got 'fp8')");
+    EXPECT_THROW(check_precision(Precision::int8, Halide::Target("host-cuda")), Error);
+    EXPECT_EQ(error_of([] { compiled_layer(find_pooling("fo"), "fused", {}, {}, Halide::get_jit_target_from_environment(), Precision::int8); }),
+              "schedule 'fused' has no int8 conv (precision int8 runs with schedule 'tuned')");
+    ModelConfig plain = config("fo", 2, {4, 2, 8, 8});
+    nn::LayerStack stack(plain);
+    std::vector<nn::State> states = stack.initial_state(2);
+    EXPECT_EQ(error_of([&] { stack.forward(init_input(plain), states, nullptr); }),
+              "QRNN layer 0: int8 forward before calibration (nn::LayerStack::calibrate_int8)");
+}
+
+TEST(Int8Cli, RunVerifiesAStack) {
+    qrnn::test::expect_cli("run --model qrnn --precision int8 --layers 2 --batch 3 --seq 7 --input 24 --hidden 40 --verify",
+                           0, "verify: all within max relative error 1.00e-04 (int8: 2.00e-03)");
+}
