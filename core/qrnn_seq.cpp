@@ -40,10 +40,15 @@ SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, co
     L.input_padded(c, b, t) = apply_dropout(li, raw, t_abs, b, c);
 
     // One conv GEMM over (c, j) for the gate rows of every direction.
-    Expr w = define_conv_weights(L, li.weights, n, m, k, conv_h_tile);
-    RVar rc = L.conv_r.x, rj = L.conv_r.y;
-    L.conv(h, b, t, g) = li.bias(clamp(h, 0, m - 1), g);
-    L.conv(h, b, t, g) += w * L.input_padded(rc, b, t + tap_offset(g, rj, k, G));
+    L.precision = li.precision;
+    if (L.precision == Precision::int8) {
+        define_int8_conv(L, int8_conv_inputs(li), li.bias, n, m, k, [&](const Expr &j) { return t + tap_offset(g, j, k, G); });
+    } else {
+        Expr w = define_conv_weights(L, li.weights, n, m, k, conv_h_tile);
+        RVar rc = L.conv_r.x, rj = L.conv_r.y;
+        L.conv(h, b, t, g) = li.bias(clamp(h, 0, m - 1), g);
+        L.conv(h, b, t, g) += w * L.input_padded(rc, b, t + tap_offset(g, rj, k, G));
+    }
 
     const int f_index = variant.gate_index('f');
     Expr gi = g % G, direction = g / G;

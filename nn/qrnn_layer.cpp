@@ -1,8 +1,5 @@
 #include "nn/qrnn_layer.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "core/error.h"
 #include "runtime/stack_state.h"
 
@@ -119,8 +116,8 @@ void QrnnLayer::forward_with(const Tensor<float> &x, const Tensor<float> *batch_
 // The forward without a tape: int8 once calibrated, f32 (recording the input's range) while calibrating.
 void QrnnLayer::run_inference(LayerCall &call, const LayerShape &shape) {
     const bool int8 = opt_.precision == Precision::int8;
-    if (int8 && calibrating_) {
-        for (float v : call.x->data) input_max_abs_ = std::max(input_max_abs_, std::abs(v));
+    if (int8 && int8_.calibrating()) {
+        int8_.observe(*call.x);
         if (!calibration_) calibration_ = compiled_layer(*opt_.pooling, opt_.schedule, knobs_, shape, opt_.target);
         return calibration_->run(call);
     }
@@ -131,20 +128,10 @@ void QrnnLayer::run_inference(LayerCall &call, const LayerShape &shape) {
 }
 
 void QrnnLayer::set_int8_calibration(bool on) {
-    if (opt_.precision != Precision::int8) return;
-    if (on) {
-        calibrating_ = true, input_max_abs_ = 0.0f;
-        return;
-    }
-    if (!calibrating_) fail("QRNN layer: int8 calibration ended that had not begun");
-    calibrating_ = false;
-    int8_ = quantize_layer(params_.weights, input_max_abs_);
+    if (opt_.precision == Precision::int8) int8_.set(on, params_.weights);
 }
 
-const Int8LayerParams &QrnnLayer::int8_params() const {
-    if (!int8_) fail("QRNN layer ", index_, ": int8 forward before calibration (nn::LayerStack::calibrate_int8)");
-    return *int8_;
-}
+const Int8LayerParams &QrnnLayer::int8_params() const { return int8_.params(index_); }
 
 void QrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
                          State *d_initial) {

@@ -3,8 +3,7 @@
 // (runtime/compiled_training.h); each compiled on first use. The layer of model "qrnn" (plugins/model_qrnn.cpp).
 // State: "history" [max(k-1,1)][B][n] and "c" [B][m]. Params: "weights" [G][k][n][m], "bias" [G][m].
 #pragma once
-#include <optional>
-
+#include "nn/int8_calibration.h"
 #include "nn/layer.h"
 #include "runtime/compiled_training.h"
 
@@ -56,10 +55,7 @@ private:
     LayerParams<float> params_, grads_;
     std::shared_ptr<CompiledTrainingLayer> training_;
     std::shared_ptr<CompiledLayer> inference_, calibration_;
-    // int8 (opt_.precision): the quantized parameters once calibrated; while calibrating, forwards run in f32.
-    std::optional<Int8LayerParams> int8_;
-    bool calibrating_ = false;
-    float input_max_abs_ = 0.0f;
+    Int8Calibration int8_;  // int8 (opt_.precision): while calibrating, forwards run in f32
     LayerGradsF scratch_;
     // Kept across calls: a fresh [T][B][m] tensor per call costs its page faults (tens of ms at B=64 T=256).
     Tensor<float> c_scratch_, y_scratch_;

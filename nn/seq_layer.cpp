@@ -100,7 +100,11 @@ void SeqQrnnLayer::forward(const Tensor<float> &x, State &state, Tensor<float> &
     ensure_shape(y, {T, B, output_size()});
     ensure_shape(t->cells, {D, T, B, m});
     SeqCall call{&x, &lengths, &s, &params_, layer_masks(cfg_, index_), state.time, &y, &t->cells};
-    compiled_->forward(call, t->data);
+    const bool int8 = cfg_.precision == "int8" && !int8_.calibrating();
+    if (int8 && tape) fail("QRNN layer: int8 is for inference (a forward with a tape asked)");
+    if (int8_.calibrating()) int8_.observe(x);
+    if (int8) call.int8 = &int8_params();
+    (int8 ? compiled_int8_ : compiled_)->forward(call, t->data);
     // Each sequence's final state: c at T-1 (carried past its end), history = its last k-1 inputs.
     const int64_t rows = cfg_.history_rows(), n = n_, H = s.history.dim(0);
     Tensor<float> &history = state.at("history");
@@ -146,6 +150,14 @@ void SeqQrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const Sta
         d_initial->at("history") = scratch_.dhistory;
         d_initial->at("c") = scratch_.dc0;
     }
+}
+
+void SeqQrnnLayer::set_int8_calibration(bool on) {
+    if (cfg_.precision != "int8") return;
+    int8_.set(on, params_.weights);
+    if (!on && !compiled_int8_)
+        compiled_int8_ = compiled_seq_layer(cfg_.pooling_variant(), options_, cfg_.schedule, cfg_.hidden, parse_target(cfg_.target),
+                                            Precision::int8);
 }
 
 std::vector<Param> SeqQrnnLayer::params() {

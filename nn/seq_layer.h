@@ -11,6 +11,7 @@
 // Models: "qrnn-varlen", "qrnn-bidir", "qrnn-bidir-sum", "qrnn-bidir-varlen" (layer factories; the -varlen
 // ones draw seeded lengths, seq_lengths()); for a LayerStack of them, set_stack_lengths().
 #pragma once
+#include "nn/int8_calibration.h"
 #include "nn/stack.h"
 #include "runtime/compiled_seq.h"
 
@@ -27,6 +28,8 @@ public:
     void set_stochastic(bool on) override { cfg_.stochastic = on; }
     void set_mask_draw(uint64_t draw) override { cfg_.mask_draw = draw; }
     std::unique_ptr<Tape> make_tape() const override;
+    void set_int8_calibration(bool on) override;
+    const Int8LayerParams &int8_params() const { return int8_.params(index_); }
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
                   State *d_initial) override;
@@ -45,7 +48,8 @@ private:
     SeqOptions options_;
     std::vector<int32_t> lengths_;
     LayerParams<float> params_, grads_;
-    std::shared_ptr<CompiledSeqLayer> compiled_;
+    std::shared_ptr<CompiledSeqLayer> compiled_, compiled_int8_;  // int8: made when a calibration ends
+    Int8Calibration int8_;  // int8 (cfg_.precision): while calibrating, forwards run in f32
     LayerGradsF scratch_;
     std::unique_ptr<Tape> scratch_tape_;  // the tape of a forward called without one
 };

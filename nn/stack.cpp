@@ -45,13 +45,17 @@ void LayerStack::prepare_training() {
     for (auto &l : layers_) l->prepare_training();
 }
 
+void LayerStack::set_int8_calibration(bool on) {
+    for (auto &l : layers_) l->set_int8_calibration(on);
+}
+
 void LayerStack::calibrate_int8(const std::vector<Tensor<float>> &batches) {
-    for (auto &l : layers_) l->set_int8_calibration(true);
+    set_int8_calibration(true);
     for (const Tensor<float> &x : batches) {
         std::vector<State> states = initial_state(x.dim(1));
         forward(x, states, nullptr);
     }
-    for (auto &l : layers_) l->set_int8_calibration(false);
+    set_int8_calibration(false);
 }
 
 void LayerStack::set_mask_draw(uint64_t draw) {

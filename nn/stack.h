@@ -20,8 +20,9 @@ public:
     void set_mask_draw(uint64_t draw);  // Layer::set_mask_draw of every layer
     void set_knobs(const Knobs &knobs);  // Layer::set_knobs of every layer
     void prepare_training();              // Layer::prepare_training of every layer
-    // An int8 stack's calibration (Layer::set_int8_calibration): forwards of each of `batches` from zero states in f32,
-    // each layer recording the range of its input, then every layer quantized.
+    void set_int8_calibration(bool on);  // Layer::set_int8_calibration of every layer
+    // An int8 stack's calibration: forwards of each of `batches` from zero states in f32 between
+    // set_int8_calibration(true) and (false).
     void calibrate_int8(const std::vector<Tensor<float>> &batches);
     void zero_grads();
 

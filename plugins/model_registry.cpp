@@ -60,7 +60,8 @@ void check_model_precision(const ModelConfig &cfg) {
         if (!has("int8")) fail("model '", cfg.model, "' has no int8 path (got --precision int8; docs/int8.md)");
         return;
     }
-    if (!has("precision")) fail("model '", cfg.model, "' runs in f32 only (got --precision ", cfg.precision, ")");
+    if (!has("precision"))
+        fail("model '", cfg.model, "' runs in f32", has("int8") ? " or int8" : " only", " (got --precision ", cfg.precision, ")");
     if (cfg.training_pass() && !has("precision-training"))
         fail("model '", cfg.model, "' trains in f32 only (got --precision ", cfg.precision, "; its inference runs in it)");
 }

@@ -15,9 +15,10 @@ namespace {
 struct DoubleStack {
     std::vector<LayerParams<double>> params;
     std::vector<LayerState<double>> states;
+    std::vector<const Int8LayerParams *> int8;  // an int8 stack's (calibrated)
     const nn::SeqQrnnLayer *first = nullptr;
 };
-DoubleStack double_stack(nn::LayerStack &stack, const std::vector<nn::State> &states) {
+DoubleStack double_stack(nn::LayerStack &stack, const std::vector<nn::State> &states, bool stack_is_int8 = false) {
     DoubleStack d;
     for (size_t l = 0; l < stack.size(); l++) {
         auto *layer = dynamic_cast<nn::SeqQrnnLayer *>(&stack.layer(l));
@@ -25,15 +26,16 @@ DoubleStack double_stack(nn::LayerStack &stack, const std::vector<nn::State> &st
         if (!d.first) d.first = layer;
         d.params.push_back(convert<double>(layer->layer_params()));
         d.states.push_back(convert<double>(nn::layer_state(states.at(l))));
+        if (stack_is_int8) d.int8.push_back(&layer->int8_params());
     }
     return d;
 }
 
-// --verify of an inference run: the output against ref::seq_stack_forward.
+// --verify of an inference run: the output against ref::seq_stack_forward (int8: with the layers' quantized parameters).
 Comparison verify_seq_inference(const InferenceRun &r) {
-    DoubleStack d = double_stack(r.stack, r.initial);
+    DoubleStack d = double_stack(r.stack, r.initial, r.cfg.precision == "int8");
     return compare(r.y, ref::seq_stack_forward(r.cfg, d.first->options(), d.params, convert<double>(r.x),
-                                               d.first->lengths(), d.states, 0));
+                                               d.first->lengths(), d.states, 0, d.int8));
 }
 
 // --pass training --verify: the output and every gradient against ref::seq_stack_backward.
@@ -75,7 +77,7 @@ const bool model_seq_registered = [] {
     for (auto &[name, description, features] : models) {
         ModelPlugin p;
         p.name = name, p.description = description, p.features = features;
-        p.options = {"pooling", "window", "layers", "schedule", "target", "mode", "zoneout", "dropout"};
+        p.options = {"pooling", "window", "layers", "schedule", "target", "int8", "mode", "zoneout", "dropout"};
         p.targets = {"cpu"};
         p.validate = [](const ModelConfig &cfg) {
             cfg.pooling_variant().require_backward();

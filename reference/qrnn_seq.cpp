@@ -10,7 +10,7 @@ int64_t tap_time(int64_t d, int64_t t, int64_t j, int64_t k) { return d == 0 ? t
 
 SeqTrace seq_trace(const PoolingVariant &variant, const SeqOptions &options, const Tensor<double> &x_raw,
                    const std::vector<int32_t> &lengths, const LayerState<double> &state, const LayerParams<double> &p,
-                   const LayerMasks &masks, int64_t time_offset) {
+                   const LayerMasks &masks, int64_t time_offset, const Int8LayerParams *int8) {
     const int64_t T = x_raw.dim(0), B = x_raw.dim(1), n = x_raw.dim(2), D = options.directions;
     const int64_t G = variant.gate_count(), k = p.weights.dim(1), m = p.weights.dim(3), H = state.history.dim(0);
     const int f = variant.gate_index('f');
@@ -32,8 +32,12 @@ SeqTrace seq_trace(const PoolingVariant &variant, const SeqOptions &options, con
                 for (int64_t h = 0; h < m; h++) {
                     const int64_t d = g / G, i = g % G;
                     double pre = p.bias(g, h);
-                    for (int64_t j = 0; j < k; j++)
-                        for (int64_t c = 0; c < n; c++) pre += p.weights(g, j, c, h) * xp(tap_time(d, t, j, k), b, c);
+                    if (int8) {
+                        pre += int8_row_sum(*int8, g, h, [&](int64_t j, int64_t c) { return xp(tap_time(d, t, j, k), b, c); });
+                    } else {
+                        for (int64_t j = 0; j < k; j++)
+                            for (int64_t c = 0; c < n; c++) pre += p.weights(g, j, c, h) * xp(tap_time(d, t, j, k), b, c);
+                    }
                     double v = i == 0 ? std::tanh(pre) : sigmoid(pre);
                     if (i == f && !keep(masks.zoneout_key, masks.zoneout_threshold, time_offset + t, b, h + d * m)) v = 1.0;
                     tr.gates(t, b, g, h) = v;
@@ -151,19 +155,21 @@ namespace {
 std::vector<Tensor<double>> seq_stack_inputs(const ModelConfig &cfg, const SeqOptions &options,
                                              const std::vector<LayerParams<double>> &params, const Tensor<double> &x,
                                              const std::vector<int32_t> &lengths, const std::vector<LayerState<double>> &states,
-                                             int64_t time_offset) {
+                                             int64_t time_offset, const std::vector<const Int8LayerParams *> &int8 = {}) {
     const PoolingVariant &variant = cfg.pooling_variant();
     std::vector<Tensor<double>> inputs{x};
     for (size_t l = 0; l < params.size(); l++)
-        inputs.push_back(seq_trace(variant, options, inputs[l], lengths, states[l], params[l], layer_masks(cfg, l), time_offset).y);
+        inputs.push_back(seq_trace(variant, options, inputs[l], lengths, states[l], params[l], layer_masks(cfg, l), time_offset,
+                                   int8.empty() ? nullptr : int8.at(l)).y);
     return inputs;
 }
 }  // namespace
 
 Tensor<double> seq_stack_forward(const ModelConfig &cfg, const SeqOptions &options, const std::vector<LayerParams<double>> &params,
                                  const Tensor<double> &x, const std::vector<int32_t> &lengths,
-                                 const std::vector<LayerState<double>> &states, int64_t time_offset) {
-    return seq_stack_inputs(cfg, options, params, x, lengths, states, time_offset).back();
+                                 const std::vector<LayerState<double>> &states, int64_t time_offset,
+                                 const std::vector<const Int8LayerParams *> &int8) {
+    return seq_stack_inputs(cfg, options, params, x, lengths, states, time_offset, int8).back();
 }
 
 StackGrads seq_stack_backward(const ModelConfig &cfg, const SeqOptions &options, const std::vector<LayerParams<double>> &params,

@@ -4,6 +4,7 @@
 #pragma once
 #include "core/qrnn_seq.h"
 #include "reference/qrnn_backward.h"
+#include "runtime/int8_params.h"
 
 namespace qrnn::ref {
 
@@ -14,9 +15,10 @@ struct SeqTrace {
     Tensor<double> y;           // [T][B][m * out_width_factor]
 };
 
+// int8: the conv of ref::int8_masked_conv (reference/reference.h), the taps as in f32.
 SeqTrace seq_trace(const PoolingVariant &variant, const SeqOptions &options, const Tensor<double> &x,
                    const std::vector<int32_t> &lengths, const LayerState<double> &state, const LayerParams<double> &p,
-                   const LayerMasks &masks, int64_t time_offset);
+                   const LayerMasks &masks, int64_t time_offset, const Int8LayerParams *int8 = nullptr);
 
 // Gradients of loss = sum(dy * y) + sum(dc_final * final cells), dc_final [D][B][m]: the forward direction's
 // c_{T-1} (= c at each sequence's end) and the reverse direction's c_0.
@@ -32,7 +34,8 @@ Tensor<double> seq_final_cells(const SeqTrace &trace);
 // gradients; StackGrads::layers[l].dx is the gradient of layer l's input).
 Tensor<double> seq_stack_forward(const ModelConfig &cfg, const SeqOptions &options, const std::vector<LayerParams<double>> &params,
                                  const Tensor<double> &x, const std::vector<int32_t> &lengths,
-                                 const std::vector<LayerState<double>> &states, int64_t time_offset);
+                                 const std::vector<LayerState<double>> &states, int64_t time_offset,
+                                 const std::vector<const Int8LayerParams *> &int8 = {});
 StackGrads seq_stack_backward(const ModelConfig &cfg, const SeqOptions &options, const std::vector<LayerParams<double>> &params,
                               const Tensor<double> &x, const std::vector<int32_t> &lengths,
                               const std::vector<LayerState<double>> &states, int64_t time_offset, const Tensor<double> &dy);

@@ -48,25 +48,29 @@ Tensor<double> masked_conv(const Tensor<double> &x_in, const Tensor<double> &his
     return conv;
 }
 
+double int8_row_sum(const Int8LayerParams &q, int64_t g, int64_t h, const std::function<double(int64_t, int64_t)> &input) {
+    const int64_t k = q.weights.dim(1), n = q.weights.dim(2);
+    const float inverse = 1.0f / q.input_scale;
+    double sum = 0;  // an integer: exact in double
+    for (int64_t j = 0; j < k; j++)
+        for (int64_t c = 0; c < n; c++)
+            sum += q.weights(g, j, c, h) * static_cast<double>(quantize_int8(static_cast<float>(input(j, c)), inverse));
+    return sum * q.weight_scales(g, h) * q.input_scale;
+}
+
 Tensor<double> int8_masked_conv(const Tensor<double> &x, const Tensor<double> &history, const Tensor<double> &bias,
                                 const Int8LayerParams &q) {
-    const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2);
+    const int64_t T = x.dim(0), B = x.dim(1);
     const int64_t G = q.weights.dim(0), k = q.weights.dim(1), m = q.weights.dim(3), H = history.dim(0);
-    const float inverse = 1.0f / q.input_scale;
-    auto quantized = [&](double v) { return static_cast<double>(quantize_int8(static_cast<float>(v), inverse)); };
     Tensor<double> conv({T, B, G, m});
     for (int64_t t = 0; t < T; t++)
         for (int64_t b = 0; b < B; b++)
             for (int64_t g = 0; g < G; g++)
-                for (int64_t h = 0; h < m; h++) {
-                    double sum = 0;
-                    for (int64_t j = 0; j < k; j++) {
-                        int64_t src = t - (k - 1) + j;  // negative: from history, whose last row is time -1
-                        for (int64_t c = 0; c < n; c++)
-                            sum += q.weights(g, j, c, h) * quantized(src >= 0 ? x(src, b, c) : history(H + src, b, c));
-                    }
-                    conv(t, b, g, h) = bias(g, h) + sum * q.weight_scales(g, h) * q.input_scale;
-                }
+                for (int64_t h = 0; h < m; h++)
+                    conv(t, b, g, h) = bias(g, h) + int8_row_sum(q, g, h, [&](int64_t j, int64_t c) {
+                                           const int64_t src = t - (k - 1) + j;  // negative: from history (last row: time -1)
+                                           return src >= 0 ? x(src, b, c) : history(H + src, b, c);
+                                       });
     return conv;
 }
 

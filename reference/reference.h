@@ -1,5 +1,7 @@
 // Plain C++ double-precision reference of every QRNN algorithm: obvious loops, no Halide.
 #pragma once
+#include <functional>
+
 #include "core/pooling.h"
 #include "core/precision.h"
 #include "runtime/int8_params.h"
@@ -23,6 +25,10 @@ Tensor<double> masked_conv(const Tensor<double> &x, const Tensor<double> &histor
 // exact (an integer in double) and the rest in double.
 Tensor<double> int8_masked_conv(const Tensor<double> &x, const Tensor<double> &history, const Tensor<double> &bias,
                                 const Int8LayerParams &q);
+
+// s_w(g, h) s_x sum over (j, c) of q_w(g, j, c, h) q_x(input(j, c)): row (g, h) of an int8 conv without its bias,
+// input(j, c) the value tap j reads of channel c.
+double int8_row_sum(const Int8LayerParams &q, int64_t g, int64_t h, const std::function<double(int64_t, int64_t)> &input);
 
 struct LayerOutput {
     Tensor<double> h;  // [T][B][m]

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "runtime/compiled_layer.h"
 #include "runtime/kernel.h"
 
 namespace qrnn {
@@ -39,8 +40,14 @@ void check_seq_call(const SeqCall &call, const PoolingVariant &variant, const Se
 }
 
 CompiledSeqLayer::CompiledSeqLayer(const PoolingVariant &pooling, const SeqOptions &options, const std::string &schedule,
-                                   const Halide::Target &target, const Knobs &knobs)
+                                   const Halide::Target &asked_target, const Knobs &knobs, Precision precision)
     : variant_(&pooling), options_(options) {
+    const bool int8 = precision == Precision::int8;
+    const Halide::Target target = int8 ? int8_kernel_target(asked_target) : asked_target;
+    if (int8 && schedule != "tuned") fail("schedule '", schedule, "' has no int8 conv (precision int8 runs with schedule 'tuned')");
+    check_precision(precision, target);
+    if (precision == Precision::bf16) fail("the variable-length/bidirectional layer runs in f32 or int8 (got bf16)");
+    forward_inputs_.layer.precision = precision;
     variant_->require_backward();
     if (options.directions != 1 && options.directions != 2) fail("directions must be 1 or 2 (got ", options.directions, ")");
     const SeqSchedule &s = find_seq_schedule(schedule);
@@ -49,6 +56,10 @@ CompiledSeqLayer::CompiledSeqLayer(const PoolingVariant &pooling, const SeqOptio
              target.to_string(), ")");
     if (s.tape_padding) padding_ = s.tape_padding(target, knobs);
     forward_ = build_seq_forward(s, forward_inputs_, *variant_, options, target, knobs);
+    if (int8) {  // inference only
+        compile_kernels({&forward_}, target);
+        return;
+    }
     backward_ = build_seq_backward(s, backward_inputs_, *variant_, options, target, knobs);
     compile_kernels({&forward_, &backward_}, target);
 }
@@ -56,6 +67,7 @@ CompiledSeqLayer::CompiledSeqLayer(const PoolingVariant &pooling, const SeqOptio
 void CompiledSeqLayer::bind(LayerInputs &layer, Halide::ImageParam &lengths, const SeqCall &call) {
     Tensor<float> h_shape;
     LayerCall plain{call.x, call.state, call.params, call.masks, call.time_offset, &h_shape, &h_shape};
+    plain.int8 = call.int8;
     bind_layer_inputs(layer, plain, false);
     lengths.set(Halide::Buffer<int32_t>(const_cast<int32_t *>(call.lengths->data()), static_cast<int>(call.lengths->size())));
 }
@@ -81,6 +93,7 @@ void CompiledSeqLayer::forward(const SeqCall &call, LayerTapeData &tape) {
 void CompiledSeqLayer::backward(const SeqCall &call, const LayerTapeData &tape, const Tensor<float> &dy,
                                 const Tensor<float> &dc_final, LayerGradsF &grads) {
     check_seq_call(call, *variant_, options_);
+    if (forward_inputs_.layer.precision == Precision::int8) fail("int8 is for inference: the layer has no backward");
     const int64_t T = call.x->dim(0), B = call.x->dim(1), n = call.x->dim(2);
     const auto &w = call.params->weights;
     const int64_t GD = w.dim(0), k = w.dim(1), m = w.dim(3);
@@ -102,12 +115,13 @@ void CompiledSeqLayer::backward(const SeqCall &call, const LayerTapeData &tape, 
 }
 
 std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const PoolingVariant &pooling, const SeqOptions &options,
-                                                     const std::string &schedule, int64_t m, const Halide::Target &t) {
+                                                     const std::string &schedule, int64_t m, const Halide::Target &t,
+                                                     Precision precision) {
     const Knobs knobs = seq_schedule_knobs(find_seq_schedule(schedule), m, t);
     std::string key = pooling.name + "|" + std::to_string(options.directions) + (options.sum ? "sum" : "cat") + "|" + schedule +
-                      "|" + t.to_string() + knobs_key(knobs);
+                      "|" + t.to_string() + knobs_key(knobs) + "|" + precision_name(precision);
     return pipeline_cache().get<CompiledSeqLayer>(
-        key, [&] { return std::make_shared<CompiledSeqLayer>(pooling, options, schedule, t, knobs); });
+        key, [&] { return std::make_shared<CompiledSeqLayer>(pooling, options, schedule, t, knobs, precision); });
 }
 
 }  // namespace qrnn

@@ -7,6 +7,7 @@
 
 #include "runtime/kernel.h"
 #include "runtime/compiled_training.h"
+#include "runtime/int8_params.h"
 #include "schedules/seq_schedule.h"
 
 namespace qrnn {
@@ -21,6 +22,7 @@ struct SeqCall {
     LayerMasks masks;
     int64_t time_offset = 0;
     Tensor<float> *y, *cells;
+    const Int8LayerParams *int8 = nullptr;  // an int8 layer's (runtime/int8_params.h)
 };
 
 // Throws qrnn::Error "lengths[b] = v is outside [1, T]" (and the like) for a bad call.
@@ -28,8 +30,9 @@ void check_seq_call(const SeqCall &call, const PoolingVariant &variant, const Se
 
 class CompiledSeqLayer {
 public:
+    // int8 (docs/int8.md): the forward only, schedule "tuned", on int8_kernel_target(target).
     CompiledSeqLayer(const PoolingVariant &pooling, const SeqOptions &options, const std::string &schedule,
-                     const Halide::Target &target, const Knobs &knobs);
+                     const Halide::Target &target, const Knobs &knobs, Precision precision = Precision::f32);
     void forward(const SeqCall &call, LayerTapeData &tape);
     // From the forward's call (its cells), its tape, dy (y's shape) and dc_final [D][B][m]: every gradient.
     void backward(const SeqCall &call, const LayerTapeData &tape, const Tensor<float> &dy, const Tensor<float> &dc_final,
@@ -52,6 +55,7 @@ private:
 // knobs, not per m).
 std::shared_ptr<CompiledSeqLayer> compiled_seq_layer(const PoolingVariant &pooling, const SeqOptions &options,
                                                      const std::string &schedule, int64_t m,
-                                                     const Halide::Target &target = Halide::get_jit_target_from_environment());
+                                                     const Halide::Target &target = Halide::get_jit_target_from_environment(),
+                                                     Precision precision = Precision::f32);
 
 }  // namespace qrnn

@@ -11,8 +11,10 @@
 #include "core/error.h"
 #include "harness/experiment.h"
 #include "nn/qrnn_layer.h"
+#include "nn/seq_layer.h"
 #include "nn/stack.h"
 #include "plugins/model.h"
+#include "reference/qrnn_seq.h"
 #include "reference/reference.h"
 #include "runtime/compare.h"
 #include "runtime/int8_params.h"
@@ -140,6 +142,37 @@ TEST(Int8Layer, ErrorAgainstF32IsQuantizationWithinItsBound) {
             const AgainstF32 r = against_f32(cfg);
             EXPECT_LE(r.error, r.bound) << cfg.describe();
             EXPECT_GT(r.error, 1e-3 * r.scale) << cfg.describe() << ": int8 ran as f32";
+        }
+}
+
+// The variable-length / bidirectional layer (pQRNN's encoder): the reverse direction's taps and each sequence's
+// padding quantized as the reference does; farther from the f32 reference than f32 gets (int8 really ran).
+TEST(Int8SeqLayer, MatchesTheQuantizedReferenceAndDiffersFromF32) {
+    for (const char *model : {"qrnn-bidir-varlen"})  // one model and width: one pipeline per precision (compiles dominate)
+        for (const Shape &s : {Shape{1, 1, 3, 17}, Shape{2, 4, 5, 17}, Shape{9, 3, 33, 17}}) {
+            ModelConfig cfg = config("ifo", 3, s);
+            cfg.model = model, cfg.layers = 2;
+            nn::LayerStack stack(cfg);
+            nn::set_stack_lengths(stack, nn::seq_lengths(cfg));
+            stack.calibrate_int8({calibration_input(cfg)});
+            std::vector<nn::State> states = stack.initial_state(cfg.batch);
+            const Tensor<float> x = init_input(cfg);
+            const Tensor<float> y = stack.forward(x, states, nullptr);
+            std::vector<LayerParams<double>> params;
+            std::vector<LayerState<double>> zero_states;
+            std::vector<const Int8LayerParams *> int8;
+            for (size_t l = 0; l < stack.size(); l++) {
+                auto &layer = dynamic_cast<nn::SeqQrnnLayer &>(stack.layer(l));
+                params.push_back(convert<double>(layer.layer_params()));
+                zero_states.push_back(convert<double>(nn::layer_state(stack.initial_state(cfg.batch)[l])));
+                int8.push_back(&layer.int8_params());
+            }
+            const SeqOptions options = nn::seq_model_options(model);
+            const std::vector<int32_t> lengths = nn::seq_lengths(cfg);
+            const Tensor<double> q = ref::seq_stack_forward(cfg, options, params, convert<double>(x), lengths, zero_states, 0, int8);
+            const Tensor<double> f = ref::seq_stack_forward(cfg, options, params, convert<double>(x), lengths, zero_states, 0);
+            EXPECT_LE(compare(y, q).rel(), kInt8Tolerance) << model << " " << cfg.describe();
+            EXPECT_GT(compare(y, f).rel(), 1e-3) << model << " " << cfg.describe() << ": int8 ran as f32";
         }
 }
 

@@ -17,8 +17,10 @@ namespace po = boost::program_options;
 namespace qrnn::cli {
 namespace {
 
+// "precision" stands for both of a model's precision options ("precision": bf16; "int8").
 bool uses(const ModelPlugin &p, const std::string &option) {
-    return std::count(p.options.begin(), p.options.end(), option) > 0;
+    auto has = [&](const std::string &o) { return std::count(p.options.begin(), p.options.end(), o) > 0; };
+    return option == "precision" ? has("precision") || has("int8") : has(option);
 }
 
 // Options that only some models use; the others ignore them (with a note) and keep their defaults.

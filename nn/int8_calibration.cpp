@@ -1,0 +1,29 @@
+#include "nn/int8_calibration.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace qrnn::nn {
+
+void Int8Calibration::set(bool on, const Tensor<float> &weights) {
+    if (on) {
+        calibrating_ = true, input_max_abs_ = 0.0f;
+        return;
+    }
+    if (!calibrating_) fail("int8 calibration ended that had not begun");
+    calibrating_ = false;
+    params_ = quantize_layer(weights, input_max_abs_);
+}
+
+void Int8Calibration::observe(const Tensor<float> &x) {
+    for (float v : x.data) input_max_abs_ = std::max(input_max_abs_, std::abs(v));
+}
+
+const Int8LayerParams &Int8Calibration::params(int64_t layer) const {
+    if (!params_) fail("QRNN layer ", layer, ": int8 forward before calibration (nn::LayerStack::calibrate_int8)");
+    return *params_;
+}
+
+}  // namespace qrnn::nn
