@@ -92,4 +92,27 @@ SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &id
     return cp;
 }
 
+bool is_seq_checkpoint(const std::string &path) {
+    H5::H5File file = open_hdf5_for_reading(path, kSeqCheckpointWhat);
+    try {
+        h5::require_format(file, path, kSeqCheckpointFormat, kSeqCheckpointWhat);
+    } catch (const Error &) {
+        return false;
+    }
+    return true;
+}
+
+SeqCheckpoint read_seq_checkpoint_header(const std::string &path) {
+    H5::H5File file = open_hdf5_for_reading(path, kSeqCheckpointWhat);
+    SeqCheckpoint cp;
+    try {
+        require_convention(file, path, kSeqCheckpointFormat, kSeqCheckpointWhat, /*to_resume=*/false);
+        cp.identity = h5::read_string(file, path, "identity");
+        cp.config = h5::read_string(file, path, "config");
+    } catch (const H5::Exception &e) {
+        fail(path, ": malformed ", kSeqCheckpointWhat, " (", e.getDetailMsg(), ")");
+    }
+    return cp;
+}
+
 }  // namespace qrnn::lm

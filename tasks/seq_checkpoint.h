@@ -31,5 +31,9 @@ void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &checkpoi
 // Everything, the parameters into `params` (each dataset must have its parameter's shape; errors name the file).
 // Progress fields must be non-negative and finite, one /history record per finished epoch. First a checkpoint of another configuration than `identity` is refused (lm/run_files.h: require_same_identity).
 SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &identity, const std::vector<nn::Param> &params);
+// Whether `path` is a sequence-task checkpoint (its format attribute; false for another HDF5 file), and its identity and
+// config attributes (throws qrnn::Error naming the file if it is not one).
+bool is_seq_checkpoint(const std::string &path);
+SeqCheckpoint read_seq_checkpoint_header(const std::string &path);
 
 }  // namespace qrnn::lm

@@ -38,6 +38,8 @@ public:
     int64_t parameter_count();  // the sum of params()' sizes
     void set_stochastic(bool on) { stack_.set_stochastic(on); }
     void set_mask_draw(uint64_t draw) { stack_.set_mask_draw(draw); }  // nn::Layer::set_mask_draw
+    // An int8 stack's calibration (docs/int8.md): between on and off, predictions run in f32 and record ranges.
+    void set_int8_calibration(bool on) { stack_.set_int8_calibration(on); }
     // Mean cross-entropy of the batch; with `train`, every gradient of it (gradients zeroed first).
     double loss(const nn::ClassifyBatch &batch, bool train);
     std::vector<int32_t> predict(const nn::ClassifyBatch &batch);  // the most likely class of each sequence

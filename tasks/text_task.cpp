@@ -138,6 +138,21 @@ std::string TextClassifyRun::describe() const {
            std::to_string(cfg_.seq.min_count) + ")";
 }
 
+std::vector<int32_t> TextClassifyRun::predict_all(const TextClassificationData &data) {
+    std::vector<int32_t> out;
+    for (int64_t done = 0; done < data.size(); done += kEvalBatch) {
+        const std::vector<int32_t> p = model_.predict(text_classify_batch(data, vocab_, done, std::min(kEvalBatch, data.size() - done)));
+        out.insert(out.end(), p.begin(), p.end());
+    }
+    return out;
+}
+
+void TextClassifyRun::calibrate_int8(const TextClassificationData &held_out) {
+    model_.set_int8_calibration(true);
+    predict_all(held_out);
+    model_.set_int8_calibration(false);
+}
+
 void TextClassifyRun::finish(SeqResults &results) {
     model_.set_stochastic(false);
     const auto never = [] { return false; };

@@ -51,6 +51,9 @@ public:
     double chance() const override { return 1.0 / static_cast<double>(splits_.train.classes()); }
     std::string describe() const override;
     void finish(SeqResults &results) override;
+    std::vector<int32_t> predict_all(const TextClassificationData &data);  // every example's class, parameters as they are
+    // An int8 model's calibration (docs/int8.md) on held-out examples: their predictions in f32 record the ranges.
+    void calibrate_int8(const TextClassificationData &held_out);
 
 private:
     double accuracy_of(const TextClassificationData &data, const std::function<bool()> &stop, int64_t *evaluated);

@@ -1,11 +1,15 @@
 // `qrnn eval CHECKPOINT --data FILE`: perplexity of a trained language model (a `qrnn train` checkpoint) on a
 // token file, words outside its vocabulary as <unk>; with the parameters of the best validation epoch (or
-// `--params last`: the last ones).
+// `--params last`: the last ones). Of a classify-text checkpoint (e.g. pQRNN), the accuracy on a label<TAB>text file,
+// and with `--precision int8` also in int8, calibrated on the checkpoint's valid split (tasks/text_eval.h).
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 
 #include "core/error.h"
 #include "lm/trainer.h"
+#include "tasks/seq_checkpoint.h"
+#include "tasks/text_eval.h"
 #include "tools/command.h"
 #include "tools/options.h"
 
@@ -14,20 +18,37 @@ namespace po = boost::program_options;
 namespace qrnn::cli {
 namespace {
 
+int eval_text_classifier(const std::string &path, const std::string &data, bool int8) {
+    const lm::TextEvalResult r = lm::evaluate_text_checkpoint(path, data, int8);
+    std::cout << std::fixed << std::setprecision(4) << data << ": accuracy " << r.f32 << " f32";
+    if (int8)
+        std::cout << ", " << r.int8 << " int8 (drop " << std::setprecision(2) << 100 * (r.f32 - r.int8)
+                  << " points, " << r.changed << " predictions changed; int8 calibrated on " << r.calibration_file << ", "
+                  << r.calibration_examples << " examples)";
+    std::cout << "; " << r.examples << " examples, checkpoint " << path << "\n";
+    return kExitOk;
+}
+
 int eval_command(const std::vector<std::string> &args) {
     po::options_description desc("qrnn eval options");
     desc.add_options()("help,h", "show this help")("checkpoint", po::value<std::string>(), "checkpoint of qrnn train")(
         "data", po::value<std::string>(), "token file to evaluate on (e.g. data/ptb/ptb.test.txt)")(
         "batch", po::value<int64_t>(), "streams per batch (default: the training batch)")(
-        "params", po::value<std::string>()->default_value("best"), "best (the best validation epoch's) or last");
+        "params", po::value<std::string>()->default_value("best"), "best (the best validation epoch's) or last")(
+        "precision", po::value<std::string>()->default_value("f32"),
+        "classify-text checkpoints: f32, or int8 (f32 and int8 side by side, int8 calibrated on valid; docs/int8.md)");
     po::positional_options_description positional;
     positional.add("checkpoint", 1);
     po::variables_map vm;
-    if (!parse_options("usage: qrnn eval CHECKPOINT --data FILE [--batch B] [--params best|last]", desc, args, vm, &positional)) return kExitOk;
+    if (!parse_options("usage: qrnn eval CHECKPOINT --data FILE [--batch B] [--params best|last] [--precision f32|int8]", desc, args, vm, &positional)) return kExitOk;
     if (!vm.count("checkpoint")) fail("no checkpoint given (usage: qrnn eval CHECKPOINT --data FILE)");
     if (!vm.count("data")) fail("--data FILE: no token file to evaluate on");
     const std::string path = vm["checkpoint"].as<std::string>(), data = vm["data"].as<std::string>();
 
+    const std::string precision = vm["precision"].as<std::string>();
+    if (precision != "f32" && precision != "int8") fail("--precision: '", precision, "' is not f32 or int8");
+    if (lm::is_seq_checkpoint(path)) return eval_text_classifier(path, data, precision == "int8");
+    if (precision != "f32") fail("--precision int8: for classify-text checkpoints (", path, " is a language model)");
     const std::string which = vm["params"].as<std::string>();
     if (which != "best" && which != "last") fail("--params: '", which, "' is not best or last");
     lm::CheckpointInfo info = lm::read_checkpoint_info(path, /*to_resume=*/false);
@@ -56,6 +77,6 @@ int eval_command(const std::vector<std::string> &args) {
     return kExitOk;
 }
 
-const bool cmd_eval_registered = register_command({"eval", "perplexity of a trained language model checkpoint on a token file", eval_command});
+const bool cmd_eval_registered = register_command({"eval", "perplexity of a language model checkpoint on a token file; accuracy of a classify-text one (f32, int8)", eval_command});
 }  // namespace
 }  // namespace qrnn::cli
