@@ -325,4 +325,20 @@ TEST(PqrnnClassifier, TrainKeysErrorsAndCheckpointIdentity) {
                "checkpoint of another configuration (key 'projection_seed' is '18446744073709551615' there, '0' here)");
 }
 
+// `qrnn plugins` lists pQRNN (kind classifier) with its fronts, pools, stack models, passes and precision; the kind
+// filters to it alone and is among the known kinds.
+TEST(PqrnnClassifier, ListedByQrnnPlugins) {
+    for (const std::string args : {"plugins", "plugins --kind classifier"}) {
+        const CliResult r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        for (const char *want : {"classifier", "pqrnn", "passes=inference+training precision=f32",
+                                 "fronts=embedding,projection", "pools=mean,last,max", "tasks=classify,classify-text",
+                                 "models=", "qrnn-bidir", "projection_features"})
+            EXPECT_NE(r.output.find(want), std::string::npos) << args << ": no '" << want << "' in\n" << r.output;
+    }
+    const CliResult only = run_cli("plugins --kind classifier");
+    EXPECT_EQ(only.output.find("chunked-scan"), std::string::npos) << only.output;
+    expect_cli("plugins --kind nonsense", 2, "known: pooling, model, schedule, classifier");
+}
+
 }  // namespace qrnn::test
