@@ -1,11 +1,10 @@
 // pQRNN as the sequence classifier's projection front end (tasks/classifier_front.h, tasks/seq_classifier.h): the
 // dense ReLU bottleneck (nn/bottleneck.h) and the pooling over real steps (tasks/sequence_pooling.h: mean, last,
 // max; tasks/attention_pooling.h) against their double references (reference/bottleneck.h), which match central
-// finite differences; the
-// whole classifier's gradients (bottleneck, bidirectional stack, output) against finite differences of its float
-// loss on awkward shapes; the projection reads ClassifyBatch::words when present, else the ids' decimal strings,
-// and has no embedding table; parameter counts of both fronts; `qrnn train --task classify --front projection`'s
-// keys, errors and checkpoint identity.
+// finite differences; the whole classifier's gradients (bottleneck, bidirectional stack, pooling, output) against
+// finite differences of its float loss on awkward shapes; the projection reads ClassifyBatch::words when present,
+// else the ids' decimal strings, and has no embedding table; parameter counts of both fronts; `qrnn train --task
+// classify --front projection`'s keys, errors and checkpoint identity; pQRNN's line in `qrnn plugins`.
 #include <gtest/gtest.h>
 
 #include <cmath>
