@@ -51,12 +51,19 @@ std::vector<PluginListing> list_schedules() {
     return out;
 }
 
-const std::vector<std::pair<std::string, std::function<std::vector<PluginListing>()>>> &kinds() {
-    static const std::vector<std::pair<std::string, std::function<std::vector<PluginListing>()>>> all{
-        {"pooling", list_pooling}, {"model", list_models}, {"schedule", list_schedules}};
+using KindLister = std::pair<std::string, std::function<std::vector<PluginListing>()>>;
+
+std::vector<KindLister> &kinds() {
+    static std::vector<KindLister> all{{"pooling", list_pooling}, {"model", list_models}, {"schedule", list_schedules}};
     return all;
 }
 }  // namespace
+
+void register_plugin_kind(const std::string &kind, std::function<std::vector<PluginListing>()> list) {
+    for (auto &k : kinds())
+        if (k.first == kind) fail("plugin kind '", kind, "' is registered twice");
+    kinds().push_back({kind, std::move(list)});
+}
 
 std::vector<std::string> plugin_kinds() {
     std::vector<std::string> names;

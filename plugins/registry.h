@@ -2,6 +2,7 @@
 // typed registry (core/pooling.h, plugins/model.h, schedules/schedule.h); this file lists them uniformly
 // for `qrnn plugins` and for tools that need to know what exists.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct PluginListing {
 };
 
 std::vector<std::string> plugin_kinds();
+// A kind listed from a layer above plugins/ (tasks/classifier_listing.cpp: "classifier"), after the built-in kinds,
+// in registration order. A taken kind name throws qrnn::Error.
+void register_plugin_kind(const std::string &kind, std::function<std::vector<PluginListing>()> list);
 std::vector<PluginListing> list_plugins(const std::string &kind = "");  // "" = every kind; else must exist
 
 }  // namespace qrnn

@@ -1,6 +1,7 @@
 #include "reference/bottleneck.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.h"
 
@@ -27,6 +28,19 @@ int64_t argmax_step(const Tensor<double> &h, int64_t b, int64_t c, int64_t len) 
     for (int64_t t = 1; t < len; t++)
         if (h(t, b, c) > h(best, b, c)) best = t;
     return best;
+}
+
+// The attention weights of sequence b: softmax over t < len of query . h(t, b).
+std::vector<double> attention_weights(const Tensor<double> &h, int64_t b, int64_t len, const Tensor<double> &query) {
+    std::vector<double> w(len);
+    double top = -INFINITY, sum = 0;
+    for (int64_t t = 0; t < len; t++) {
+        for (int64_t c = 0; c < h.dim(2); c++) w[t] += query(c) * h(t, b, c);
+        top = std::max(top, w[t]);
+    }
+    for (double &v : w) sum += v = std::exp(v - top);
+    for (double &v : w) v /= sum;
+    return w;
 }
 
 }  // namespace
@@ -86,6 +100,43 @@ Tensor<double> pool_steps_backward(const Tensor<double> &h, const std::vector<in
         }
     }
     return dh;
+}
+
+Tensor<double> attention_pool(const Tensor<double> &h, const std::vector<int64_t> &lengths, const Tensor<double> &query) {
+    const int64_t B = h.dim(1), m = h.dim(2);
+    Tensor<double> pooled({B, m});
+    for (int64_t b = 0; b < B; b++) {
+        const std::vector<double> alpha = attention_weights(h, b, lengths[b], query);
+        for (int64_t t = 0; t < lengths[b]; t++)
+            for (int64_t c = 0; c < m; c++) pooled(b, c) += alpha[t] * h(t, b, c);
+    }
+    return pooled;
+}
+
+// d alpha_t = dpooled . h_t; through the softmax d score_t = alpha_t (d alpha_t - sum_u alpha_u d alpha_u); the
+// score is query . h_t.
+AttentionPoolGrads attention_pool_backward(const Tensor<double> &h, const std::vector<int64_t> &lengths,
+                                           const Tensor<double> &query, const Tensor<double> &dpooled) {
+    const int64_t B = h.dim(1), m = h.dim(2);
+    AttentionPoolGrads g{Tensor<double>(h.shape), Tensor<double>({m})};
+    for (int64_t b = 0; b < B; b++) {
+        const int64_t len = lengths[b];
+        const std::vector<double> alpha = attention_weights(h, b, len, query);
+        std::vector<double> dalpha(len);
+        double expected = 0;
+        for (int64_t t = 0; t < len; t++) {
+            for (int64_t c = 0; c < m; c++) dalpha[t] += dpooled(b, c) * h(t, b, c);
+            expected += alpha[t] * dalpha[t];
+        }
+        for (int64_t t = 0; t < len; t++) {
+            const double dscore = alpha[t] * (dalpha[t] - expected);
+            for (int64_t c = 0; c < m; c++) {
+                g.dh(t, b, c) = alpha[t] * dpooled(b, c) + dscore * query(c);
+                g.dquery(c) += dscore * h(t, b, c);
+            }
+        }
+    }
+    return g;
 }
 
 }  // namespace qrnn::ref

@@ -1,5 +1,6 @@
 // Double-precision reference of the pQRNN bottleneck (nn/bottleneck.h) and of the classifier's pooling over each
-// sequence's real steps (tasks/sequence_pooling.h): obvious loops, the pre-activation recomputed in backward.
+// sequence's real steps (tasks/sequence_pooling.h, tasks/attention_pooling.h): obvious loops, the pre-activation
+// and the attention weights recomputed in backward.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,5 +28,15 @@ Tensor<double> pool_steps(const Tensor<double> &h, const std::vector<int64_t> &l
 // dh [T][B][m] of loss = sum(dpooled * pooled): max sends each channel's gradient to its first largest step.
 Tensor<double> pool_steps_backward(const Tensor<double> &h, const std::vector<int64_t> &lengths, const std::string &pool,
                                    const Tensor<double> &dpooled);
+
+// Attention pooling: pooled(b) = sum over t < lengths[b] of alpha_t h(t, b), alpha = softmax_t(query . h(t, b)).
+Tensor<double> attention_pool(const Tensor<double> &h, const std::vector<int64_t> &lengths, const Tensor<double> &query);
+struct AttentionPoolGrads {
+    Tensor<double> dh;      // [T][B][m]
+    Tensor<double> dquery;  // [m]
+};
+// Gradients of loss = sum(dpooled * pooled).
+AttentionPoolGrads attention_pool_backward(const Tensor<double> &h, const std::vector<int64_t> &lengths,
+                                           const Tensor<double> &query, const Tensor<double> &dpooled);
 
 }  // namespace qrnn::ref

@@ -74,6 +74,11 @@ private:
 
 }  // namespace
 
+const std::vector<std::string> &classifier_fronts() {
+    static const std::vector<std::string> fronts{"embedding", "projection"};
+    return fronts;
+}
+
 std::unique_ptr<ClassifierFront> make_classifier_front(const std::string &front, int64_t vocab, int64_t n,
                                                        const nn::ProjectionConfig &projection, uint32_t seed) {
     if (front == "embedding") return std::make_unique<EmbeddingFront>(vocab, n, seed);

@@ -27,6 +27,9 @@ public:
     virtual void backward(const nn::ClassifyBatch &batch, const Tensor<float> &dx) = 0;
 };
 
+// The fronts: embedding, projection.
+const std::vector<std::string> &classifier_fronts();
+
 // front: "embedding" (vocab ids) or "projection" (projection.features, projection.seed); n: the stack's input;
 // seed: the initialisation's. Throws qrnn::Error naming a bad front or size.
 std::unique_ptr<ClassifierFront> make_classifier_front(const std::string &front, int64_t vocab, int64_t n,

@@ -28,6 +28,7 @@ SequenceClassifier::SequenceClassifier(const ClassifierShape &shape, const RunSe
     weights_ = Tensor<float>({shape.classes, width_}), bias_ = Tensor<float>({shape.classes});
     seeded_fill(weights_, shape.stack.seed, streams::kClassifierOutput, 1.0 / std::sqrt(static_cast<double>(width_)));
     grads_ = {Tensor<float>(weights_.shape), Tensor<float>(bias_.shape)};
+    if (shape.pool == "attention") query_ = Tensor<float>({width_}), dquery_ = Tensor<float>({width_});
     tapes_ = stack_.make_tapes();
     stack_.prepare_training();
 }
@@ -36,6 +37,7 @@ std::vector<nn::Param> SequenceClassifier::params() {
     std::vector<nn::Param> all = front_->params();
     for (size_t l = 0; l < stack_.size(); l++)
         for (auto &p : stack_.layer(l).params()) all.push_back({"layer_" + std::to_string(l) + "/" + p.name, p.value, p.grad});
+    if (!query_.data.empty()) all.push_back({"pool/query", &query_, &dquery_});
     all.push_back({"output/weights", &weights_, &grads_.dweights});
     all.push_back({"output/bias", &bias_, &grads_.dbias});
     return all;
@@ -52,8 +54,12 @@ const Tensor<float> &SequenceClassifier::pooled(const nn::ClassifyBatch &batch, 
     const Tensor<float> &x = front_->forward(batch);
     if (has_lengths_) nn::set_stack_lengths(stack_, std::vector<int32_t>(batch.lengths.begin(), batch.lengths.end()));
     std::vector<nn::State> states = stack_.initial_state(B);
-    const Tensor<float> &h = stack_.forward(x, states, tape ? &tapes_ : nullptr);
-    pooled_ = pool_steps(h, batch.lengths, shape_.pool);
+    h_ = &stack_.forward(x, states, tape ? &tapes_ : nullptr);
+    if (!query_.data.empty()) {
+        attention_ = attention_pool(*h_, batch.lengths, query_);
+        return attention_.pooled;
+    }
+    pooled_ = pool_steps(*h_, batch.lengths, shape_.pool);
     return pooled_.pooled;
 }
 
@@ -62,7 +68,7 @@ double SequenceClassifier::loss(const nn::ClassifyBatch &batch, bool train) {
     if (train) {
         stack_.zero_grads();
         front_->zero_grads();
-        for (Tensor<float> *g : {&grads_.dweights, &grads_.dbias}) std::fill(g->data.begin(), g->data.end(), 0.0f);
+        for (Tensor<float> *g : {&grads_.dweights, &grads_.dbias, &dquery_}) std::fill(g->data.begin(), g->data.end(), 0.0f);
     }
     const Tensor<float> &p = pooled(batch, train);
     dpooled_ = Tensor<float>(p.shape);
@@ -72,7 +78,9 @@ double SequenceClassifier::loss(const nn::ClassifyBatch &batch, bool train) {
     const float inv_b = 1.0f / static_cast<float>(B);
     for (Tensor<float> *g : {&grads_.dweights, &grads_.dbias})
         for (float &v : g->data) v *= inv_b;
-    const Tensor<float> dh = pool_steps_backward(pooled_, dpooled_, batch.lengths, shape_.pool, batch.T, inv_b);
+    const Tensor<float> dh = query_.data.empty()
+                                 ? pool_steps_backward(pooled_, dpooled_, batch.lengths, shape_.pool, batch.T, inv_b)
+                                 : attention_pool_backward(*h_, batch.lengths, query_, attention_, dpooled_, inv_b, dquery_);
     stack_.backward(tapes_, dh, nullptr, &dx_, nullptr);
     front_->backward(batch, dx_);
     return sum / static_cast<double>(B);

@@ -1,9 +1,10 @@
 // A sequence classifier for `qrnn train --task classify` (tasks/seq_trainer.h): a front end (an embedding, or
 // pQRNN's projection + dense ReLU bottleneck: tasks/classifier_front.h) -> a stack of any trainable model
 // (nn::LayerStack: qrnn, qrnn-dense, qrnn-bidir, qrnn-bidir-sum, qrnn-varlen, lstm-*, cnn) -> pooling over each
-// sequence's real steps (mean, the output at its last step, or max: tasks/sequence_pooling.h) -> linear ->
+// sequence's real steps (mean, the output at its last step, or max: tasks/sequence_pooling.h; or attention with a
+// learned query: tasks/attention_pooling.h) -> linear ->
 // softmax cross-entropy (lm::SoftmaxDecoder), mean over the batch. With front "projection" and a bidirectional
-// QRNN stack this is pQRNN (Kaliamoorthi et al. 2020) with mean or max pooling.
+// QRNN stack this is pQRNN (Kaliamoorthi et al. 2020) with mean, max or attention pooling.
 // Variable lengths: the front's output is zero past each length; the bidirectional / variable-length layers
 // get the lengths (nn::set_stack_lengths: the reverse scan starts at each sequence's end); the other models
 // are causal, so their outputs before a sequence's end do not see its padding. Pooling reads only real steps,
@@ -14,6 +15,7 @@
 #include "lm/softmax_decoder.h"
 #include "nn/seq_tasks.h"
 #include "nn/stack.h"
+#include "tasks/attention_pooling.h"
 #include "tasks/classifier_front.h"
 #include "tasks/sequence_pooling.h"
 
@@ -22,7 +24,7 @@ namespace qrnn::lm {
 struct ClassifierShape {
     ModelSpec stack;            // model, pooling, window, input (= the front's output width), hidden, layers, rates, seed, target
     int64_t vocab = 0, classes = 2;
-    std::string pool = "mean";  // mean | last | max
+    std::string pool = "mean";  // mean | last | max | attention
     std::string front = "embedding";  // embedding (a [vocab][input] table) | projection (pQRNN's; no table)
     int64_t projection_features = 512;  // projection: N ternary features per token (nn/projection.h)
     uint64_t projection_seed = 0;       // projection: the hash seed
@@ -33,7 +35,7 @@ public:
     // run: the batch and longest sequence its layers are built for. Throws qrnn::Error on a bad shape, pool or front.
     SequenceClassifier(const ClassifierShape &shape, const RunSettings &run);
     // The front's ("embedding", or "bottleneck/weights" and "bottleneck/bias"), "layer_<l>/<name>",
-    // "output/weights" [C][m], "output/bias" [C].
+    // "pool/query" [m] (pool attention only; zero at first: mean pooling), "output/weights" [C][m], "output/bias" [C].
     std::vector<nn::Param> params();
     int64_t parameter_count();  // the sum of params()' sizes
     void set_stochastic(bool on) { stack_.set_stochastic(on); }
@@ -56,6 +58,9 @@ private:
     DecoderGrads grads_;
     nn::Tapes tapes_;
     PooledSteps pooled_;
+    Tensor<float> query_, dquery_;  // pool attention: [m]; empty otherwise
+    AttentionPooled attention_;
+    const Tensor<float> *h_ = nullptr;  // the stack's output of the last forward
     Tensor<float> dpooled_, dx_;
 };
 

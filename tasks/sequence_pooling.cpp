@@ -1,5 +1,7 @@
 #include "tasks/sequence_pooling.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace qrnn::lm {
@@ -10,8 +12,14 @@ int64_t first_step(const std::string &pool, int64_t len) { return pool == "mean"
 
 }  // namespace
 
+const std::vector<std::string> &classifier_pools() {
+    static const std::vector<std::string> pools{"mean", "last", "max", "attention"};
+    return pools;
+}
+
 void check_pool(const std::string &pool) {
-    if (pool != "mean" && pool != "last" && pool != "max") fail("pool must be mean, last or max (got '", pool, "')");
+    const std::vector<std::string> &all = classifier_pools();
+    if (std::find(all.begin(), all.end(), pool) == all.end()) fail("pool must be mean, last, max or attention (got '", pool, "')");
 }
 
 PooledSteps pool_steps(const Tensor<float> &h, const std::vector<int64_t> &lengths, const std::string &pool) {

@@ -1,7 +1,8 @@
 // The sequence classifier's pooling of its stack's output h [T][B][m] over each sequence's real steps
 // (t < lengths[b], each length >= 1) into one vector per sequence [B][m]: "mean" over them, "last" (the output
 // at step lengths[b] - 1) or "max" per channel (its gradient goes to the step that gave the maximum, the first
-// one on a tie). Reference: reference/bottleneck.h (pool_steps).
+// one on a tie). Reference: reference/bottleneck.h (pool_steps). The fourth pool, "attention", has a parameter
+// (its query): tasks/attention_pooling.h.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,13 +12,16 @@
 
 namespace qrnn::lm {
 
-// Throws qrnn::Error "pool must be mean, last or max (got 'x')".
+// The classifier's pools: mean, last, max, attention.
+const std::vector<std::string> &classifier_pools();
+// Throws qrnn::Error "pool must be mean, last, max or attention (got 'x')".
 void check_pool(const std::string &pool);
 
 struct PooledSteps {
     Tensor<float> pooled;         // [B][m]
     std::vector<int64_t> argmax;  // [B][m] "max": the step each channel took; empty otherwise
 };
+// pool: mean, last or max.
 PooledSteps pool_steps(const Tensor<float> &h, const std::vector<int64_t> &lengths, const std::string &pool);
 
 // dh [T][B][m]: scale * dpooled at the steps pooling read (divided by their count for "mean"), zero elsewhere.

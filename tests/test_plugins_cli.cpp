@@ -150,7 +150,7 @@ TEST(PluginsCommand, ListsKindsTargetsOptions) {
                              "passes=inference+training encoder-decoder+variable-length", "passes=inference ",
                              "tile_h_vectors=", "window,layers", "lstm-onednn", "cnn-maxpool", "built-in"})
         EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
-    expect_error("plugins --kind nonsense", "unknown plugin kind 'nonsense' (known: pooling, model, schedule)");
+    expect_error("plugins --kind nonsense", "unknown plugin kind 'nonsense' (known: pooling, model, schedule, classifier)");
 }
 
 TEST(RunModels, UnknownModelListsKnown) {

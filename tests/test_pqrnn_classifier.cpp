@@ -1,10 +1,10 @@
 // pQRNN as the sequence classifier's projection front end (tasks/classifier_front.h, tasks/seq_classifier.h): the
 // dense ReLU bottleneck (nn/bottleneck.h) and the pooling over real steps (tasks/sequence_pooling.h: mean, last,
-// max) against their double references (reference/bottleneck.h), which match central finite differences; the
-// whole classifier's gradients (bottleneck, bidirectional stack, output) against finite differences of its float
-// loss on awkward shapes; the projection reads ClassifyBatch::words when present, else the ids' decimal strings,
-// and has no embedding table; parameter counts of both fronts; `qrnn train --task classify --front projection`'s
-// keys, errors and checkpoint identity.
+// max; tasks/attention_pooling.h) against their double references (reference/bottleneck.h), which match central
+// finite differences; the whole classifier's gradients (bottleneck, bidirectional stack, pooling, output) against
+// finite differences of its float loss on awkward shapes; the projection reads ClassifyBatch::words when present,
+// else the ids' decimal strings, and has no embedding table; parameter counts of both fronts; `qrnn train --task
+// classify --front projection`'s keys, errors and checkpoint identity; pQRNN's line in `qrnn plugins`.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -141,9 +141,52 @@ TEST(SequencePooling, MatchesItsDoubleReferenceWhichMatchesFiniteDifferences) {
     EXPECT_THROW(lm::check_pool("median"), Error);
 }
 
+// Attention pooling with a query large enough that the weights are far from uniform, over lengths T, 1 and between:
+// the double reference's dh and dquery against central differences, the float pooling (weights summing to 1 over
+// each sequence's real steps, 0 past) and its gradients against the reference, scaled; a zero query is mean pooling.
+TEST(SequencePooling, AttentionMatchesItsDoubleReferenceWhichMatchesFiniteDifferences) {
+    const std::vector<int64_t> lengths{4, 1, 3};
+    const int64_t T = 4, B = 3, m = 5;
+    Tensor<double> h = seeded_tensor({T, B, m}, 2, kInput, 2.0), query = seeded_tensor({m}, 3, kWeights, 1.5);
+    const Tensor<double> dpooled = seeded_tensor({B, m}, 2, kOutputGrad);
+    const ref::AttentionPoolGrads g = ref::attention_pool_backward(h, lengths, query, dpooled);
+    const FdWorst fd = finite_difference_check({{"h", {&h, &g.dh}}, {"query", {&query, &g.dquery}}},
+                                               [&] { return dot(ref::attention_pool(h, lengths, query), dpooled); });
+    EXPECT_LE(fd.rel, 1e-6) << fd.name;
+
+    const lm::AttentionPooled p = lm::attention_pool(same<float>(h), lengths, same<float>(query));
+    EXPECT_LE(relative_error(p.pooled, ref::attention_pool(h, lengths, query)), 1e-6);
+    double lowest = 1, highest = 0;
+    for (int64_t b = 0; b < B; b++) {
+        double sum = 0;
+        for (int64_t t = 0; t < T; t++) {
+            if (t >= lengths[b]) EXPECT_EQ(p.alpha(t, b), 0.0f) << "t " << t << " b " << b;
+            sum += p.alpha(t, b);
+            if (lengths[b] > 1 && t < lengths[b]) lowest = std::min(lowest, double(p.alpha(t, b))), highest = std::max(highest, double(p.alpha(t, b)));
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-6) << "b " << b;
+    }
+    EXPECT_GT(highest - lowest, 0.2) << "the weights are nearly uniform: the check would not see the query";
+    for (const float scale : {1.0f, 0.5f}) {
+        Tensor<float> dquery({m});
+        const Tensor<float> dh = lm::attention_pool_backward(same<float>(h), lengths, same<float>(query), p, same<float>(dpooled),
+                                                             scale, dquery);
+        ref::AttentionPoolGrads scaled = g;
+        for (Tensor<double> *t : {&scaled.dh, &scaled.dquery})
+            for (double &v : t->data) v *= scale;
+        EXPECT_LE(relative_error(dh, scaled.dh), 1e-6) << "scale " << scale;
+        EXPECT_LE(relative_error(dquery, scaled.dquery), 1e-6) << "scale " << scale;
+    }
+    const Tensor<double> zero({m});
+    EXPECT_LE(relative_error(lm::attention_pool(same<float>(h), lengths, same<float>(zero)).pooled, ref::pool_steps(h, lengths, "mean")),
+              1e-6);
+    lm::check_pool("attention");
+}
+
 // d(mean cross-entropy) against central differences of the float loss for every parameter (a sample of each) of
 // projection classifiers with bidirectional stacks: one sequence of one step (window 2 > T), lengths below T with
-// window 4 > T = 3 and odd widths, tokens as words; and max pooling behind an embedding.
+// window 4 > T = 3 and odd widths, tokens as words, attention pooling (its query made nonzero first, so that its
+// gradient also reaches the stack through the weights); and max pooling behind an embedding.
 TEST(PqrnnClassifier, GradientsMatchFiniteDifferences) {
     struct Case {
         std::string model, pool, front;
@@ -153,6 +196,7 @@ TEST(PqrnnClassifier, GradientsMatchFiniteDifferences) {
     for (const Case &c : {Case{"qrnn-bidir", "max", "projection", 1, 1, 1, 2, 5, false},
                           Case{"qrnn-varlen", "mean", "projection", 3, 1, 3, 4, 7, false},
                           Case{"qrnn-bidir", "last", "projection", 4, 2, 5, 2, 33, true},
+                          Case{"qrnn-bidir", "attention", "projection", 4, 1, 5, 2, 33, true},
                           Case{"qrnn-bidir", "max", "embedding", 4, 1, 5, 3, 0, false}}) {
         lm::ClassifierShape shape;
         shape.stack.model = c.model, shape.stack.pooling = "fo", shape.stack.window = c.window, shape.stack.input = 3;
@@ -168,6 +212,9 @@ TEST(PqrnnClassifier, GradientsMatchFiniteDifferences) {
                                           ? "word" + std::to_string(batch.tokens[i] * 7 + static_cast<int>(i % 3))
                                           : "");
         lm::SequenceClassifier clf(shape, {c.batch, c.max_len});
+        EXPECT_EQ(shape_of(clf, "pool/query").empty(), c.pool != "attention") << c.pool;
+        for (const nn::Param &p : clf.params())
+            if (p.name == "pool/query") *p.value = same<float>(seeded_tensor(p.value->shape, 6, kWeights, 2.0));
         const double worst = test::classifier_gradient_error(clf, batch, 5, 2e-2, std::string(c.model) + " " + c.front);
         std::cout << c.front << " " << c.model << " (pool " << c.pool << ", B=" << c.batch << ", T=" << batch.T << ", k=" << c.window
                   << (c.front == "projection" ? ", N=" + std::to_string(c.features) : "") << (c.words ? ", words" : "")
@@ -275,6 +322,22 @@ TEST(PqrnnClassifier, TrainKeysErrorsAndCheckpointIdentity) {
                "checkpoint of another configuration (key 'projection_features' is '16' there, '17' here)");
     expect_cli(args(checkpoint, 16, "0"), 2,
                "checkpoint of another configuration (key 'projection_seed' is '18446744073709551615' there, '0' here)");
+}
+
+// `qrnn plugins` lists pQRNN (kind classifier) with its fronts, pools, stack models, passes and precision; the kind
+// filters to it alone and is among the known kinds.
+TEST(PqrnnClassifier, ListedByQrnnPlugins) {
+    for (const std::string args : {"plugins", "plugins --kind classifier"}) {
+        const CliResult r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        for (const char *want : {"classifier", "pqrnn", "passes=inference+training precision=f32",
+                                 "fronts=embedding,projection", "pools=mean,last,max", "tasks=classify,classify-text",
+                                 "models=", "qrnn-bidir", "projection_features"})
+            EXPECT_NE(r.output.find(want), std::string::npos) << args << ": no '" << want << "' in\n" << r.output;
+    }
+    const CliResult only = run_cli("plugins --kind classifier");
+    EXPECT_EQ(only.output.find("chunked-scan"), std::string::npos) << only.output;
+    expect_cli("plugins --kind nonsense", 2, "known: pooling, model, schedule, classifier");
 }
 
 }  // namespace qrnn::test
