@@ -145,8 +145,9 @@ std::vector<TrainKey> make_keys() {
                    "(the classifier on label<TAB>text files: --data DIR or train, valid, test)",
                    FIELD(c.seq.task), {"lm", "reverse", "sort", "classify", "classify-text"}),
         choice_key("attention", "encoder-decoder attention: on, off (default: the model's)", FIELD(c.seq.attention), {"", "on", "off"}),
-        choice_key("pool", "classify: pool the outputs by mean over each sequence, take its last step, or max per channel",
-                   FIELD(c.seq.pool), {"mean", "last", "max"}),
+        choice_key("pool", "classify: pool the outputs by mean over each sequence, take its last step, max per channel, or "
+                   "attention (a learned query's softmax over the steps)",
+                   FIELD(c.seq.pool), {"mean", "last", "max", "attention"}),
         choice_key("front", "classify: embedding (a vocab x emb table), or projection (pQRNN: each token's hashed features -> "
                    "a dense ReLU bottleneck to emb; no table)", FIELD(c.seq.front), {"embedding", "projection"}),
         int_key("projection_features", "classify, front projection: ternary features per token (the bottleneck's input)", true,

@@ -10,7 +10,7 @@
 // 5: ModelPlugin gained layer, stack and verifier (a model registers everything in one record).
 // 6: ModelPlugin gained inference_verifier; nn::Layer gained set_knobs and prepare_training.
 // 7: ModelConfig is a ModelSpec and RunSettings; the schedule records derive from ScheduleRecord.
-#define QRNN_PLUGIN_ABI_VERSION 7
+#define QRNN_PLUGIN_ABI_VERSION 8
 
 extern "C" {
 struct QrnnPluginEntry {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -239,4 +240,37 @@ TEST(Int8Errors, WhatHasNoInt8PathSaysSo) {
 TEST(Int8Cli, RunVerifiesAStack) {
     qrnn::test::expect_cli("run --model qrnn --precision int8 --layers 2 --batch 3 --seq 7 --input 24 --hidden 40 --verify",
                            0, "verify: all within max relative error 1.00e-04 (int8: 2.00e-03)");
+}
+
+namespace {
+// The first `lines` lines of data/corpus-source/<split>.tsv in dir.
+void corpus_slice(const std::string &dir, const std::string &split, int lines) {
+    std::ifstream in(std::string(QRNN_SOURCE_DIR) + "/data/corpus-source/" + split + ".tsv");
+    std::ofstream out(dir + "/" + split + ".tsv");
+    std::string line;
+    for (int i = 0; i < lines && std::getline(in, line); i++) out << line << "\n";
+}
+}  // namespace
+
+// qrnn eval of a pQRNN checkpoint: f32 gives the accuracy training printed for the same file; int8 runs beside it,
+// calibrated on valid, and its line names the drop and the predictions int8 changed.
+TEST(Int8Cli, EvalOfAPqrnnCheckpointComparesF32AndInt8) {
+    const std::string dir = qrnn::test::scratch_path("corpus");
+    std::filesystem::create_directories(dir);
+    corpus_slice(dir, "train", 300), corpus_slice(dir, "valid", 100), corpus_slice(dir, "test", 120);
+    const std::string checkpoint = dir + "/pqrnn.h5";
+    const qrnn::test::CliResult train = qrnn::test::run_cli(
+        "train --task classify-text --data " + dir + " --model qrnn-bidir --front projection --projection_features 64 "
+        "--emb 16 --hidden 8 --epochs 2 --checkpoint " + checkpoint);
+    ASSERT_EQ(train.exit_code, 0) << train.output;
+    const size_t at = train.output.find(" test ");
+    ASSERT_NE(at, std::string::npos) << train.output;
+    const std::string test_accuracy = train.output.substr(at + 6, 6);
+    const qrnn::test::CliResult eval = qrnn::test::run_cli("eval " + checkpoint + " --data " + dir + "/test.tsv --precision int8");
+    ASSERT_EQ(eval.exit_code, 0) << eval.output;
+    EXPECT_NE(eval.output.find("accuracy " + test_accuracy + " f32, "), std::string::npos) << train.output << eval.output;
+    for (const char *want : {" int8 (drop ", " predictions changed; int8 calibrated on ", "valid.tsv, 100 examples); 120 examples"})
+        EXPECT_NE(eval.output.find(want), std::string::npos) << eval.output;
+    qrnn::test::expect_cli("eval " + checkpoint + " --data " + dir + "/test.tsv --precision bf16", 2,
+                           "--precision: 'bf16' is not f32 or int8");
 }
