@@ -27,7 +27,7 @@ struct GemmBlocking {
     int64_t block_bytes = 0;  // the column block's operand (kc x columns) is sized to about this (gemm_tuning.h)
     int64_t panel_bytes = 0;  // a panel's K block (MR x kc) is sized to at most this (gemm_tuning.h)
     int cores = 1;
-    bool dot_pairs = false;   // the target has the bf16 dot product (core/precision.h): a GemmDims::pairs reduction uses it
+    bool dot_pairs = false;   // the target has the dot products (core/precision.h: bf16's and int8's): GemmDims::pairs uses them
     int rows() const { return vec * tile.h_vectors; }  // MR
 };
 // `tile` unset (h_vectors = 0): core_tile_for(target). Accumulating in f32.
@@ -49,6 +49,7 @@ struct GemmDims {
     // bf16 operands (core/precision.h): reduction[0] is a pair (extent 2) of adjacent operand elements, reduced inside
     // the vector by the dot product where the target has it (vectorised with m: 2 x vec bf16 lanes of the packed
     // operand, one 32-bit broadcast of the other), else unrolled. Not blocked.
+    // int8 (operand_bytes 1): a quad (extent 4) instead, the dot product vpdpbusd; vectorised on every target.
     bool pairs = false;
     int operand_bytes = 4;                  // of one operand element (block sizes)
     // Operands read in place, for GEMMs whose operands sit in cache (attention, conditioning): no panels, K not
