@@ -31,23 +31,20 @@
 #include "sweep/results_file.h"
 #include "tests/support/bench_rows.h"
 #include "tests/support/cli.h"
+#include "tests/support/precision_case.h"
 #include "tests/support/verified_run.h"
 
 using namespace qrnn;
+using qrnn::test::assembly_of;
+using qrnn::test::max_abs;
 using qrnn::test::verified_error;
 
 namespace {
-constexpr double kF32Tolerance = 1e-5;  // as tests/test_layer.cpp: float32 accumulation vs float64
-
-struct Shape {
-    int64_t T, B, n, m;
-};
+using qrnn::test::kF32Tolerance;
+using Shape = qrnn::test::LayerCase;
 
 ModelConfig config(const std::string &pooling, int64_t k, const Shape &s, const std::string &schedule = "tuned") {
-    ModelConfig c;
-    c.pooling = pooling, c.schedule = schedule, c.precision = "bf16";
-    c.window = k, c.seq = s.T, c.batch = s.B, c.input = s.n, c.hidden = s.m;
-    return c;
+    return qrnn::test::precision_config("bf16", pooling, k, s, schedule);
 }
 
 
@@ -99,11 +96,6 @@ double max_abs_diff(const Tensor<float> &a, const Tensor<double> &b) {
     for (size_t i = 0; i < a.size(); i++) worst = std::max(worst, std::fabs(a.data[i] - b.data[i]));
     return worst;
 }
-double max_abs(const Tensor<double> &a) {
-    double worst = 0;
-    for (double e : a.data) worst = std::max(worst, std::fabs(e));
-    return worst;
-}
 }  // namespace
 
 TEST(Bf16Layer, EveryCpuScheduleMatchesTheRoundedReference) {
@@ -143,27 +135,10 @@ TEST(Bf16Layer, ErrorAgainstF32IsBf16RoundingWithinItsBound) {
 }
 
 namespace {
-const char *kDotTarget = "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41";
-const char *kAvx2Target = "x86-64-linux-avx-avx2-f16c-fma-sse41";
+using qrnn::test::kAvx2Target;
+using qrnn::test::kDotTarget;
 
-std::string assembly_of(Halide::Pipeline p, const std::vector<Halide::Argument> &args, const Halide::Target &target,
-                        const std::string &name) {
-    const std::string path = ::testing::TempDir() + name + "_" + std::to_string(target.has_feature(Halide::Target::AVX512)) + ".s";
-    p.compile_to_assembly(path, args, name, target);
-    std::ifstream f(path);
-    std::stringstream text;
-    text << f.rdbuf();
-    return text.str();
-}
-
-std::string forward_assembly(const std::string &target_name) {
-    const Halide::Target target(target_name);
-    const LayerSchedule &s = find_layer_schedule("tuned");
-    LayerInputs in;
-    in.precision = Precision::bf16;
-    Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling("fo"), target, merge_knobs(s, {}, target), {});
-    return assembly_of(p, in.arguments(), target, "bf16_layer");
-}
+std::string forward_assembly(const std::string &target_name) { return qrnn::test::layer_assembly(Precision::bf16, target_name); }
 
 std::string backward_assembly(const std::string &target_name) {
     const Halide::Target target(target_name);
@@ -174,11 +149,6 @@ std::string backward_assembly(const std::string &target_name) {
     return assembly_of(p, in.arguments(), target, "bf16_backward");
 }
 
-size_t count(const std::string &text, const std::string &word) {
-    size_t n = 0;
-    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) n++;
-    return n;
-}
 
 // The text of the functions whose label contains `part` (a Func's parallel loop bodies: "par_for_<func>_...").
 std::string functions_named(const std::string &text, const std::string &part) {
@@ -198,9 +168,9 @@ std::string functions_named(const std::string &text, const std::string &part) {
 // dense loads of the weight pairs (no per-lane gathers); on AVX2 the same algorithm is emulated.
 TEST(Bf16Kernel, DotProductTargetEmitsVdpbf16psOnDenseLoads) {
     const std::string dot = forward_assembly(kDotTarget);
-    EXPECT_GE(count(dot, "vdpbf16ps"), 20u);  // a 4 x 6 register tile: 24 per pair of input channels
-    EXPECT_EQ(count(dot, "vpinsrw"), 0u);
-    EXPECT_EQ(count(forward_assembly(kAvx2Target), "vdpbf16ps"), 0u);
+    EXPECT_GE(qrnn::test::count_of(dot, "vdpbf16ps"), 20u);  // a 4 x 6 register tile: 24 per pair of input channels
+    EXPECT_EQ(qrnn::test::count_of(dot, "vpinsrw"), 0u);
+    EXPECT_EQ(qrnn::test::count_of(forward_assembly(kAvx2Target), "vdpbf16ps"), 0u);
 }
 
 // The training step's dW (pairs of b) and dX (pairs of h) run on the dot product too: their register tiles (dW 2 x 6
@@ -209,10 +179,10 @@ TEST(Bf16Kernel, BackwardGemmsEmitVdpbf16ps) {
     const std::string dot = backward_assembly(kDotTarget);
     for (const char *gemm : {"par_for_dweights_", "par_for_dinput_"}) {
         const std::string text = functions_named(dot, gemm);
-        EXPECT_GE(count(text, "vdpbf16ps"), 12u) << gemm;
-        EXPECT_EQ(count(text, "vpinsrw"), 0u) << gemm;
+        EXPECT_GE(qrnn::test::count_of(text, "vdpbf16ps"), 12u) << gemm;
+        EXPECT_EQ(qrnn::test::count_of(text, "vpinsrw"), 0u) << gemm;
     }
-    EXPECT_EQ(count(backward_assembly(kAvx2Target), "vdpbf16ps"), 0u);
+    EXPECT_EQ(qrnn::test::count_of(backward_assembly(kAvx2Target), "vdpbf16ps"), 0u);
 }
 
 // lstm-halide's two GEMMs on the dot product: row_gemm's 2 x 8 register tile (16 per pair) and the step's 1 vector x 4
@@ -229,11 +199,11 @@ TEST(Bf16Kernel, LstmHalideGemmsEmitVdpbf16ps) {
     };
     const auto [row, step] = assemblies(kDotTarget);
     for (const std::string *text : {&row, &step}) {
-        EXPECT_GE(count(*text, "vdpbf16ps"), 16u);
-        EXPECT_EQ(count(*text, "vpinsrw"), 0u);
+        EXPECT_GE(qrnn::test::count_of(*text, "vdpbf16ps"), 16u);
+        EXPECT_EQ(qrnn::test::count_of(*text, "vpinsrw"), 0u);
     }
     const auto [row_avx2, step_avx2] = assemblies(kAvx2Target);
-    EXPECT_EQ(count(row_avx2, "vdpbf16ps") + count(step_avx2, "vdpbf16ps"), 0u);
+    EXPECT_EQ(qrnn::test::count_of(row_avx2, "vdpbf16ps") + qrnn::test::count_of(step_avx2, "vdpbf16ps"), 0u);
 }
 
 std::string decoder_assembly(const std::string &target_name) {
@@ -251,10 +221,10 @@ TEST(Bf16Kernel, DecoderGemmsEmitVdpbf16ps) {
     const std::string dot = decoder_assembly(kDotTarget);
     for (const char *gemm : {"par_for_decoder_logits", "par_for_decoder_dhidden_acc", "par_for_decoder_dweights"}) {
         const std::string text = functions_named(dot, gemm);
-        EXPECT_GE(count(text, "vdpbf16ps"), 16u) << gemm;
-        EXPECT_EQ(count(text, "vpinsrw"), 0u) << gemm;
+        EXPECT_GE(qrnn::test::count_of(text, "vdpbf16ps"), 16u) << gemm;
+        EXPECT_EQ(qrnn::test::count_of(text, "vpinsrw"), 0u) << gemm;
     }
-    EXPECT_EQ(count(decoder_assembly(kAvx2Target), "vdpbf16ps"), 0u);
+    EXPECT_EQ(qrnn::test::count_of(decoder_assembly(kAvx2Target), "vdpbf16ps"), 0u);
 }
 
 TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {

@@ -22,29 +22,19 @@
 #include "schedules/schedule.h"
 #include "tests/support/cli.h"
 #include "tests/support/error_text.h"
+#include "tests/support/precision_case.h"
 #include "tests/support/verified_run.h"
 
 using namespace qrnn;
+using qrnn::test::max_abs;
 using qrnn::test::verified_error;
 
 namespace {
-constexpr double kF32Tolerance = 1e-5;  // as tests/test_layer.cpp: float32 arithmetic vs float64
-
-struct Shape {
-    int64_t T, B, n, m;
-};
+using qrnn::test::kF32Tolerance;
+using Shape = qrnn::test::LayerCase;
 
 ModelConfig config(const std::string &pooling, int64_t k, const Shape &s, const std::string &schedule = "tuned") {
-    ModelConfig c;
-    c.pooling = pooling, c.schedule = schedule, c.precision = "int8";
-    c.window = k, c.seq = s.T, c.batch = s.B, c.input = s.n, c.hidden = s.m;
-    return c;
-}
-
-double max_abs(const Tensor<double> &a) {
-    double worst = 0;
-    for (double e : a.data) worst = std::max(worst, std::fabs(e));
-    return worst;
+    return qrnn::test::precision_config("int8", pooling, k, s, schedule);
 }
 }  // namespace
 
@@ -178,35 +168,16 @@ TEST(Int8SeqLayer, MatchesTheQuantizedReferenceAndDiffersFromF32) {
 }
 
 namespace {
-const char *kDotTarget = "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41";
-const char *kAvx2Target = "x86-64-linux-avx-avx2-f16c-fma-sse41";
-
-std::string forward_assembly(const std::string &target_name) {
-    const Halide::Target target(target_name);
-    const LayerSchedule &s = find_layer_schedule("tuned");
-    LayerInputs in;
-    in.precision = Precision::int8;
-    Halide::Pipeline p = build_layer_pipeline(s, in, find_pooling("fo"), target, merge_knobs(s, {}, target), {});
-    const std::string path = ::testing::TempDir() + "int8_layer_" + std::to_string(target.has_feature(Halide::Target::AVX512)) + ".s";
-    p.compile_to_assembly(path, in.arguments(), "int8_layer", target);
-    std::ifstream f(path);
-    std::stringstream text;
-    text << f.rdbuf();
-    return text.str();
-}
-
-size_t count(const std::string &text, const std::string &word) {
-    size_t n = 0;
-    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) n++;
-    return n;
-}
+using qrnn::test::kAvx2Target;
+using qrnn::test::kDotTarget;
+std::string forward_assembly(const std::string &target_name) { return qrnn::test::layer_assembly(Precision::int8, target_name); }
 }  // namespace
 
 // The conv's register tiles are vpdpbusd (4 products of u8 input and s8 weights an int32 lane) where the target has
 // the dot product; on AVX2 the same algorithm runs on a fallback.
 TEST(Int8Kernel, DotProductTargetEmitsVpdpbusd) {
-    EXPECT_GE(count(forward_assembly(kDotTarget), "vpdpbusd"), 16u);  // a register tile's worth per quad of channels
-    EXPECT_EQ(count(forward_assembly(kAvx2Target), "vpdpbusd"), 0u);
+    EXPECT_GE(qrnn::test::count_of(forward_assembly(kDotTarget), "vpdpbusd"), 16u);  // a register tile's worth per quad of channels
+    EXPECT_EQ(qrnn::test::count_of(forward_assembly(kAvx2Target), "vpdpbusd"), 0u);
 }
 
 TEST(Int8Kernel, VnniHostGetsTheDotProductTarget) {
