@@ -38,7 +38,10 @@ struct LayerInputs {
     std::vector<Halide::Argument> arguments() const {
         std::vector<Halide::Argument> args{x, history, weights, bias, c0, time_offset, dropout_key, dropout_threshold,
                                            dropout_scale, zoneout_key, zoneout_threshold};
-        if (precision == Precision::int8) args[2] = weights_int8, args.insert(args.begin() + 3, {weight_sums, dequantize, input_inverse_scale});
+        if (precision == Precision::int8) {  // the quantized weights in place of the weights
+            args[2] = weights_int8;
+            args.insert(args.begin() + 3, {weight_sums, dequantize, input_inverse_scale});
+        }
         if (with_batch_bias) args.push_back(batch_bias);
         return args;
     }

@@ -26,4 +26,11 @@ const Int8LayerParams &Int8Calibration::params(int64_t layer) const {
     return *params_;
 }
 
+void Int8Calibration::load(Int8LayerParams params, const Tensor<float> &weights, int64_t layer) {
+    if (params.weights.shape != weights.shape)
+        fail("QRNN layer ", layer, ": int8 weights ", params.weights.shape_str(), " for weights ", weights.shape_str());
+    calibrating_ = false;
+    params_ = std::move(params);
+}
+
 }  // namespace qrnn::nn

@@ -17,6 +17,10 @@ public:
     void observe(const Tensor<float> &x);  // while calibrating: the input of one forward
     // The quantized parameters; throws qrnn::Error naming the layer before a calibration ended.
     const Int8LayerParams &params(int64_t layer) const;
+    const Int8LayerParams *quantized() const { return params_ ? &*params_ : nullptr; }  // null before
+    // Sets them (e.g. a checkpoint's) instead of a calibration; throws qrnn::Error naming the layer unless their
+    // weights have the shape of `weights`.
+    void load(Int8LayerParams params, const Tensor<float> &weights, int64_t layer);
 
 private:
     std::optional<Int8LayerParams> params_;

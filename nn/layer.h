@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "runtime/config.h"
+#include "runtime/int8_params.h"
 #include "runtime/tensor.h"
 #include "schedules/schedule.h"
 
@@ -64,6 +66,11 @@ public:
     // int8 inference (docs/int8.md), for layers that have it: while calibrating (on), a forward runs in f32 and records
     // the largest |input|; turning it off quantizes the weights and fixes the input scale from what it recorded.
     virtual void set_int8_calibration(bool) {}
+    // The int8 parameters a calibration (or set_quantized) gave; null before, and for layers without int8.
+    virtual const Int8LayerParams *quantized() const { return nullptr; }
+    // Sets them (e.g. from a checkpoint) instead of a calibration; throws qrnn::Error for a layer without int8 or
+    // parameters of another shape.
+    virtual void set_quantized(Int8LayerParams) { fail("layer '", kind(), "' has no int8 path"); }
 
     virtual std::unique_ptr<Tape> make_tape() const = 0;
     // y [T][B][output_size] from x [T][B][input_size]; advances state. With a tape, saves what backward needs.

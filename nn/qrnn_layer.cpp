@@ -133,6 +133,12 @@ void QrnnLayer::set_int8_calibration(bool on) {
 
 const Int8LayerParams &QrnnLayer::int8_params() const { return int8_.params(index_); }
 
+void QrnnLayer::set_quantized(Int8LayerParams p) {
+    if (opt_.precision != Precision::int8)
+        fail("QRNN layer ", index_, ": int8 parameters for a layer in ", precision_name(opt_.precision));
+    int8_.load(std::move(p), params_.weights, index_);
+}
+
 void QrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
                          State *d_initial) {
     backward_with(tape, dy, nullptr, d_final, dx, d_initial, nullptr);

@@ -25,6 +25,8 @@ public:
     void set_knobs(const Knobs &knobs) override { knobs_ = knobs; }
     void prepare_training() override { training(); }
     void set_int8_calibration(bool on) override;
+    const Int8LayerParams *quantized() const override { return int8_.quantized(); }
+    void set_quantized(Int8LayerParams p) override;
     const Int8LayerParams &int8_params() const;  // throws qrnn::Error before calibration
     std::unique_ptr<Tape> make_tape() const override;
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;

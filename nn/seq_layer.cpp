@@ -152,12 +152,22 @@ void SeqQrnnLayer::backward(const Tape &tape, const Tensor<float> &dy, const Sta
     }
 }
 
+void SeqQrnnLayer::compile_int8() {
+    if (!compiled_int8_)
+        compiled_int8_ = compiled_seq_layer(cfg_.pooling_variant(), options_, cfg_.schedule, cfg_.hidden, parse_target(cfg_.target),
+                                            Precision::int8);
+}
+
 void SeqQrnnLayer::set_int8_calibration(bool on) {
     if (cfg_.precision != "int8") return;
     int8_.set(on, params_.weights);
-    if (!on && !compiled_int8_)
-        compiled_int8_ = compiled_seq_layer(cfg_.pooling_variant(), options_, cfg_.schedule, cfg_.hidden, parse_target(cfg_.target),
-                                            Precision::int8);
+    if (!on) compile_int8();
+}
+
+void SeqQrnnLayer::set_quantized(Int8LayerParams p) {
+    if (cfg_.precision != "int8") fail("QRNN layer ", index_, ": int8 parameters for a layer in ", cfg_.precision);
+    int8_.load(std::move(p), params_.weights, index_);
+    compile_int8();
 }
 
 std::vector<Param> SeqQrnnLayer::params() {

@@ -29,6 +29,8 @@ public:
     void set_mask_draw(uint64_t draw) override { cfg_.mask_draw = draw; }
     std::unique_ptr<Tape> make_tape() const override;
     void set_int8_calibration(bool on) override;
+    const Int8LayerParams *quantized() const override { return int8_.quantized(); }
+    void set_quantized(Int8LayerParams p) override;
     const Int8LayerParams &int8_params() const { return int8_.params(index_); }
     void forward(const Tensor<float> &x, State &state, Tensor<float> &y, Tape *tape) override;
     void backward(const Tape &tape, const Tensor<float> &dy, const State *d_final, Tensor<float> *dx,
@@ -48,7 +50,8 @@ private:
     SeqOptions options_;
     std::vector<int32_t> lengths_;
     LayerParams<float> params_, grads_;
-    std::shared_ptr<CompiledSeqLayer> compiled_, compiled_int8_;  // int8: made when a calibration ends
+    void compile_int8();  // compiled_int8_, once
+    std::shared_ptr<CompiledSeqLayer> compiled_, compiled_int8_;  // int8: made when its parameters are set
     Int8Calibration int8_;  // int8 (cfg_.precision): while calibrating, forwards run in f32
     LayerGradsF scratch_;
     std::unique_ptr<Tape> scratch_tape_;  // the tape of a forward called without one

@@ -14,6 +14,7 @@ public:
     explicit LayerStack(const ModelConfig &cfg);  // make_layers(cfg): make_layer(cfg, l) for every layer, or the model's stack factory
     size_t size() const { return layers_.size(); }
     Layer &layer(size_t l) { return *layers_.at(l); }
+    const Layer &layer(size_t l) const { return *layers_.at(l); }
     std::vector<State> initial_state(int64_t batch) const;
     Tapes make_tapes() const;
     void set_stochastic(bool on);

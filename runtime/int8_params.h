@@ -28,5 +28,7 @@ float int8_scale(float max_abs);
 int8_t quantize_int8(float x, float inverse_scale);
 // Quantizes the weights [G][k][n][m] per row and sets the input scale (from the calibrated max |x|).
 Int8LayerParams quantize_layer(const Tensor<float> &weights, float input_max_abs);
+// The parameters from what a checkpoint stores (the int8 weights, their scales, the input scale): the rest derived.
+Int8LayerParams int8_layer_from(Tensor<int8_t> weights, Tensor<float> weight_scales, float input_scale);
 
 }  // namespace qrnn

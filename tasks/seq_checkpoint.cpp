@@ -43,6 +43,51 @@ void check_seq_progress(const std::string &path, const SeqCheckpoint &cp) {
         if (!std::isfinite(cp.*member)) fail(path, ": /progress ", name, " ", cp.*member, ": not finite");
 }
 
+void write_int8_layers(H5::H5File &file, const SeqCheckpoint &cp) {
+    if (cp.int8.empty()) return;
+    H5::Group group = file.createGroup("/int8");
+    h5::write_attr(group, "calibration", cp.int8_calibration);
+    for (size_t l = 0; l < cp.int8.size(); l++) {
+        const Int8LayerParams &q = cp.int8[l];
+        const std::string at = "/int8/layer_" + std::to_string(l);
+        H5::Group layer = file.createGroup(at);
+        std::vector<hsize_t> dims(q.weights.shape.begin(), q.weights.shape.end());
+        H5::DataSet weights = file.createDataSet(at + "/weights", H5::PredType::NATIVE_INT8,
+                                                 H5::DataSpace(static_cast<int>(dims.size()), dims.data()));
+        weights.write(q.weights.data.data(), H5::PredType::NATIVE_INT8);
+        h5::write_checked_tensor(file, at + "/weight_scales", q.weight_scales);
+        h5::write_attr(layer, "input_scale", static_cast<double>(q.input_scale));
+    }
+}
+
+Tensor<int8_t> read_int8_tensor(H5::H5File &file, const std::string &path) {
+    H5::DataSet set = file.openDataSet(path);
+    H5::DataSpace space = set.getSpace();
+    std::vector<hsize_t> dims(static_cast<size_t>(space.getSimpleExtentNdims()));
+    space.getSimpleExtentDims(dims.data());
+    Tensor<int8_t> t(std::vector<int64_t>(dims.begin(), dims.end()));
+    set.read(t.data.data(), H5::PredType::NATIVE_INT8);
+    return t;
+}
+
+void read_int8_layers(H5::H5File &file, const std::string &path, SeqCheckpoint &cp) {
+    if (!file.nameExists("/int8")) return;
+    H5::Group group = file.openGroup("/int8");
+    cp.int8_calibration = h5::read_string(group, path, "calibration");
+    const bool checksummed = h5::is_checksummed(file);
+    for (size_t l = 0; file.nameExists("/int8/layer_" + std::to_string(l)); l++) {
+        const std::string at = "/int8/layer_" + std::to_string(l);
+        H5::Group layer = file.openGroup(at);
+        Tensor<int8_t> weights = read_int8_tensor(file, at + "/weights");
+        if (weights.shape.size() != 4) fail(path, ": dataset ", at, "/weights has shape ", weights.shape_str(), ", not [G][k][n][m]");
+        Tensor<float> scales({weights.dim(0), weights.dim(3)});
+        h5::read_checked_tensor_into(file, path, at + "/weight_scales", scales, checksummed);
+        const double input_scale = h5::read_double(layer, path, "input_scale");
+        if (!(input_scale > 0) || !std::isfinite(input_scale)) fail(path, ": ", at, " attribute input_scale ", input_scale, ": must be > 0");
+        cp.int8.push_back(int8_layer_from(std::move(weights), std::move(scales), static_cast<float>(input_scale)));
+    }
+}
+
 }  // namespace
 
 void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, const std::vector<nn::Param> &params) {
@@ -59,6 +104,7 @@ void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &cp, cons
         for (auto &[name, member] : progress_counts()) h5::write_attr(prog, name, cp.*member);
         for (auto &[name, member] : progress_values()) h5::write_attr(prog, name, cp.*member);
         write_epochs(file, "/history", cp.history, seq_epoch_fields());
+        write_int8_layers(file, cp);
     });
 }
 
@@ -86,6 +132,7 @@ SeqCheckpoint read_seq_checkpoint(const std::string &path, const std::string &id
         for (auto &[name, member] : progress_values()) cp.*member = h5::read_double(prog, path, name);
         cp.history = read_epochs(file, path, "/history", seq_epoch_fields());
         check_seq_progress(path, cp);
+        read_int8_layers(file, path, cp);
     } catch (const H5::Exception &e) {
         fail(path, ": malformed ", kSeqCheckpointWhat, " (", e.getDetailMsg(), ")");
     }

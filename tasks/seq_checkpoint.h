@@ -10,10 +10,15 @@
 //   /progress                attributes epoch (completed), step, seconds (of training so far), best (held-out
 //                            metric), and of the epoch under way: epoch_steps, epoch_loss (summed)
 //   /history/<field>         float64 per completed epoch (SeqEpoch fields, as the results file's /epochs)
+//   /int8 (optional)         an int8 calibration of the parameters (docs/int8.md; `qrnn eval --precision int8
+//                            --save-int8`): attribute calibration (the held-out file); per int8 layer l, group
+//                            /int8/layer_<l>: int8 weights [G][k][n][m], float32 weight_scales [G][m] (checksummed),
+//                            attribute input_scale
 #pragma once
 #include <string>
 #include <vector>
 
+#include "runtime/int8_params.h"
 #include "tasks/seq_results.h"
 #include "nn/optimizer.h"
 
@@ -25,6 +30,8 @@ struct SeqCheckpoint {
     double epoch_loss = 0, seconds = 0, best = 0;
     std::vector<SeqEpoch> history;
     nn::AdamState adam;
+    std::vector<Int8LayerParams> int8;  // /int8's layers, in order (empty: none)
+    std::string int8_calibration;       // the file they were calibrated on
 };
 
 void write_seq_checkpoint(const std::string &path, const SeqCheckpoint &checkpoint, const std::vector<nn::Param> &params);

@@ -101,4 +101,17 @@ std::vector<int32_t> SequenceClassifier::predict(const nn::ClassifyBatch &batch)
     return out;
 }
 
+std::vector<Int8LayerParams> SequenceClassifier::int8_layers() const {
+    std::vector<Int8LayerParams> out;
+    for (size_t l = 0; l < stack_.size(); l++)
+        if (const Int8LayerParams *q = stack_.layer(l).quantized()) out.push_back(*q);
+    return out;
+}
+
+void SequenceClassifier::set_int8_layers(std::vector<Int8LayerParams> layers) {
+    if (layers.size() != stack_.size())
+        fail("int8 parameters of ", layers.size(), " layers for a stack of ", stack_.size());
+    for (size_t l = 0; l < layers.size(); l++) stack_.layer(l).set_quantized(std::move(layers[l]));
+}
+
 }  // namespace qrnn::lm

@@ -42,6 +42,9 @@ public:
     void set_mask_draw(uint64_t draw) { stack_.set_mask_draw(draw); }  // nn::Layer::set_mask_draw
     // An int8 stack's calibration (docs/int8.md): between on and off, predictions run in f32 and record ranges.
     void set_int8_calibration(bool on) { stack_.set_int8_calibration(on); }
+    // The int8 layers' parameters (after a calibration), in stack order; and setting them instead (a checkpoint's).
+    std::vector<Int8LayerParams> int8_layers() const;
+    void set_int8_layers(std::vector<Int8LayerParams> layers);
     // Mean cross-entropy of the batch; with `train`, every gradient of it (gradients zeroed first).
     double loss(const nn::ClassifyBatch &batch, bool train);
     std::vector<int32_t> predict(const nn::ClassifyBatch &batch);  // the most likely class of each sequence

@@ -214,6 +214,7 @@ public:
         lock_ = prepare_run_files(cfg);
         if (!cfg.checkpoint.empty() && std::filesystem::exists(cfg.checkpoint)) {
             at_ = read_seq_checkpoint(cfg.checkpoint, at_.identity, params_);
+            at_.int8.clear(), at_.int8_calibration.clear();  // training moves the parameters: their calibration lapses
             adam_.set_state(at_.adam);
             results_.epochs = at_.history;
             log << "resuming from " << cfg.checkpoint << ": epoch " << at_.epoch + 1 << ", step " << at_.step << "\n";

@@ -54,6 +54,7 @@ public:
     std::vector<int32_t> predict_all(const TextClassificationData &data);  // every example's class, parameters as they are
     // An int8 model's calibration (docs/int8.md) on held-out examples: their predictions in f32 record the ranges.
     void calibrate_int8(const TextClassificationData &held_out);
+    SequenceClassifier &model() { return model_; }
 
 private:
     double accuracy_of(const TextClassificationData &data, const std::function<bool()> &stop, int64_t *evaluated);

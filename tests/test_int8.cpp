@@ -224,7 +224,8 @@ void corpus_slice(const std::string &dir, const std::string &split, int lines) {
 }  // namespace
 
 // qrnn eval of a pQRNN checkpoint: f32 gives the accuracy training printed for the same file; int8 runs beside it,
-// calibrated on valid, and its line names the drop and the predictions int8 changed.
+// calibrated on valid, and its line names the drop and the predictions int8 changed; --save-int8 stores the int8
+// parameters in the checkpoint, which the next eval uses.
 TEST(Int8Cli, EvalOfAPqrnnCheckpointComparesF32AndInt8) {
     const std::string dir = qrnn::test::scratch_path("corpus");
     std::filesystem::create_directories(dir);
@@ -237,11 +238,20 @@ TEST(Int8Cli, EvalOfAPqrnnCheckpointComparesF32AndInt8) {
     const size_t at = train.output.find(" test ");
     ASSERT_NE(at, std::string::npos) << train.output;
     const std::string test_accuracy = train.output.substr(at + 6, 6);
-    const qrnn::test::CliResult eval = qrnn::test::run_cli("eval " + checkpoint + " --data " + dir + "/test.tsv --precision int8");
+    const std::string eval_args = "eval " + checkpoint + " --data " + dir + "/test.tsv --precision int8";
+    const qrnn::test::CliResult eval = qrnn::test::run_cli(eval_args + " --save-int8");
     ASSERT_EQ(eval.exit_code, 0) << eval.output;
     EXPECT_NE(eval.output.find("accuracy " + test_accuracy + " f32, "), std::string::npos) << train.output << eval.output;
-    for (const char *want : {" int8 (drop ", " predictions changed; int8 calibrated on ", "valid.tsv, 100 examples); 120 examples"})
+    for (const std::string &want : std::vector<std::string>{" int8 (drop ", " predictions changed; int8 calibrated on ",
+                                                            "valid.tsv, 100 examples); 120 examples",
+                                                            "int8 parameters saved in " + checkpoint + " (/int8)"})
         EXPECT_NE(eval.output.find(want), std::string::npos) << eval.output;
+    // Again: the checkpoint's int8 parameters, the same int8 predictions.
+    const qrnn::test::CliResult again = qrnn::test::run_cli(eval_args);
+    ASSERT_EQ(again.exit_code, 0) << again.output;
+    const std::string int8_part = eval.output.substr(eval.output.find(" f32, "), eval.output.find("; int8 ") - eval.output.find(" f32, "));
+    EXPECT_NE(again.output.find(int8_part + "; int8 parameters from the checkpoint, calibrated on "), std::string::npos)
+        << eval.output << again.output;
     qrnn::test::expect_cli("eval " + checkpoint + " --data " + dir + "/test.tsv --precision bf16", 2,
                            "--precision: 'bf16' is not f32 or int8");
 }

@@ -18,14 +18,17 @@ namespace po = boost::program_options;
 namespace qrnn::cli {
 namespace {
 
-int eval_text_classifier(const std::string &path, const std::string &data, bool int8) {
-    const lm::TextEvalResult r = lm::evaluate_text_checkpoint(path, data, int8);
+int eval_text_classifier(const std::string &path, const std::string &data, bool int8, bool save_int8) {
+    const lm::TextEvalResult r = lm::evaluate_text_checkpoint(path, data, int8, save_int8);
     std::cout << std::fixed << std::setprecision(4) << data << ": accuracy " << r.f32 << " f32";
-    if (int8)
-        std::cout << ", " << r.int8 << " int8 (drop " << std::setprecision(2) << 100 * (r.f32 - r.int8)
-                  << " points, " << r.changed << " predictions changed; int8 calibrated on " << r.calibration_file << ", "
-                  << r.calibration_examples << " examples)";
+    if (int8) {
+        std::cout << ", " << r.int8 << " int8 (drop " << std::setprecision(2) << 100 * (r.f32 - r.int8) << " points, "
+                  << r.changed << " predictions changed; int8 ";
+        if (r.int8_from_checkpoint) std::cout << "parameters from the checkpoint, calibrated on " << r.calibration_file << ")";
+        else std::cout << "calibrated on " << r.calibration_file << ", " << r.calibration_examples << " examples)";
+    }
     std::cout << "; " << r.examples << " examples, checkpoint " << path << "\n";
+    if (r.int8_saved) std::cout << "int8 parameters saved in " << path << " (/int8)\n";
     return kExitOk;
 }
 
@@ -36,18 +39,21 @@ int eval_command(const std::vector<std::string> &args) {
         "batch", po::value<int64_t>(), "streams per batch (default: the training batch)")(
         "params", po::value<std::string>()->default_value("best"), "best (the best validation epoch's) or last")(
         "precision", po::value<std::string>()->default_value("f32"),
-        "classify-text checkpoints: f32, or int8 (f32 and int8 side by side, int8 calibrated on valid; docs/int8.md)");
+        "classify-text checkpoints: f32, or int8 (f32 and int8 side by side; int8 with the checkpoint's int8 parameters, "
+        "else calibrated on valid; docs/int8.md)")(
+        "save-int8", "with --precision int8: store the calibration's int8 parameters in the checkpoint (/int8)");
     po::positional_options_description positional;
     positional.add("checkpoint", 1);
     po::variables_map vm;
-    if (!parse_options("usage: qrnn eval CHECKPOINT --data FILE [--batch B] [--params best|last] [--precision f32|int8]", desc, args, vm, &positional)) return kExitOk;
+    if (!parse_options("usage: qrnn eval CHECKPOINT --data FILE [--batch B] [--params best|last] [--precision f32|int8 [--save-int8]]", desc, args, vm, &positional)) return kExitOk;
     if (!vm.count("checkpoint")) fail("no checkpoint given (usage: qrnn eval CHECKPOINT --data FILE)");
     if (!vm.count("data")) fail("--data FILE: no token file to evaluate on");
     const std::string path = vm["checkpoint"].as<std::string>(), data = vm["data"].as<std::string>();
 
     const std::string precision = vm["precision"].as<std::string>();
     if (precision != "f32" && precision != "int8") fail("--precision: '", precision, "' is not f32 or int8");
-    if (lm::is_seq_checkpoint(path)) return eval_text_classifier(path, data, precision == "int8");
+    if (vm.count("save-int8") && precision != "int8") fail("--save-int8: only with --precision int8");
+    if (lm::is_seq_checkpoint(path)) return eval_text_classifier(path, data, precision == "int8", vm.count("save-int8") > 0);
     if (precision != "f32") fail("--precision int8: for classify-text checkpoints (", path, " is a language model)");
     const std::string which = vm["params"].as<std::string>();
     if (which != "best" && which != "last") fail("--params: '", which, "' is not best or last");
