@@ -36,12 +36,7 @@ struct LayerRun {  // one layer on seeded data, for timing
         state = initial_state<float>(cfg).layers[0];
         h = c = Tensor<float>({s.T, s.B, s.m});
         layer = compiled_layer(pooling, schedule, {}, s, target, precision);
-        if (precision == Precision::int8) int8 = quantize_layer(params.weights, max_abs(calibration_input(cfg)));
-    }
-    static float max_abs(const Tensor<float> &t) {
-        float m = 0.0f;
-        for (float v : t.data) m = std::max(m, std::abs(v));
-        return m;
+        if (precision == Precision::int8) int8 = quantize_layer(params.weights, largest_magnitude(calibration_input(cfg)));
     }
     void run() {
         LayerCall call{&x, &state, &params, {}, 0, &h, &c};

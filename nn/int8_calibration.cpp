@@ -1,7 +1,6 @@
 #include "nn/int8_calibration.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/error.h"
 
@@ -18,7 +17,7 @@ void Int8Calibration::set(bool on, const Tensor<float> &weights) {
 }
 
 void Int8Calibration::observe(const Tensor<float> &x) {
-    for (float v : x.data) input_max_abs_ = std::max(input_max_abs_, std::abs(v));
+    input_max_abs_ = std::max(input_max_abs_, largest_magnitude(x));
 }
 
 const Int8LayerParams &Int8Calibration::params(int64_t layer) const {

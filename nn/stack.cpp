@@ -58,6 +58,16 @@ void LayerStack::calibrate_int8(const std::vector<Tensor<float>> &batches) {
     set_int8_calibration(false);
 }
 
+std::vector<const Int8LayerParams *> LayerStack::int8_layers() const {
+    std::vector<const Int8LayerParams *> out;
+    for (size_t l = 0; l < layers_.size(); l++) {
+        const Int8LayerParams *q = layers_[l]->quantized();
+        if (!q) fail("layer ", l, " ('", layers_[l]->kind(), "'): no int8 parameters (not calibrated, or no int8 path)");
+        out.push_back(q);
+    }
+    return out;
+}
+
 void LayerStack::set_mask_draw(uint64_t draw) {
     draw_ = draw;
     for (auto &l : layers_) l->set_mask_draw(draw);

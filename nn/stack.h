@@ -25,6 +25,8 @@ public:
     // An int8 stack's calibration: forwards of each of `batches` from zero states in f32 between
     // set_int8_calibration(true) and (false).
     void calibrate_int8(const std::vector<Tensor<float>> &batches);
+    // Every layer's int8 parameters (Layer::quantized), in order; throws qrnn::Error naming a layer that has none.
+    std::vector<const Int8LayerParams *> int8_layers() const;
     void zero_grads();
 
     // The last layer's output (valid until the next forward); advances every state; records tapes if given.

@@ -23,19 +23,12 @@ StackState<double> double_state(const std::vector<nn::State> &states) {
     return state;
 }
 
-// The int8 parameters of every layer (an int8 stack, calibrated).
-std::vector<const Int8LayerParams *> int8_params(nn::LayerStack &stack) {
-    std::vector<const Int8LayerParams *> out;
-    for (size_t l = 0; l < stack.size(); l++) out.push_back(&dynamic_cast<nn::QrnnLayer &>(stack.layer(l)).int8_params());
-    return out;
-}
-
 // --verify of an inference run: the output and every layer's final c against ref::stack_forward (int8: with the
 // layers' quantized parameters).
 Comparison verify_qrnn_inference(const InferenceRun &r) {
     StackState<double> state = double_state(r.initial);
     std::vector<const Int8LayerParams *> int8;
-    if (r.cfg.precision == "int8") int8 = int8_params(r.stack);
+    if (r.cfg.precision == "int8") int8 = r.stack.int8_layers();
     ref::StackOutput ref = ref::stack_forward(r.cfg, double_params(r.stack), convert<double>(r.x), state, int8);
     Comparison cmp = compare(r.y, ref.h);
     cmp.merge(compare(nn::stacked_state(r.final, "c"), ref.c_T));

@@ -26,8 +26,8 @@ DoubleStack double_stack(nn::LayerStack &stack, const std::vector<nn::State> &st
         if (!d.first) d.first = layer;
         d.params.push_back(convert<double>(layer->layer_params()));
         d.states.push_back(convert<double>(nn::layer_state(states.at(l))));
-        if (stack_is_int8) d.int8.push_back(&layer->int8_params());
     }
+    if (stack_is_int8) d.int8 = stack.int8_layers();
     return d;
 }
 

@@ -5,6 +5,12 @@
 
 namespace qrnn {
 
+float largest_magnitude(const Tensor<float> &t) {
+    float m = 0.0f;
+    for (float v : t.data) m = std::max(m, std::abs(v));
+    return m;
+}
+
 float int8_scale(float max_abs) { return max_abs > 0.0f ? max_abs / kInt8Max : 1.0f; }
 
 int8_t quantize_int8(float x, float inverse_scale) {

@@ -22,6 +22,8 @@ struct Int8LayerParams {
 
 constexpr float kInt8Max = 127.0f;
 
+// max |v| over t: the range a calibration records of a tensor (0 for an empty one).
+float largest_magnitude(const Tensor<float> &t);
 // The scale that maps [-max_abs, max_abs] onto [-127, 127] (1 for max_abs = 0).
 float int8_scale(float max_abs);
 // q_x of the header: what the kernel computes from x and the inverse of the input scale (both f32).

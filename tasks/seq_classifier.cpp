@@ -103,8 +103,7 @@ std::vector<int32_t> SequenceClassifier::predict(const nn::ClassifyBatch &batch)
 
 std::vector<Int8LayerParams> SequenceClassifier::int8_layers() const {
     std::vector<Int8LayerParams> out;
-    for (size_t l = 0; l < stack_.size(); l++)
-        if (const Int8LayerParams *q = stack_.layer(l).quantized()) out.push_back(*q);
+    for (const Int8LayerParams *q : stack_.int8_layers()) out.push_back(*q);
     return out;
 }
 

@@ -8,19 +8,17 @@
 
 namespace qrnn::lm {
 namespace {
-struct LoadedRun {
-    std::unique_ptr<TextClassifyRun> run;
-    SeqCheckpoint checkpoint;  // everything it holds (to write it back with /int8)
-};
-
-// The checkpoint's model in `precision`, its parameters loaded; splits: train (the vocabulary), valid, and the data.
-LoadedRun loaded_run(const std::string &checkpoint, const SeqCheckpoint &header, TrainConfig cfg,
-                     const TextClassificationSplits &splits, const std::string &precision) {
+// The checkpoint's model in `precision` (parameters as initialised); splits: train (the vocabulary), valid, the data.
+std::unique_ptr<TextClassifyRun> model_run(TrainConfig cfg, const TextClassificationSplits &splits, const std::string &precision) {
     cfg.lm.stack.precision = precision;
-    LoadedRun r{std::make_unique<TextClassifyRun>(cfg, splits), {}};
-    r.checkpoint = read_seq_checkpoint(checkpoint, header.identity, r.run->params());  // shapes checked; its own identity
-    r.run->set_stochastic(false);
-    return r;
+    auto run = std::make_unique<TextClassifyRun>(cfg, splits);
+    run->set_stochastic(false);
+    return run;
+}
+
+// to's parameter values from `from` (models of one config: the same parameters in the same order).
+void copy_params(const std::vector<nn::Param> &from, const std::vector<nn::Param> &to) {
+    for (size_t i = 0; i < from.size(); i++) *to.at(i).value = *from[i].value;
 }
 
 double accuracy(const std::vector<int32_t> &predicted, const TextClassificationData &data) {
@@ -38,26 +36,28 @@ TextEvalResult evaluate_text_checkpoint(const std::string &checkpoint, const std
     const TextClassificationSplits splits = read_text_classification_splits(cfg.train, cfg.valid, data);
     TextEvalResult r;
     r.examples = splits.test.size();
-    const std::vector<int32_t> f32 = loaded_run(checkpoint, header, cfg, splits, "f32").run->predict_all(splits.test);
+    const std::unique_ptr<TextClassifyRun> plain = model_run(cfg, splits, "f32");
+    // Read once (the shapes checked; its own identity): the f32 model's parameters, and what is written back.
+    SeqCheckpoint stored = read_seq_checkpoint(checkpoint, header.identity, plain->params());
+    const std::vector<int32_t> f32 = plain->predict_all(splits.test);
     r.f32 = accuracy(f32, splits.test);
     if (!int8) return r;
-    LoadedRun loaded = loaded_run(checkpoint, header, cfg, splits, "int8");
-    TextClassifyRun &quantized = *loaded.run;
-    SeqCheckpoint &stored = loaded.checkpoint;
+    const std::unique_ptr<TextClassifyRun> quantized = model_run(cfg, splits, "int8");
+    copy_params(plain->params(), quantized->params());
     r.int8_from_checkpoint = !stored.int8.empty();
     if (r.int8_from_checkpoint) {
-        quantized.model().set_int8_layers(stored.int8);
+        quantized->model().set_int8_layers(stored.int8);
         r.calibration_file = stored.int8_calibration;
     } else {
-        quantized.calibrate_int8(splits.valid);
+        quantized->calibrate_int8(splits.valid);
         r.calibration_file = cfg.valid, r.calibration_examples = splits.valid.size();
         if (save_int8) {
-            stored.int8 = quantized.model().int8_layers(), stored.int8_calibration = cfg.valid;
-            write_seq_checkpoint(checkpoint, stored, quantized.params());
+            stored.int8 = quantized->model().int8_layers(), stored.int8_calibration = cfg.valid;
+            write_seq_checkpoint(checkpoint, stored, quantized->params());
             r.int8_saved = true;
         }
     }
-    const std::vector<int32_t> q = quantized.predict_all(splits.test);
+    const std::vector<int32_t> q = quantized->predict_all(splits.test);
     r.int8 = accuracy(q, splits.test);
     for (size_t i = 0; i < q.size(); i++) r.changed += q[i] != f32[i];
     return r;
