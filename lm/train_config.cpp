@@ -157,6 +157,14 @@ std::vector<TrainKey> make_keys() {
          [](const TrainConfig &c) { return std::to_string(c.seq.projection_seed); }},
         int_key("min_count", "classify-text: the vocabulary (embedding front, bow) keeps training words seen this often", true,
                 FIELD(c.seq.min_count), 1, kMaxCount),
+        str_key("teacher", "classify-text: a classify-text checkpoint whose predictions the model also learns (knowledge "
+                "distillation, tasks/distillation.h)", true, FIELD(c.seq.teacher)),
+        num_key("distill_weight", "classify-text with a teacher: weight of the teacher's soft targets in [0, 1] (the labels' "
+                "cross-entropy has 1 - it)", true, FIELD(c.seq.distill_weight)),
+        num_key("distill_temperature", "classify-text with a teacher: softmax temperature of the soft targets (> 0)", true,
+                FIELD(c.seq.distill_temperature)),
+        num_key("distill_mix", "classify-text with a teacher: the fraction in [0, 1] of each batch's examples replaced by two "
+                "training examples spliced at random points and labelled by the teacher", true, FIELD(c.seq.distill_mix)),
         int_key("vocab", "synthetic tasks: content tokens", true, FIELD(c.seq.vocab), 1),
         int_key("min_len", "synthetic tasks: shortest sequence", true, FIELD(c.seq.min_len), 1, 1 << 16),
         int_key("max_len", "synthetic tasks: longest sequence", true, FIELD(c.seq.max_len), 1, 1 << 16),
@@ -201,7 +209,7 @@ void TrainConfig::validate() const {
     refuse_unused_keys(*this, TrainConfig(), {"vocab", "min_len", "max_len", "eval_size", "time_limit", "target_accuracy"},
                        "synthetic tasks only");
     refuse_unused_keys(*this, TrainConfig(), {"pool", "front", "projection_features", "projection_seed"}, "tasks classify and classify-text only");
-    refuse_unused_keys(*this, TrainConfig(), {"min_count"}, "task classify-text only");
+    refuse_unused_keys(*this, TrainConfig(), {"min_count", "teacher", "distill_weight", "distill_temperature", "distill_mix"}, "task classify-text only");
 }
 
 void refuse_unused_keys(const TrainConfig &cfg, const TrainConfig &defaults, const std::vector<std::string> &keys,

@@ -22,6 +22,9 @@ struct SeqTaskKeys {
     int64_t projection_features = 512;  // classify, front projection: N features per token
     uint64_t projection_seed = 0;       // classify, front projection: the hash seed
     int64_t min_count = 1;              // classify-text: the vocabulary's words are seen this often in training
+    std::string teacher;                // classify-text: a classify-text checkpoint to distil from ("": none)
+    double distill_weight = 0.5, distill_temperature = 2;  // with a teacher: tasks/distillation.h's w and tau
+    double distill_mix = 0;             // with a teacher: the fraction of a batch's examples spliced from two
     int64_t vocab = 10, min_len = 5, max_len = 40, eval_size = 256;
     double time_limit = 0, target_accuracy = 1;  // seconds (0: none); stop at this held-out accuracy
 };

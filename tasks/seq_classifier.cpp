@@ -63,19 +63,15 @@ const Tensor<float> &SequenceClassifier::pooled(const nn::ClassifyBatch &batch, 
     return pooled_.pooled;
 }
 
-double SequenceClassifier::loss(const nn::ClassifyBatch &batch, bool train) {
-    const int64_t B = static_cast<int64_t>(batch.lengths.size());
-    if (train) {
-        stack_.zero_grads();
-        front_->zero_grads();
-        for (Tensor<float> *g : {&grads_.dweights, &grads_.dbias, &dquery_}) std::fill(g->data.begin(), g->data.end(), 0.0f);
-    }
-    const Tensor<float> &p = pooled(batch, train);
-    dpooled_ = Tensor<float>(p.shape);
-    const double sum = decoder_.loss(p, batch.labels, weights_, bias_, train ? &dpooled_ : nullptr, train ? &grads_ : nullptr);
-    if (!train) return sum / static_cast<double>(B);
-    // The decoder's gradients are of the sum: scale to the mean, then spread dpooled over the pooled steps.
-    const float inv_b = 1.0f / static_cast<float>(B);
+void SequenceClassifier::zero_grads() {
+    stack_.zero_grads();
+    front_->zero_grads();
+    for (Tensor<float> *g : {&grads_.dweights, &grads_.dbias, &dquery_}) std::fill(g->data.begin(), g->data.end(), 0.0f);
+}
+
+void SequenceClassifier::backward_from_pooled(const nn::ClassifyBatch &batch) {
+    // The output layer's gradients are of the sum: scale to the mean, then spread dpooled over the pooled steps.
+    const float inv_b = 1.0f / static_cast<float>(batch.lengths.size());
     for (Tensor<float> *g : {&grads_.dweights, &grads_.dbias})
         for (float &v : g->data) v *= inv_b;
     const Tensor<float> dh = query_.data.empty()
@@ -83,21 +79,58 @@ double SequenceClassifier::loss(const nn::ClassifyBatch &batch, bool train) {
                                  : attention_pool_backward(*h_, batch.lengths, query_, attention_, dpooled_, inv_b, dquery_);
     stack_.backward(tapes_, dh, nullptr, &dx_, nullptr);
     front_->backward(batch, dx_);
+}
+
+double SequenceClassifier::loss(const nn::ClassifyBatch &batch, bool train) {
+    const int64_t B = static_cast<int64_t>(batch.lengths.size());
+    if (train) zero_grads();
+    const Tensor<float> &p = pooled(batch, train);
+    dpooled_ = Tensor<float>(p.shape);
+    const double sum = decoder_.loss(p, batch.labels, weights_, bias_, train ? &dpooled_ : nullptr, train ? &grads_ : nullptr);
+    if (train) backward_from_pooled(batch);
+    return sum / static_cast<double>(B);
+}
+
+std::vector<double> SequenceClassifier::logits_of_pooled(const Tensor<float> &p) const {
+    const int64_t B = p.dim(0), C = shape_.classes;
+    std::vector<double> z(static_cast<size_t>(B * C));
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t c = 0; c < C; c++) {
+            double v = bias_(c);
+            for (int64_t h = 0; h < width_; h++) v += static_cast<double>(weights_(c, h)) * p(b, h);
+            z[b * C + c] = v;
+        }
+    return z;
+}
+
+std::vector<double> SequenceClassifier::logits(const nn::ClassifyBatch &batch) { return logits_of_pooled(pooled(batch, false)); }
+
+double SequenceClassifier::distillation_loss(const nn::ClassifyBatch &batch, const std::vector<double> &teacher,
+                                             const Distillation &d) {
+    const int64_t B = static_cast<int64_t>(batch.lengths.size()), C = shape_.classes;
+    zero_grads();
+    const Tensor<float> &p = pooled(batch, true);
+    std::vector<double> dz;
+    const double sum = lm::distillation_loss(logits_of_pooled(p), teacher, batch.labels, C, d, &dz);
+    dpooled_ = Tensor<float>(p.shape);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t c = 0; c < C; c++) {
+            const double g = dz[b * C + c];
+            grads_.dbias(c) += static_cast<float>(g);
+            for (int64_t h = 0; h < width_; h++) {
+                grads_.dweights(c, h) += static_cast<float>(g * p(b, h));
+                dpooled_(b, h) += static_cast<float>(g * weights_(c, h));
+            }
+        }
+    backward_from_pooled(batch);
     return sum / static_cast<double>(B);
 }
 
 std::vector<int32_t> SequenceClassifier::predict(const nn::ClassifyBatch &batch) {
-    const Tensor<float> &p = pooled(batch, false);
-    const int64_t B = p.dim(0), C = shape_.classes;
+    const std::vector<double> z = logits(batch);
+    const int64_t C = shape_.classes, B = static_cast<int64_t>(z.size()) / C;
     std::vector<int32_t> out(B);
-    std::vector<double> z(C);
-    for (int64_t b = 0; b < B; b++) {
-        for (int64_t c = 0; c < C; c++) {
-            z[c] = bias_(c);
-            for (int64_t h = 0; h < width_; h++) z[c] += static_cast<double>(weights_(c, h)) * p(b, h);
-        }
-        out[b] = static_cast<int32_t>(std::max_element(z.begin(), z.end()) - z.begin());
-    }
+    for (int64_t b = 0; b < B; b++) out[b] = static_cast<int32_t>(std::max_element(&z[b * C], &z[b * C] + C) - &z[b * C]);
     return out;
 }
 

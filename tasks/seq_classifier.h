@@ -17,6 +17,7 @@
 #include "nn/stack.h"
 #include "tasks/attention_pooling.h"
 #include "tasks/classifier_front.h"
+#include "tasks/distillation.h"
 #include "tasks/sequence_pooling.h"
 
 namespace qrnn::lm {
@@ -47,10 +48,17 @@ public:
     void set_int8_layers(std::vector<Int8LayerParams> layers);
     // Mean cross-entropy of the batch; with `train`, every gradient of it (gradients zeroed first).
     double loss(const nn::ClassifyBatch &batch, bool train);
+    // Knowledge distillation's loss (tasks/distillation.h), mean over the batch, and every gradient of it; teacher:
+    // the teacher's logits [B][classes].
+    double distillation_loss(const nn::ClassifyBatch &batch, const std::vector<double> &teacher, const Distillation &d);
+    std::vector<double> logits(const nn::ClassifyBatch &batch);    // [B][classes], in double
     std::vector<int32_t> predict(const nn::ClassifyBatch &batch);  // the most likely class of each sequence
 
 private:
     const Tensor<float> &pooled(const nn::ClassifyBatch &batch, bool tape);  // [B][m_out]
+    std::vector<double> logits_of_pooled(const Tensor<float> &pooled) const;
+    void zero_grads();
+    void backward_from_pooled(const nn::ClassifyBatch &batch);  // from dpooled_ and the output layer's summed grads_
     ClassifierShape shape_;
     nn::LayerStack stack_;
     bool has_lengths_;  // the stack's layers take per-sequence lengths

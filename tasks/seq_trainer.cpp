@@ -154,7 +154,11 @@ void set_final_attrs(SeqResults &results, double best) {
 // The classifier's keys that must match to resume: classify-text's min_count, and the front's (none for the
 // embedding front: its checkpoints from before these keys resume).
 std::string classifier_identity(const TrainConfig &cfg) {
-    const std::string text = cfg.seq.task == "classify-text" ? "min_count=" + std::to_string(cfg.seq.min_count) + ";" : "";
+    std::string text = cfg.seq.task == "classify-text" ? "min_count=" + std::to_string(cfg.seq.min_count) + ";" : "";
+    if (!cfg.seq.teacher.empty())  // distillation (none: the identity of checkpoints from before it)
+        text += "teacher=" + cfg.seq.teacher + ";distill_weight=" + find_train_key("distill_weight")->get(cfg) +
+                ";distill_temperature=" + find_train_key("distill_temperature")->get(cfg) +
+                ";distill_mix=" + find_train_key("distill_mix")->get(cfg) + ";";
     if (!is_classifier(cfg.seq.task) || cfg.seq.front == "embedding") return text;
     return text + "front=" + cfg.seq.front + ";projection_features=" + std::to_string(cfg.seq.projection_features) +
            ";projection_seed=" + std::to_string(cfg.seq.projection_seed) + ";";
@@ -345,6 +349,16 @@ void validate_task_data(const TrainConfig &cfg, const TrainConfig &defaults) {
                      "optionally test.tsv, or --train FILE --valid FILE [--test FILE])");
         refuse_unused_keys(cfg, defaults, {"vocab", "min_len", "max_len", "eval_size"}, "the synthetic tasks only; classify-text's "
                            "come from its files");
+        if (!(cfg.seq.distill_weight >= 0 && cfg.seq.distill_weight <= 1))
+            fail("key 'distill_weight': must be in [0, 1], got ", cfg.seq.distill_weight);
+        if (!(cfg.seq.distill_temperature > 0 && std::isfinite(cfg.seq.distill_temperature)))
+            fail("key 'distill_temperature': must be > 0, got ", cfg.seq.distill_temperature);
+        if (!(cfg.seq.distill_mix >= 0 && cfg.seq.distill_mix <= 1))
+            fail("key 'distill_mix': must be in [0, 1], got ", cfg.seq.distill_mix);
+        if (cfg.seq.teacher.empty())
+            refuse_unused_keys(cfg, defaults, {"distill_weight", "distill_temperature", "distill_mix"}, "distillation only: set 'teacher'");
+        else if (!std::filesystem::exists(cfg.seq.teacher))
+            fail("key 'teacher': ", cfg.seq.teacher, ": no such file (a classify-text checkpoint)");
         return;
     }
     for (auto &[key, value] : {std::pair{"train", cfg.train}, {"valid", cfg.valid}, {"test", cfg.test}})
@@ -352,7 +366,7 @@ void validate_task_data(const TrainConfig &cfg, const TrainConfig &defaults) {
     if (cfg.max_batches < 1) fail("key 'max_batches': task ", task, " needs steps per epoch >= 1");
     if (cfg.seq.min_len > cfg.seq.max_len)
         fail("keys 'min_len', 'max_len': min_len ", cfg.seq.min_len, " is above max_len ", cfg.seq.max_len);
-    refuse_unused_keys(cfg, defaults, {"min_count"}, "task classify-text only");
+    refuse_unused_keys(cfg, defaults, {"min_count", "teacher", "distill_weight", "distill_temperature", "distill_mix"}, "task classify-text only");
 }
 
 }  // namespace

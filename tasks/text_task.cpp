@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "tasks/bag_of_words.h"
+#include "tasks/seq_checkpoint.h"
 #include "tasks/seq_trainer.h"
 
 namespace qrnn::lm {
@@ -32,6 +33,12 @@ ClassifierShape shape_of(const TrainConfig &cfg, int64_t classes) {
     s.stack = cfg.lm.stack;
     s.vocab = cfg.seq.vocab, s.classes = classes, s.pool = cfg.seq.pool;
     s.front = cfg.seq.front, s.projection_features = cfg.seq.projection_features, s.projection_seed = cfg.seq.projection_seed;
+    return s;
+}
+
+std::string label_list(const TextClassificationData &d) {  // "ptb, wiki"
+    std::string s;
+    for (const std::string &l : d.labels) s += (s.empty() ? "" : ", ") + l;
     return s;
 }
 
@@ -90,7 +97,25 @@ TextAccuracies run_text_bag_of_words(const TrainConfig &cfg) {
 
 TextClassifyRun::TextClassifyRun(const TrainConfig &cfg, TextClassificationSplits splits)
     : splits_(std::move(splits)), vocab_(TextVocabulary::from_training(splits_.train, cfg.seq.min_count)),
-      cfg_(with_vocabulary(text_run_config(cfg, splits_), vocab_)), model_(shape_of(cfg_, splits_.train.classes()), {cfg_.batch, cfg_.seq.max_len}) {}
+      cfg_(with_vocabulary(text_run_config(cfg, splits_), vocab_)), model_(shape_of(cfg_, splits_.train.classes()), {cfg_.batch, cfg_.seq.max_len}) {
+    if (!cfg_.seq.teacher.empty()) teacher_ = load_text_classifier(cfg_.seq.teacher, splits_.train);
+}
+
+std::unique_ptr<TextClassifyRun> load_text_classifier(const std::string &checkpoint, const TextClassificationData &labelled,
+                                                      const std::string &precision) {
+    const SeqCheckpoint header = read_seq_checkpoint_header(checkpoint);
+    TrainConfig cfg = config_from_text(header.config, checkpoint);
+    if (cfg.seq.task != "classify-text") fail(checkpoint, ": a checkpoint of task ", cfg.seq.task, ", not classify-text");
+    cfg.lm.stack.precision = precision, cfg.seq.teacher.clear();  // its own teacher is not needed to run it
+    TextClassificationSplits splits = read_text_classification_splits(cfg.train, cfg.valid, "");
+    if (splits.train.labels != labelled.labels)
+        fail(checkpoint, ": its labels (", label_list(splits.train), ") are not those of the data (", label_list(labelled), ")");
+    splits.test = labelled;  // for the lengths only
+    auto run = std::make_unique<TextClassifyRun>(cfg, std::move(splits));
+    read_seq_checkpoint(checkpoint, header.identity, run->params());
+    run->set_stochastic(false);
+    return run;
+}
 
 void TextClassifyRun::order_epoch(int64_t epoch) {
     if (order_of_ == epoch) return;
@@ -109,7 +134,32 @@ double TextClassifyRun::train_step(uint64_t index) {
     TextClassificationData batch;
     for (int64_t i = first; i < std::min(n, first + cfg_.batch); i++) batch.examples.push_back(splits_.train.examples[order_[i]]);
     model_.set_mask_draw(index);
-    return model_.loss(text_classify_batch(batch, vocab_, 0, batch.size()), true);
+    if (!teacher_) return model_.loss(text_classify_batch(batch, vocab_, 0, batch.size()), true);
+    std::vector<bool> spliced = splice_some(batch, index);
+    const std::vector<double> teacher = teacher_->logits_all(batch);
+    const int64_t C = splits_.train.classes();
+    for (int64_t i = 0; i < batch.size(); i++)
+        if (spliced[i]) batch.examples[i].label = static_cast<int32_t>(std::max_element(&teacher[i * C], &teacher[i * C] + C) - &teacher[i * C]);
+    const Distillation d{cfg_.seq.distill_weight, cfg_.seq.distill_temperature};
+    return model_.distillation_loss(text_classify_batch(batch, vocab_, 0, batch.size()), teacher, d);
+}
+
+std::vector<bool> TextClassifyRun::splice_some(TextClassificationData &batch, uint64_t index) const {
+    std::vector<bool> spliced(batch.examples.size(), false);
+    if (cfg_.seq.distill_mix <= 0) return spliced;
+    std::mt19937_64 rng((static_cast<uint64_t>(cfg_.lm.stack.seed) << 32) ^ (index * 0x9E3779B97F4A7C15ull) ^ 0x5D1CEull);
+    std::uniform_real_distribution<double> u(0, 1);
+    for (size_t i = 0; i < batch.examples.size(); i++) {
+        if (u(rng) >= cfg_.seq.distill_mix) continue;
+        const TextExample &other = splits_.train.examples[rng() % static_cast<uint64_t>(splits_.train.size())];
+        std::vector<std::string> &tokens = batch.examples[i].tokens;
+        const size_t keep = 1 + rng() % tokens.size(), from = rng() % other.tokens.size();
+        tokens.resize(keep);
+        tokens.insert(tokens.end(), other.tokens.begin() + static_cast<std::ptrdiff_t>(from), other.tokens.end());
+        if (static_cast<int64_t>(tokens.size()) > cfg_.seq.max_len) tokens.resize(static_cast<size_t>(cfg_.seq.max_len));
+        spliced[i] = true;
+    }
+    return spliced;
 }
 
 double TextClassifyRun::accuracy_of(const TextClassificationData &data, const std::function<bool()> &stop, int64_t *evaluated) {
@@ -143,6 +193,15 @@ std::vector<int32_t> TextClassifyRun::predict_all(const TextClassificationData &
     for (int64_t done = 0; done < data.size(); done += kEvalBatch) {
         const std::vector<int32_t> p = model_.predict(text_classify_batch(data, vocab_, done, std::min(kEvalBatch, data.size() - done)));
         out.insert(out.end(), p.begin(), p.end());
+    }
+    return out;
+}
+
+std::vector<double> TextClassifyRun::logits_all(const TextClassificationData &data) {
+    std::vector<double> out;
+    for (int64_t done = 0; done < data.size(); done += kEvalBatch) {
+        const std::vector<double> z = model_.logits(text_classify_batch(data, vocab_, done, std::min(kEvalBatch, data.size() - done)));
+        out.insert(out.end(), z.begin(), z.end());
     }
     return out;
 }

@@ -41,7 +41,9 @@ TrainConfig text_run_config(const TrainConfig &cfg, const TextClassificationSpli
 
 class TextClassifyRun : public TaskRun {
 public:
-    TextClassifyRun(const TrainConfig &cfg, TextClassificationSplits splits);  // splits: read_text_splits(cfg)
+    // splits: read_text_splits(cfg). With cfg.seq.teacher, the teacher's model is loaded (load_text_classifier) and
+    // training distils it (tasks/distillation.h).
+    TextClassifyRun(const TrainConfig &cfg, TextClassificationSplits splits);
     // text_run_config's, with vocab the vocabulary's size.
     const TrainConfig &config() const { return cfg_; }
     std::vector<nn::Param> params() override { return model_.params(); }
@@ -52,6 +54,7 @@ public:
     std::string describe() const override;
     void finish(SeqResults &results) override;
     std::vector<int32_t> predict_all(const TextClassificationData &data);  // every example's class, parameters as they are
+    std::vector<double> logits_all(const TextClassificationData &data);    // [examples][classes]
     // An int8 model's calibration (docs/int8.md) on held-out examples: their predictions in f32 record the ranges.
     void calibrate_int8(const TextClassificationData &held_out);
     SequenceClassifier &model() { return model_; }
@@ -59,12 +62,22 @@ public:
 private:
     double accuracy_of(const TextClassificationData &data, const std::function<bool()> &stop, int64_t *evaluated);
     void order_epoch(int64_t epoch);  // order_ for this epoch
+    // distill_mix of the batch's examples (drawn from seed and step) spliced: their first tokens, then another training
+    // example's last; which ones were.
+    std::vector<bool> splice_some(TextClassificationData &batch, uint64_t index) const;
     TextClassificationSplits splits_;
     TextVocabulary vocab_;
     TrainConfig cfg_;
     SequenceClassifier model_;
     std::vector<int64_t> order_;  // the training examples in this epoch's order
     int64_t order_of_ = -1;       // the epoch order_ is for
+    std::unique_ptr<TextClassifyRun> teacher_;  // distillation's (none: plain cross-entropy)
 };
+
+// A classify-text checkpoint's model in `precision` with the checkpoint's parameters, its vocabulary from the
+// checkpoint's own training file; `labelled`: the examples it will classify (its layers fit their lengths; their
+// labels must be its). Errors name the file.
+std::unique_ptr<TextClassifyRun> load_text_classifier(const std::string &checkpoint, const TextClassificationData &labelled,
+                                                      const std::string &precision = "f32");
 
 }  // namespace qrnn::lm

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "nn/bottleneck.h"
 #include "reference/bottleneck.h"
+#include "tasks/distillation.h"
 #include "tasks/seq_classifier.h"
 #include "tests/support/cli.h"
 #include "tests/support/finite_differences.h"
@@ -222,6 +223,65 @@ TEST(PqrnnClassifier, GradientsMatchFiniteDifferences) {
     }
 }
 
+// Distillation's loss (tasks/distillation.h) against its definition written out for two classes, stable at large
+// logits; its gradient in the logits against central differences (3 classes, weights 0, 0.3 and 1, temperatures 1
+// and 4); w = 0 is cross-entropy, w = 1 with the teacher's logits its own is zero; bad settings are errors.
+TEST(Distillation, LossMatchesItsDefinitionAndFiniteDifferences) {
+    const std::vector<double> z = {0.5, -1.0}, t = {2.0, 0.0};
+    const lm::Distillation d{0.3, 2.0};
+    const double p0 = 1 / (1 + std::exp(-1.5)), ps0 = 1 / (1 + std::exp(-0.75)), q0 = 1 / (1 + std::exp(-1.0));
+    const double kl = q0 * std::log(q0 / ps0) + (1 - q0) * std::log((1 - q0) / (1 - ps0));
+    EXPECT_NEAR(lm::distillation_loss(z, t, {1}, 2, d), 0.7 * -std::log(1 - p0) + 0.3 * 4 * kl, 1e-12);
+    EXPECT_NEAR(lm::distillation_loss(z, t, {0}, 2, {0, 3}), -std::log(p0), 1e-12);
+    std::vector<double> dz;
+    EXPECT_NEAR(lm::distillation_loss(z, z, {0}, 2, {1, 3}, &dz), 0, 1e-12);
+    EXPECT_NEAR(std::abs(dz[0]) + std::abs(dz[1]), 0, 1e-12);
+    EXPECT_TRUE(std::isfinite(lm::distillation_loss({800, -800}, {-800, 800}, {1}, 2, d)));
+
+    const std::vector<double> logits = {0.3, -1.2, 2.0, 1.5, 0.1, -0.4}, teacher = {1.0, 0.0, -2.0, -0.5, 3.0, 0.2};
+    const std::vector<int32_t> labels = {2, 0};
+    for (const lm::Distillation c : {lm::Distillation{0, 1}, lm::Distillation{0.3, 4}, lm::Distillation{1, 4}}) {
+        lm::distillation_loss(logits, teacher, labels, 3, c, &dz);
+        for (size_t i = 0; i < logits.size(); i++) {
+            std::vector<double> up = logits, down = logits;
+            up[i] += 1e-5, down[i] -= 1e-5;
+            const double fd = (lm::distillation_loss(up, teacher, labels, 3, c) - lm::distillation_loss(down, teacher, labels, 3, c)) / 2e-5;
+            EXPECT_NEAR(dz[i], fd, 1e-7) << "w " << c.weight << " tau " << c.temperature << " logit " << i;
+        }
+    }
+    EXPECT_THROW(lm::distillation_loss(z, t, {1}, 2, {1.5, 2}), Error);
+    EXPECT_THROW(lm::distillation_loss(z, t, {1}, 2, {0.5, 0}), Error);
+    EXPECT_THROW(lm::distillation_loss(z, t, {2}, 2, d), Error);
+    EXPECT_THROW(lm::distillation_loss(z, {1.0}, {1}, 2, d), Error);
+}
+
+// The classifier's distillation gradients (bottleneck, bidirectional stack, pooling, output) against central
+// differences of its loss, with seeded teacher logits: mean pooling over lengths below T, and attention.
+TEST(Distillation, ClassifierGradientsMatchFiniteDifferences) {
+    for (const std::string pool : {"mean", "attention"}) {
+        lm::ClassifierShape shape;
+        shape.stack.model = "qrnn-bidir", shape.stack.pooling = "ifo", shape.stack.window = 2, shape.stack.input = 3;
+        shape.stack.hidden = 5, shape.stack.layers = 1, shape.stack.seed = 2;
+        shape.vocab = 4, shape.classes = 3, shape.pool = pool, shape.front = "projection", shape.projection_features = 9;
+        nn::CountTask task;
+        task.vocab = 4, task.min_len = 1, task.max_len = 4;
+        nn::ClassifyBatch batch = nn::count_batch(task, 3, 5, 0, 0);
+        for (int32_t &label : batch.labels) label %= 3;
+        lm::SequenceClassifier clf(shape, {3, 4});
+        for (const nn::Param &p : clf.params())
+            if (p.name == "pool/query") *p.value = same<float>(seeded_tensor(p.value->shape, 6, kWeights, 2.0));
+        const Tensor<double> seeded = seeded_tensor({3, 3}, 8, kOutputGrad, 3.0);
+        const std::vector<double> teacher(seeded.data.begin(), seeded.data.end());
+        const lm::Distillation d{0.6, 3.0};
+        auto loss = [&](bool train) -> double {
+            if (train) return clf.distillation_loss(batch, teacher, d);
+            return lm::distillation_loss(clf.logits(batch), teacher, batch.labels, 3, d) / 3.0;
+        };
+        const double worst = test::classifier_gradient_error(clf, loss, 3, 2e-2, "distillation, pool " + pool);
+        std::cout << "distillation (w 0.6, tau 3), pool " << pool << ": worst relative gradient error " << worst << "\n";
+    }
+}
+
 // No embedding table in projection mode; the features come from the words when the batch has them (same ids,
 // other words: another loss; the ids' decimal strings as words: the same loss as without words), else from the
 // ids; the embedding front reads ids only.
@@ -332,7 +392,7 @@ TEST(PqrnnClassifier, ListedByQrnnPlugins) {
         EXPECT_EQ(r.exit_code, 0) << r.output;
         for (const char *want : {"classifier", "pqrnn", "passes=inference+training precision=f32,int8",
                                  "fronts=embedding,projection", "pools=mean,last,max,attention", "tasks=classify,classify-text",
-                                 "models=", "qrnn-bidir", "projection_features"})
+                                 "models=", "qrnn-bidir", "projection_features", "teacher,distill_weight"})
             EXPECT_NE(r.output.find(want), std::string::npos) << args << ": no '" << want << "' in\n" << r.output;
     }
     const CliResult only = run_cli("plugins --kind classifier");

@@ -71,14 +71,21 @@ TEST(TextTask, BothFrontsTrainOnCorpusSourceSubsetsAndCountTheirParameters) {
               std::string::npos) << embedding.output;
 }
 
-TEST(TextTask, LearnsASeparableFileAndRepeatsItselfFromTheSeed) {
+// A separable file: "yes" for sunny words, "no" for rainy ones (flipped: the other way round), 64 training and 16
+// valid lines, as train.tsv, valid.tsv and test.tsv (= valid) of scratch directory `name`.
+std::string separable_data(const std::string &name, bool flipped = false) {
     std::string train, valid;
+    const char *yes = flipped ? "no" : "yes", *no = flipped ? "yes" : "no";
     for (int i = 0; i < 64; i++) {
         const std::string n = std::to_string(i % 7);
-        train += (i % 2 ? "yes\tsun sky light w" : "no\train cloud dark w") + n + "\n";
-        if (i < 16) valid += (i % 2 ? "yes\tsky sun x" : "no\tcloud rain x") + n + "\n";
+        train += std::string(i % 2 ? yes : no) + (i % 2 ? "\tsun sky light w" : "\train cloud dark w") + n + "\n";
+        if (i < 16) valid += std::string(i % 2 ? yes : no) + (i % 2 ? "\tsky sun x" : "\tcloud rain x") + n + "\n";
     }
-    const std::string data = scratch_data("separable", train, valid, valid);
+    return scratch_data(name, train, valid, valid);
+}
+
+TEST(TextTask, LearnsASeparableFileAndRepeatsItselfFromTheSeed) {
+    const std::string data = separable_data("separable");
     const std::string args = "train --data " + data + kSmall + " --epochs 10 --batch 8 --lr 0.01 --front projection --projection_features 64";
     const CliResult first = run_cli(args);
     ASSERT_EQ(first.exit_code, 0) << first.output;
@@ -108,6 +115,38 @@ TEST(TextTask, AKilledRunResumesFromItsCheckpointToTheSameAccuracies) {
     EXPECT_EQ(a.train, b.train);
     EXPECT_EQ(a.valid, b.valid);
     EXPECT_EQ(a.test, b.test);
+}
+
+// Distillation (--teacher): a student taught only by the teacher's soft targets (distill_weight 1) follows the
+// teacher, even against its own labels: the teacher learnt the flipped file, so the student is wrong on nearly every
+// valid line; half and half it runs and repeats itself. The keys' errors are one line.
+TEST(TextTask, DistilsATeacherCheckpoint) {
+    const std::string data = separable_data("distil"), flipped = separable_data("distil_flipped", true);
+    const std::string common = kSmall + " --epochs 10 --batch 8 --lr 0.01 ";
+    const std::string teacher = scratch_path("flipped_teacher.h5");
+    const CliResult t = run_cli("train --data " + flipped + common + "--checkpoint " + teacher);
+    ASSERT_EQ(t.exit_code, 0) << t.output;
+    EXPECT_GE(accuracy_line(t.output, R"(qrnn-bidir \(front embedding, pool mean\))").valid, 0.95) << t.output;
+    const std::string student = "train --data " + data + common + "--front projection --projection_features 64 --teacher " + teacher;
+    const std::string what = R"(qrnn-bidir \(front projection, pool mean\))";
+    const CliResult follows = run_cli(student + " --distill_weight 1 --distill_temperature 1");
+    ASSERT_EQ(follows.exit_code, 0) << follows.output;
+    EXPECT_LE(accuracy_line(follows.output, what).valid, 0.05) << follows.output;
+    const CliResult half = run_cli(student + " --distill_mix 0.5"), again = run_cli(student + " --distill_mix 0.5");
+    ASSERT_EQ(half.exit_code, 0) << half.output;
+    EXPECT_EQ(accuracy_line(half.output, what).train, accuracy_line(again.output, what).train);
+
+    expect_cli(student + " --distill_weight 1.5", 2, "key 'distill_weight': must be in [0, 1], got 1.5");
+    expect_cli(student + " --distill_temperature 0", 2, "key 'distill_temperature': must be > 0, got 0");
+    expect_cli(student + " --distill_mix 2", 2, "key 'distill_mix': must be in [0, 1], got 2");
+    expect_cli("train --data " + data + common + "--distill_weight 0.7", 2,
+               "key 'distill_weight': value '0.7': task classify-text does not use it (distillation only: set 'teacher')");
+    expect_cli("train --data " + data + common + "--teacher " + scratch_path("none.h5"), 2,
+               "key 'teacher': " + scratch_path("none.h5") + ": no such file (a classify-text checkpoint)");
+    expect_cli("train --task classify --teacher " + teacher, 2, "key 'teacher': value '" + teacher + "': task classify does not use it");
+    const std::string other = scratch_data("other_labels", "a\tsun\nb\train\n", "a\tsun\n", "a\tsun\n");
+    expect_cli("train --data " + other + common + "--teacher " + teacher, 2,
+               teacher + ": its labels (no, yes) are not those of the data (a, b)");
 }
 
 TEST(TextTask, BagOfWordsPrintsTheSameLineFormat) {

@@ -9,7 +9,12 @@ namespace qrnn::test {
 
 double classifier_gradient_error(lm::SequenceClassifier &clf, const nn::ClassifyBatch &batch, size_t stride,
                                  double bound, const std::string &what) {
-    clf.loss(batch, true);
+    return classifier_gradient_error(clf, [&](bool train) { return clf.loss(batch, train); }, stride, bound, what);
+}
+
+double classifier_gradient_error(lm::SequenceClassifier &clf, const std::function<double(bool train)> &loss, size_t stride,
+                                 double bound, const std::string &what) {
+    loss(true);
     double worst = 0;
     for (const nn::Param &p : clf.params()) {
         const Tensor<float> grad = *p.grad;
@@ -18,9 +23,9 @@ double classifier_gradient_error(lm::SequenceClassifier &clf, const nn::Classify
         for (size_t i = 0; i < p.value->size(); i += stride) {
             const float saved = p.value->data[i], eps = 1e-2f;
             p.value->data[i] = saved + eps;
-            const double up = clf.loss(batch, false);
+            const double up = loss(false);
             p.value->data[i] = saved - eps;
-            const double down = clf.loss(batch, false);
+            const double down = loss(false);
             p.value->data[i] = saved;
             const double err = std::abs((up - down) / (2 * eps) - grad.data[i]) / scale;
             EXPECT_LE(err, bound) << what << " " << p.name << "[" << i << "]";
