@@ -10,7 +10,7 @@ namespace qrnn::lm {
 namespace {
 // The checkpoint's model in `precision` (parameters as initialised); splits: train (the vocabulary), valid, the data.
 std::unique_ptr<TextClassifyRun> model_run(TrainConfig cfg, const TextClassificationSplits &splits, const std::string &precision) {
-    cfg.lm.stack.precision = precision;
+    cfg.lm.stack.precision = precision, cfg.seq.teacher.clear();  // a distilled model runs without its teacher
     auto run = std::make_unique<TextClassifyRun>(cfg, splits);
     run->set_stochastic(false);
     return run;

@@ -132,9 +132,15 @@ TEST(TextTask, DistilsATeacherCheckpoint) {
     const CliResult follows = run_cli(student + " --distill_weight 1 --distill_temperature 1");
     ASSERT_EQ(follows.exit_code, 0) << follows.output;
     EXPECT_LE(accuracy_line(follows.output, what).valid, 0.05) << follows.output;
-    const CliResult half = run_cli(student + " --distill_mix 0.5"), again = run_cli(student + " --distill_mix 0.5");
+    const std::string checkpoint = scratch_path("distilled.h5");
+    const CliResult half = run_cli(student + " --distill_mix 0.5 --checkpoint " + checkpoint), again = run_cli(student + " --distill_mix 0.5");
     ASSERT_EQ(half.exit_code, 0) << half.output;
     EXPECT_EQ(accuracy_line(half.output, what).train, accuracy_line(again.output, what).train);
+    std::filesystem::rename(teacher, teacher + ".moved");  // the distilled checkpoint evaluates without its teacher
+    const CliResult eval = run_cli("eval " + checkpoint + " --data " + data + "/valid.tsv");
+    EXPECT_EQ(eval.exit_code, 0) << eval.output;
+    EXPECT_NE(eval.output.find("accuracy "), std::string::npos) << eval.output;
+    std::filesystem::rename(teacher + ".moved", teacher);
 
     expect_cli(student + " --distill_weight 1.5", 2, "key 'distill_weight': must be in [0, 1], got 1.5");
     expect_cli(student + " --distill_temperature 0", 2, "key 'distill_temperature': must be > 0, got 0");
