@@ -126,13 +126,13 @@ double SequenceClassifier::distillation_loss(const nn::ClassifyBatch &batch, con
     return sum / static_cast<double>(B);
 }
 
-std::vector<int32_t> SequenceClassifier::predict(const nn::ClassifyBatch &batch) {
-    const std::vector<double> z = logits(batch);
-    const int64_t C = shape_.classes, B = static_cast<int64_t>(z.size()) / C;
-    std::vector<int32_t> out(B);
-    for (int64_t b = 0; b < B; b++) out[b] = static_cast<int32_t>(std::max_element(&z[b * C], &z[b * C] + C) - &z[b * C]);
+std::vector<int32_t> most_likely(const std::vector<double> &z, int64_t C) {
+    std::vector<int32_t> out(z.size() / static_cast<size_t>(C));
+    for (size_t b = 0; b < out.size(); b++) out[b] = static_cast<int32_t>(std::max_element(&z[b * C], &z[b * C] + C) - &z[b * C]);
     return out;
 }
+
+std::vector<int32_t> SequenceClassifier::predict(const nn::ClassifyBatch &batch) { return most_likely(logits(batch), shape_.classes); }
 
 std::vector<Int8LayerParams> SequenceClassifier::int8_layers() const {
     std::vector<Int8LayerParams> out;

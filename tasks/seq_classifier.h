@@ -31,6 +31,9 @@ struct ClassifierShape {
     uint64_t projection_seed = 0;       // projection: the hash seed
 };
 
+// Each row's most likely class (the first of equals) of logits [rows][classes].
+std::vector<int32_t> most_likely(const std::vector<double> &logits, int64_t classes);
+
 class SequenceClassifier {
 public:
     // run: the batch and longest sequence its layers are built for. Throws qrnn::Error on a bad shape, pool or front.

@@ -135,11 +135,11 @@ double TextClassifyRun::train_step(uint64_t index) {
     for (int64_t i = first; i < std::min(n, first + cfg_.batch); i++) batch.examples.push_back(splits_.train.examples[order_[i]]);
     model_.set_mask_draw(index);
     if (!teacher_) return model_.loss(text_classify_batch(batch, vocab_, 0, batch.size()), true);
-    std::vector<bool> spliced = splice_some(batch, index);
+    const std::vector<bool> spliced = splice_some(batch, index);
     const std::vector<double> teacher = teacher_->logits_all(batch);
-    const int64_t C = splits_.train.classes();
+    const std::vector<int32_t> teachers_class = most_likely(teacher, splits_.train.classes());
     for (int64_t i = 0; i < batch.size(); i++)
-        if (spliced[i]) batch.examples[i].label = static_cast<int32_t>(std::max_element(&teacher[i * C], &teacher[i * C] + C) - &teacher[i * C]);
+        if (spliced[i]) batch.examples[i].label = teachers_class[i];
     const Distillation d{cfg_.seq.distill_weight, cfg_.seq.distill_temperature};
     return model_.distillation_loss(text_classify_batch(batch, vocab_, 0, batch.size()), teacher, d);
 }
@@ -153,10 +153,11 @@ std::vector<bool> TextClassifyRun::splice_some(TextClassificationData &batch, ui
         if (u(rng) >= cfg_.seq.distill_mix) continue;
         const TextExample &other = splits_.train.examples[rng() % static_cast<uint64_t>(splits_.train.size())];
         std::vector<std::string> &tokens = batch.examples[i].tokens;
-        const size_t keep = 1 + rng() % tokens.size(), from = rng() % other.tokens.size();
+        const size_t keep_whole = tokens.size(), keep = 1 + rng() % tokens.size(), from = rng() % other.tokens.size();
         tokens.resize(keep);
         tokens.insert(tokens.end(), other.tokens.begin() + static_cast<std::ptrdiff_t>(from), other.tokens.end());
-        if (static_cast<int64_t>(tokens.size()) > cfg_.seq.max_len) tokens.resize(static_cast<size_t>(cfg_.seq.max_len));
+        // No longer than the longer of the two (so within every length the models, the teacher's too, were built for).
+        tokens.resize(std::min(tokens.size(), std::max(keep_whole, other.tokens.size())));
         spliced[i] = true;
     }
     return spliced;
@@ -189,12 +190,7 @@ std::string TextClassifyRun::describe() const {
 }
 
 std::vector<int32_t> TextClassifyRun::predict_all(const TextClassificationData &data) {
-    std::vector<int32_t> out;
-    for (int64_t done = 0; done < data.size(); done += kEvalBatch) {
-        const std::vector<int32_t> p = model_.predict(text_classify_batch(data, vocab_, done, std::min(kEvalBatch, data.size() - done)));
-        out.insert(out.end(), p.begin(), p.end());
-    }
-    return out;
+    return most_likely(logits_all(data), splits_.train.classes());
 }
 
 std::vector<double> TextClassifyRun::logits_all(const TextClassificationData &data) {
