@@ -41,6 +41,21 @@ Vocabulary padded(const Vocabulary &v, int64_t size, const std::string &path) {
     return Vocabulary::from_words(std::move(words));
 }
 
+// The settings of one entry of `models`: "NAME" (train's precision) or "NAME@PRECISION" (e.g. qrnn@bf16).
+TrainConfig config_of(const TrainConfig &train, const std::string &entry) {
+    TrainConfig c = train;
+    const size_t at = entry.find('@');
+    c.lm.stack.model = entry.substr(0, at);
+    if (at == std::string::npos) return c;
+    const std::string precision = entry.substr(at + 1);
+    try {
+        find_train_key("precision")->set(c, precision);
+    } catch (const Error &e) {
+        fail("key 'models': '", entry, "': precision '", precision, "': ", e.what());
+    }
+    return c;
+}
+
 struct TimedModel {
     std::unique_ptr<TrainableModel> model;
     std::vector<nn::Param> params;
@@ -63,8 +78,7 @@ void StepTimingConfig::validate() const {
                        "train-speed times steps on the training file: no epochs, validation or checkpoints");
     if (!train.results.empty()) check_output_file(train.results, "a step-timing results file (key 'results')");
     for (auto &m : models) {
-        TrainConfig c = train;
-        c.lm.stack.model = m;
+        TrainConfig c = config_of(train, m);
         if (c.valid.empty()) c.valid = c.train;  // not read: only the training file is timed on
         try {
             c.validate();
@@ -135,8 +149,7 @@ StepTimings time_training_steps(const StepTimingConfig &cfg, std::ostream &log) 
 
     std::vector<TimedModel> models;
     for (auto &name : cfg.models) {
-        TrainConfig c = tc;
-        c.lm.stack.model = name;
+        const TrainConfig c = config_of(tc, name);
         TimedModel m;
         m.model = make_language_model(c, vocab.size());
         m.params = m.model->params();
@@ -145,7 +158,7 @@ StepTimings time_training_steps(const StepTimingConfig &cfg, std::ostream &log) 
         for (auto &p : m.params) m.times.parameters += static_cast<int64_t>(p.value->size());
         m.model->set_stochastic(true);
         log << "model " << name << ": " << tc.lm.stack.layers << " x " << tc.lm.stack.hidden << ", embedding "
-            << tc.lm.stack.input << ", " << m.times.parameters << " parameters\n";
+            << tc.lm.stack.input << ", " << m.times.parameters << " parameters, precision " << c.lm.stack.precision << "\n";
         models.push_back(std::move(m));
     }
     const size_t M = models.size();

@@ -5,7 +5,8 @@
 // forward + backward) and optimization (clipping, L2, SGD). Warm-up rounds are not recorded.
 //
 // Config (`qrnn train-speed CONFIG.yaml`, experiments/paper_fig4_left.yaml): a flat YAML mapping of the
-// training keys (lm/train_config.h) plus `models` (a list), `warmup`, `batches` (timed rounds) and `vocab`
+// training keys (lm/train_config.h) plus `models` (a list; `qrnn@bf16` is the qrnn in precision bf16 whatever the
+// key `precision` says, so one run times both precisions side by side), `warmup`, `batches` (timed rounds) and `vocab`
 // (pad the training file's vocabulary with unused words to this size, to time a real vocabulary's softmax).
 //
 // Results file (HDF5, written atomically): attributes on / format = "qrnn-lm-step-timing", config ("key:
@@ -25,7 +26,7 @@ namespace qrnn::lm {
 
 struct StepTimingConfig {
     TrainConfig train;                // every model's settings; train.lm.stack.model is replaced per model
-    std::vector<std::string> models;  // e.g. qrnn, lstm-onednn, lstm-halide
+    std::vector<std::string> models;  // e.g. qrnn, lstm-onednn, lstm-halide; NAME@PRECISION: in that precision (qrnn@bf16)
     int64_t warmup = 2, batches = 10; // rounds (one step of every model each) not recorded, then recorded
     int64_t vocab = 0;                // 0: the training file's vocabulary
     void validate() const;            // throws qrnn::Error naming the bad key and value

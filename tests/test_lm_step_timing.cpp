@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "core/hash_rng.h"
 #include "core/streams.h"
@@ -105,6 +106,28 @@ TEST(TrainSpeed, TinyFig4RunWritesResultsThatTheReportDraws) {
     ASSERT_EQ(ours.exit_code, 0) << ours.output;
     EXPECT_EQ(ours.output.find("paper (Bradbury"), std::string::npos);
     EXPECT_NE(ours.output.find("ours (CPU, ms):"), std::string::npos);
+}
+
+// `models` entries NAME@PRECISION: the QRNN in bf16 beside itself in f32 in one run (Fig. 4 left in bf16), its own
+// row with a paired ratio to the f32 QRNN; a precision a model does not train in, or none at all, is an error.
+TEST(TrainSpeed, TimesTheQrnnInBf16BesideF32) {
+    const std::string results = scratch_path("fig4/bf16.h5");
+    CliResult r = run_cli("train-speed " + kExperiment + kTiny + " --models qrnn,qrnn@bf16 --results " + results);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(std::regex_search(r.output, std::regex("model qrnn: 2 x 16, embedding 16, \\d+ parameters, precision f32\n")))
+        << r.output;
+    EXPECT_TRUE(std::regex_search(r.output, std::regex("model qrnn@bf16: 2 x 16, embedding 16, \\d+ parameters, precision bf16\n")))
+        << r.output;
+    const lm::StepTimings t = lm::read_step_timings(results);
+    ASSERT_EQ(t.models.size(), 2u);
+    EXPECT_EQ(t.models[1].model, "qrnn@bf16");
+    EXPECT_EQ(t.models[1].parameters, t.models[0].parameters);
+    CliResult report = run_cli("report " + results);
+    ASSERT_EQ(report.exit_code, 0) << report.output;
+    EXPECT_NE(report.output.find("  qrnn@bf16"), std::string::npos) << report.output;
+    const std::string base = "train-speed " + kExperiment + kTiny + " --models ";
+    expect_cli(base + "qrnn,qrnn@fp8", 2, "key 'models': 'qrnn@fp8': precision 'fp8': must be one of f32, bf16");
+    expect_cli(base + "qrnn,lstm-onednn@bf16", 2, "model 'lstm-onednn@bf16': model 'lstm-onednn' trains in f32 only");
 }
 
 TEST(TrainSpeed, BadInputIsOneLineNamingKeyOrFile) {
