@@ -153,6 +153,13 @@ TEST(TextTask, DistilsATeacherCheckpoint) {
     const std::string other = scratch_data("other_labels", "a\tsun\nb\train\n", "a\tsun\n", "a\tsun\n");
     expect_cli("train --data " + other + common + "--teacher " + teacher, 2,
                teacher + ": its labels (no, yes) are not those of the data (a, b)");
+    // A teacher that is not a classify-text checkpoint: a text file, or the synthetic task classify's checkpoint.
+    expect_cli("train --data " + data + common + "--teacher " + data + "/train.tsv", 2, data + "/train.tsv");
+    const std::string synthetic = scratch_path("synthetic_classify.h5");
+    ASSERT_EQ(run_cli("train --task classify --emb 8 --hidden 8 --layers 1 --epochs 1 --max_batches 2 --eval_size 8 "
+                      "--log_seconds 100 --checkpoint " + synthetic).exit_code, 0);
+    expect_cli("train --data " + data + common + "--teacher " + synthetic, 2,
+               synthetic + ": a checkpoint of task classify, not classify-text");
 }
 
 TEST(TextTask, BagOfWordsPrintsTheSameLineFormat) {
