@@ -151,14 +151,17 @@ void set_final_attrs(SeqResults &results, double best) {
     results.attrs["final_accuracy"] = last.accuracy, results.attrs["best_accuracy"] = best;
 }
 
+// The keys of distillation's settings, which only a teacher uses.
+const std::vector<std::string> kDistillSettings = {"distill_weight", "distill_temperature", "distill_mix"};
+
 // The classifier's keys that must match to resume: classify-text's min_count, and the front's (none for the
 // embedding front: its checkpoints from before these keys resume).
 std::string classifier_identity(const TrainConfig &cfg) {
     std::string text = cfg.seq.task == "classify-text" ? "min_count=" + std::to_string(cfg.seq.min_count) + ";" : "";
-    if (!cfg.seq.teacher.empty())  // distillation (none: the identity of checkpoints from before it)
-        text += "teacher=" + cfg.seq.teacher + ";distill_weight=" + find_train_key("distill_weight")->get(cfg) +
-                ";distill_temperature=" + find_train_key("distill_temperature")->get(cfg) +
-                ";distill_mix=" + find_train_key("distill_mix")->get(cfg) + ";";
+    if (!cfg.seq.teacher.empty()) {  // distillation (none: the identity of checkpoints from before it)
+        text += "teacher=" + cfg.seq.teacher + ";";
+        for (const std::string &key : kDistillSettings) text += key + "=" + find_train_key(key)->get(cfg) + ";";
+    }
     if (!is_classifier(cfg.seq.task) || cfg.seq.front == "embedding") return text;
     return text + "front=" + cfg.seq.front + ";projection_features=" + std::to_string(cfg.seq.projection_features) +
            ";projection_seed=" + std::to_string(cfg.seq.projection_seed) + ";";
@@ -356,7 +359,7 @@ void validate_task_data(const TrainConfig &cfg, const TrainConfig &defaults) {
         if (!(cfg.seq.distill_mix >= 0 && cfg.seq.distill_mix <= 1))
             fail("key 'distill_mix': must be in [0, 1], got ", cfg.seq.distill_mix);
         if (cfg.seq.teacher.empty())
-            refuse_unused_keys(cfg, defaults, {"distill_weight", "distill_temperature", "distill_mix"}, "distillation only: set 'teacher'");
+            refuse_unused_keys(cfg, defaults, kDistillSettings, "distillation only: set 'teacher'");
         else if (!std::filesystem::exists(cfg.seq.teacher))
             fail("key 'teacher': ", cfg.seq.teacher, ": no such file (a classify-text checkpoint)");
         return;
