@@ -146,16 +146,18 @@ private:
     std::vector<LayerParams<float>> layers_;
 };
 
-// --pass training --verify: the output and every gradient against ref::cnn_backward (loss = sum(dy * y)).
+// --pass training --verify: the output and every gradient against ref::cnn_backward (loss = sum(dy * y)), in bf16
+// with the operands rounded alike.
 Comparison verify_cnn_training(const TrainingStep &s) {
+    const Precision precision = parse_precision(s.cfg.precision);
     std::vector<LayerParams<double>> layers;
     for (size_t l = 0; l < s.stack.size(); l++) {
         auto p = s.stack.layer(l).params();  // weights, bias
         layers.push_back({convert<double>(*p[0].value), convert<double>(*p[1].value)});
     }
     const Tensor<double> x = convert<double>(s.x);
-    Comparison worst = compare(s.y, ref::cnn_forward(x, layers));
-    ref::CnnGrads g = ref::cnn_backward(x, layers, convert<double>(s.dy));
+    Comparison worst = compare(s.y, ref::cnn_forward(x, layers, precision));
+    ref::CnnGrads g = ref::cnn_backward(x, layers, convert<double>(s.dy), precision);
     keep_worst(worst, compare(s.dx, g.dx));
     for (size_t l = 0; l < s.stack.size(); l++) {
         auto p = s.stack.layer(l).params();
@@ -169,6 +171,7 @@ Comparison verify_cnn_training(const TrainingStep &s) {
 void register_cnn(const std::string &name, const std::string &description, bool pooled) {
     ModelPlugin p;
     p.name = name, p.description = description, p.options = {"window", "layers", "precision"}, p.targets = {"cpu"};
+    if (!pooled) p.options.push_back("precision-training");
     p.validate = require_eval;
     p.build = [pooled](const ModelConfig &cfg, const RunOptions &) -> std::unique_ptr<Model> {
         return std::make_unique<CnnModel>(cfg, pooled);
@@ -189,10 +192,10 @@ LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t l) {
     return p;
 }
 
-void cnn_layer_forward(Tensor<float> &x, LayerParams<float> &p, Tensor<float> &y) {
+void cnn_layer_forward(Tensor<float> &x, LayerParams<float> &p, Tensor<float> &y, Precision precision) {
     CnnPipelines &pipes = pipelines();
     std::lock_guard<std::mutex> lock(pipes.mutex);
-    pipes.get(false, Precision::f32).run(x, p.weights, p.bias, y);
+    pipes.get(false, precision).run(x, p.weights, p.bias, y);
 }
 
 void define_cnn_input_padded(ConvFuncs &f, const ImageParam &x) {

@@ -12,8 +12,9 @@ namespace qrnn {
 void define_cnn_input_padded(ConvFuncs &f, const Halide::ImageParam &x);
 
 LayerParams<float> init_cnn_params(const CnnOptions &opt, int64_t layer);  // weights [1][k][n_l][m], bias [1][m]
-// One layer's y [T][B][m] = tanh(masked conv of x [T][B][n]) by the Halide pipeline (zeros before the sequence).
-void cnn_layer_forward(Tensor<float> &x, LayerParams<float> &p, Tensor<float> &y);
+// One layer's y [T][B][m] = tanh(masked conv of x [T][B][n]) by the Halide pipeline (zeros before the sequence),
+// the conv's operands in `precision` (f32 or bf16).
+void cnn_layer_forward(Tensor<float> &x, LayerParams<float> &p, Tensor<float> &y, Precision precision);
 double cnn_layer_flops(int64_t n, int64_t m, int64_t k);  // per step and batch row: conv multiply/adds + bias
 // The trainable layer (cnn_layer.cpp): layer `index` of cfg's stack.
 std::unique_ptr<nn::Layer> make_cnn_layer(const ModelConfig &cfg, int64_t index);

@@ -3,6 +3,7 @@
 // no dropout) under the "tuned" training schedule's GEMM schedule (schedules/cpu_backward.h).
 #include "plugins/cnn_backward.h"
 
+#include <memory>
 #include <mutex>
 
 #include "core/qrnn_backward.h"
@@ -25,7 +26,8 @@ struct CnnBackwardFuncs {
     Func dpre{"cnn_dpre"};                                     // (h, b, t, g = 0), 0 outside t in [0, T) and h >= m
     BackwardFuncs D;
 
-    explicit CnnBackwardFuncs(const Target &target) {
+    CnnBackwardFuncs(const Target &target, Precision precision) {
+        in.fwd.precision = D.fwd.precision = precision;
         const ImageParam &x = in.fwd.x, &w = in.fwd.weights;
         D.n = x.dim(0).extent(), D.B = x.dim(1).extent(), D.T = x.dim(2).extent();
         D.m = w.dim(0).extent(), D.k = w.dim(2).extent(), D.G = 1;
@@ -47,10 +49,9 @@ void schedule_cpu(CnnBackwardFuncs &F, const Target &target) {
 
 struct CompiledCnnBackward {
     Target target = get_jit_target_from_environment();
-    CnnBackwardFuncs funcs{target};
+    CnnBackwardFuncs funcs;
     Kernel pipeline;
-    std::mutex mutex;
-    CompiledCnnBackward() {
+    explicit CompiledCnnBackward(Precision precision) : funcs(target, precision) {
         schedule_cpu(funcs, target);
         pipeline = Pipeline({funcs.D.dweights, funcs.D.dbias, funcs.D.dx});
         compile_kernels({&pipeline}, target);
@@ -62,9 +63,15 @@ Halide::Buffer<float> view_of(const Tensor<float> &t) { return view(const_cast<T
 }  // namespace
 
 void cnn_layer_backward(const Tensor<float> &x, const Tensor<float> &weights, const Tensor<float> &y,
-                        const Tensor<float> &dy, Tensor<float> &dweights, Tensor<float> &dbias, Tensor<float> &dx) {
-    static CompiledCnnBackward compiled;
-    std::lock_guard<std::mutex> lock(compiled.mutex);
+                        const Tensor<float> &dy, Tensor<float> &dweights, Tensor<float> &dbias, Tensor<float> &dx,
+                        Precision precision) {
+    // One pipeline per precision, each compiled at its first use.
+    static std::mutex mutex;
+    static std::unique_ptr<CompiledCnnBackward> pipelines[2];
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<CompiledCnnBackward> &slot = pipelines[precision == Precision::bf16];
+    if (!slot) slot = std::make_unique<CompiledCnnBackward>(precision);
+    CompiledCnnBackward &compiled = *slot;
     ensure_shape(dweights, weights.shape);
     ensure_shape(dbias, {1, weights.dim(3)});
     ensure_shape(dx, x.shape);

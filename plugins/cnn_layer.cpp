@@ -17,8 +17,8 @@ struct CnnTape : nn::Tape {
 
 class CnnLayer : public nn::Layer {
 public:
-    CnnLayer(const CnnOptions &opt, int64_t index)
-        : n_(opt.layer_input(index)), m_(opt.hidden), k_(opt.window), value_(init_cnn_params(opt, index)),
+    CnnLayer(const CnnOptions &opt, int64_t index, Precision precision)
+        : n_(opt.layer_input(index)), m_(opt.hidden), k_(opt.window), precision_(precision), value_(init_cnn_params(opt, index)),
           grad_{Tensor<float>(value_.weights.shape), Tensor<float>(value_.bias.shape)} {}
 
     std::string kind() const override { return "cnn"; }
@@ -44,7 +44,7 @@ public:
             fail("cnn: input has shape ", x.shape_str(), ", expected [T][B][", n_, "]");
         const int64_t T = x.dim(0), B = x.dim(1);
         ensure_shape(y, {T, B, m_});
-        cnn_layer_forward(const_cast<Tensor<float> &>(x), value_, y);
+        cnn_layer_forward(const_cast<Tensor<float> &>(x), value_, y, precision_);
         if (tape_base) {
             auto &tape = dynamic_cast<CnnTape &>(*tape_base);
             tape.x = x, tape.y = y;
@@ -57,13 +57,15 @@ public:
         const auto &tape = dynamic_cast<const CnnTape &>(tape_base);
         if (tape.y.shape.empty()) fail("cnn: backward needs the tape of a forward pass");
         if (dy.shape != tape.y.shape) fail("cnn: dy has shape ", dy.shape_str(), ", expected ", tape.y.shape_str());
-        cnn_layer_backward(tape.x, value_.weights, tape.y, dy, scratch_.dweights, scratch_.dbias, dx ? *dx : scratch_.dx);
+        cnn_layer_backward(tape.x, value_.weights, tape.y, dy, scratch_.dweights, scratch_.dbias, dx ? *dx : scratch_.dx,
+                           precision_);
         nn::add_into(grad_.weights, scratch_.dweights);
         nn::add_into(grad_.bias, scratch_.dbias);
     }
 
 private:
     int64_t n_, m_, k_;
+    Precision precision_;  // the conv GEMMs' operands, forward and backward (f32 or bf16)
     LayerParams<float> value_, grad_;
     // The backward's outputs before they are added into the gradients (and dx when not asked for), kept between
     // calls: allocated afresh, their pages were faulted in on every step (tests/test_buffer_cache.cpp).
@@ -76,6 +78,6 @@ private:
 
 std::unique_ptr<nn::Layer> make_cnn_layer(const ModelConfig &cfg, int64_t index) {
     require_environment_target("cnn", cfg.target);
-    return std::make_unique<CnnLayer>(cnn_options(cfg), index);
+    return std::make_unique<CnnLayer>(cnn_options(cfg), index, parse_precision(cfg.precision));
 }
 }  // namespace qrnn

@@ -88,29 +88,31 @@ LstmStackGrads lstm_stack_backward(const Tensor<double> &x, const std::vector<Ls
     return out;
 }
 
-CnnGrads cnn_backward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers, const Tensor<double> &dy) {
+CnnGrads cnn_backward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers, const Tensor<double> &dy,
+                      Precision precision) {
     const int64_t L = static_cast<int64_t>(layers.size()), T = x.dim(0), B = x.dim(1);
     std::vector<Tensor<double>> inputs{x};  // inputs[l]: layer l's input; inputs[L]: the output y
-    for (const LayerParams<double> &p : layers) inputs.push_back(cnn_forward(inputs.back(), {p}));
+    for (const LayerParams<double> &p : layers) inputs.push_back(cnn_forward(inputs.back(), {p}, precision));
     CnnGrads out{std::vector<LayerParams<double>>(L), Tensor<double>()};
     Tensor<double> d_output = dy;
     for (int64_t l = L - 1; l >= 0; l--) {
-        const LayerParams<double> &p = layers[l];
-        const Tensor<double> &in = inputs[l], &y = inputs[l + 1];
-        const int64_t k = p.weights.dim(1), n = p.weights.dim(2), m = p.weights.dim(3);
-        LayerParams<double> g{Tensor<double>(p.weights.shape), Tensor<double>(p.bias.shape)};
+        const Tensor<double> w = operand_values(layers[l].weights, precision), in = operand_values(inputs[l], precision);
+        const Tensor<double> &y = inputs[l + 1];
+        const int64_t k = w.dim(1), n = w.dim(2), m = w.dim(3);
+        LayerParams<double> g{Tensor<double>(w.shape), Tensor<double>(layers[l].bias.shape)};
         Tensor<double> dx({T, B, n});
         for (int64_t t = 0; t < T; t++)
             for (int64_t b = 0; b < B; b++)
                 for (int64_t h = 0; h < m; h++) {
-                    const double dpre = d_output(t, b, h) * (1 - y(t, b, h) * y(t, b, h));
-                    g.bias(0, h) += dpre;
+                    const double dpre_exact = d_output(t, b, h) * (1 - y(t, b, h) * y(t, b, h));
+                    const double dpre = operand_value(dpre_exact, precision);
+                    g.bias(0, h) += dpre_exact;
                     for (int64_t j = 0; j < k; j++) {
                         const int64_t src = t - (k - 1) + j;  // negative: the zeros before the sequence
                         if (src < 0) continue;
                         for (int64_t c = 0; c < n; c++) {
                             g.weights(0, j, c, h) += dpre * in(src, b, c);
-                            dx(src, b, c) += dpre * p.weights(0, j, c, h);
+                            dx(src, b, c) += dpre * w(0, j, c, h);
                         }
                     }
                 }

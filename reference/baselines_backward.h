@@ -28,12 +28,14 @@ LstmStackGrads lstm_stack_backward(const Tensor<double> &x, const std::vector<Ls
                                    const Tensor<double> &h0, const Tensor<double> &c0, const Tensor<double> &dh,
                                    const Tensor<double> &dh_T, const Tensor<double> &dc_T);
 
-// Gradients of sum(dy * y) for the CNN baseline (cnn_forward; y [T][B][m] of the last layer).
+// Gradients of sum(dy * y) for the CNN baseline (cnn_forward; y [T][B][m] of the last layer). bf16: the forward's
+// operands rounded as cnn_forward rounds them, and the GEMMs' (dpre, each layer's input, the weights) alike
+// (operand_values); dbias sums dpre unrounded.
 struct CnnGrads {
     std::vector<LayerParams<double>> layers;  // weights [1][k][n_l][m], bias [1][m]
     Tensor<double> dx;                        // [T][B][n]
 };
 CnnGrads cnn_backward(const Tensor<double> &x, const std::vector<LayerParams<double>> &layers,
-                      const Tensor<double> &dy);
+                      const Tensor<double> &dy, Precision precision = Precision::f32);
 
 }  // namespace qrnn::ref
