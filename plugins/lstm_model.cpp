@@ -95,10 +95,11 @@ Comparison LstmModel::verify() {
 void register_lstm_model(const std::string &name, const std::string &description, std::vector<std::string> targets,
                          std::function<std::string()> unavailable,
                          std::function<std::unique_ptr<Model>(const ModelConfig &)> build, nn::LayerFactory layer,
-                         std::function<std::string(const ModelConfig &)> bf16) {
+                         std::function<std::string(const ModelConfig &)> bf16, bool bf16_training) {
     ModelPlugin p;
     p.name = name, p.description = description, p.options = {"layers"};
     if (bf16) p.options.push_back("precision"), p.unavailable_for = std::move(bf16);
+    if (bf16_training) p.options.push_back("precision-training");
     p.targets = std::move(targets), p.unavailable = std::move(unavailable);
     p.validate = require_eval;
     p.build = [build](const ModelConfig &cfg, const RunOptions &) { return build(cfg); };

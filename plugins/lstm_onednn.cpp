@@ -133,7 +133,7 @@ const bool lstm_onednn_registered = [] {
                                 fail("lstm-onednn: oneDNN: ", e.what());
                             }
                         },
-                        make_lstm_onednn_layer, bf16_lstm_unavailable);
+                        make_lstm_onednn_layer, bf16_lstm_unavailable, true);
     return true;
 }();
 }  // namespace

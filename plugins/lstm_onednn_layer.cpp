@@ -2,6 +2,9 @@
 // a tape is recorded, forward_inference otherwise) and lstm_backward. Primitives are built once per (T, B);
 // the weights are reordered from our layout (ldigo) into the primitives' formats on every call (they change
 // between training steps), the weight gradients back into ldigo and added to the layer's gradients.
+// bf16 (--precision bf16): oneDNN's bf16 LSTM training, its data types as oneDNN 2.6 takes them: the input, h
+// (h0, each step's, h_T), the layer's output and the weights in bf16, converted from and to our f32 tensors here;
+// c, the bias and every gradient (dx, dh0, dc0, the weights') in f32.
 #include <dnnl.hpp>
 #include <map>
 
@@ -19,14 +22,16 @@ using dnnl::memory;
 
 struct OnednnTape : nn::Tape {
     int64_t T = 0, B = 0;
-    Tensor<float> x, h0, c0, y, h_T, c_T;  // the forward's inputs and outputs
+    Tensor<float> x, h0, c0, y, h_T, c_T;  // the forward's inputs and outputs (f32)
+    memory x_act, h0_act, y_act, h_T_act;  // x, h0, y, h_T as the primitives read them: over the tensors (f32), or bf16
     memory workspace;
 };
 
 class LstmOnednnLayer : public LstmLayer {
 public:
     LstmOnednnLayer(const ModelConfig &cfg, int64_t index)
-        : LstmLayer("lstm-onednn", lstm_options(cfg), index), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+        : LstmLayer("lstm-onednn", lstm_options(cfg), index), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_),
+          act_(parse_precision(cfg.precision) == Precision::bf16 ? memory::data_type::bf16 : memory::data_type::f32) {}
 
     std::unique_ptr<nn::Tape> make_tape() const override { return std::make_unique<OnednnTape>(); }
 
@@ -38,26 +43,42 @@ public:
         const auto &pd = tape ? p.training_pd : p.inference_pd;
         ensure_shape(y, {T, B, m_});
         Tensor<float> h_T({B, m_}), c_T({B, m_});
+        // bf16: the input and h0 converted, the outputs written in bf16 and converted back below. A tape keeps them.
+        const bool keep = tape != nullptr;
+        memory x_act, h0_act, y_act = outputs(p.layer_out, y, keep, 10), h_T_act = outputs(p.state, h_T, keep, 11);
+        run([&] {
+            x_act = activations(p.layer_in, p.d_layer_in, x, keep, 8);
+            h0_act = activations(p.state, p.d_state, state.at("h"), keep, 9);
+        });
         std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC_LAYER, wrap(p.layer_in, x)},
-            {DNNL_ARG_SRC_ITER, wrap(p.state, state.at("h"))},
-            {DNNL_ARG_SRC_ITER_C, wrap(p.state, state.at("c"))},
+            {DNNL_ARG_SRC_LAYER, x_act},
+            {DNNL_ARG_SRC_ITER, h0_act},
+            {DNNL_ARG_SRC_ITER_C, wrap(p.state_c, state.at("c"))},
             {DNNL_ARG_WEIGHTS_LAYER, prepared(pd.weights_layer_desc(), wrap(p.user_w_layer, value_.w_input), tape ? 2 : 0)},
             {DNNL_ARG_WEIGHTS_ITER, prepared(pd.weights_iter_desc(), wrap(p.user_w_iter, value_.w_recurrent), tape ? 3 : 1)},
             {DNNL_ARG_BIAS, wrap(p.bias, value_.bias)},
-            {DNNL_ARG_DST_LAYER, wrap(p.layer_out, y)},
-            {DNNL_ARG_DST_ITER, wrap(p.state, h_T)},
-            {DNNL_ARG_DST_ITER_C, wrap(p.state, c_T)}};
+            {DNNL_ARG_DST_LAYER, y_act},
+            {DNNL_ARG_DST_ITER, h_T_act},
+            {DNNL_ARG_DST_ITER_C, wrap(p.state_c, c_T)}};
         if (tape) {
             if (!tape->workspace || tape->workspace.get_desc() != pd.workspace_desc())
                 tape->workspace = memory(pd.workspace_desc(), engine_);
             args[DNNL_ARG_WORKSPACE] = tape->workspace;
         }
-        run([&] { (tape ? p.training : p.inference).execute(stream_, args); });
+        run([&] {
+            (tape ? p.training : p.inference).execute(stream_, args);
+            if (bf16()) to_f32(y_act, p.d_layer_out, y), to_f32(h_T_act, p.d_state, h_T);
+        });
         if (tape) {
             tape->T = T, tape->B = B;
             tape->x = x, tape->h0 = state.at("h"), tape->c0 = state.at("c");
             tape->y = y, tape->h_T = h_T, tape->c_T = c_T;
+            if (bf16()) {
+                tape->x_act = x_act, tape->h0_act = h0_act, tape->y_act = y_act, tape->h_T_act = h_T_act;
+            } else {  // over the tape's own copies
+                tape->x_act = wrap(p.layer_in, tape->x), tape->h0_act = wrap(p.state, tape->h0);
+                tape->y_act = wrap(p.layer_out, tape->y), tape->h_T_act = wrap(p.state, tape->h_T);
+            }
         }
         state.at("h") = std::move(h_T);
         state.at("c") = std::move(c_T);
@@ -81,22 +102,22 @@ public:
         memory &d_w_layer = scratch(pd.diff_weights_layer_desc(), 6), &d_w_iter = scratch(pd.diff_weights_iter_desc(), 7);
         Tensor<float> d_bias(value_.bias.shape);
         std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC_LAYER, wrap(p.layer_in, tape.x)},
-            {DNNL_ARG_SRC_ITER, wrap(p.state, tape.h0)},
-            {DNNL_ARG_SRC_ITER_C, wrap(p.state, tape.c0)},
+            {DNNL_ARG_SRC_LAYER, tape.x_act},
+            {DNNL_ARG_SRC_ITER, tape.h0_act},
+            {DNNL_ARG_SRC_ITER_C, wrap(p.state_c, tape.c0)},
             {DNNL_ARG_WEIGHTS_LAYER, prepared(pd.weights_layer_desc(), wrap(p.user_w_layer, value_.w_input), 4)},
             {DNNL_ARG_WEIGHTS_ITER, prepared(pd.weights_iter_desc(), wrap(p.user_w_iter, value_.w_recurrent), 5)},
             {DNNL_ARG_BIAS, wrap(p.bias, value_.bias)},
-            {DNNL_ARG_DST_LAYER, wrap(p.layer_out, tape.y)},
-            {DNNL_ARG_DST_ITER, wrap(p.state, tape.h_T)},
-            {DNNL_ARG_DST_ITER_C, wrap(p.state, tape.c_T)},
+            {DNNL_ARG_DST_LAYER, tape.y_act},
+            {DNNL_ARG_DST_ITER, tape.h_T_act},
+            {DNNL_ARG_DST_ITER_C, wrap(p.state_c, tape.c_T)},
             {DNNL_ARG_WORKSPACE, tape.workspace},
-            {DNNL_ARG_DIFF_DST_LAYER, wrap(p.layer_out, dy)},
-            {DNNL_ARG_DIFF_DST_ITER, wrap(p.state, d_final ? d_final->at("h") : zeros)},
-            {DNNL_ARG_DIFF_DST_ITER_C, wrap(p.state, d_final ? d_final->at("c") : zeros)},
-            {DNNL_ARG_DIFF_SRC_LAYER, wrap(p.layer_in, dx_out)},
-            {DNNL_ARG_DIFF_SRC_ITER, wrap(p.state, dh0)},
-            {DNNL_ARG_DIFF_SRC_ITER_C, wrap(p.state, dc0)},
+            {DNNL_ARG_DIFF_DST_LAYER, wrap(p.d_layer_out, dy)},
+            {DNNL_ARG_DIFF_DST_ITER, wrap(p.d_state, d_final ? d_final->at("h") : zeros)},
+            {DNNL_ARG_DIFF_DST_ITER_C, wrap(p.state_c, d_final ? d_final->at("c") : zeros)},
+            {DNNL_ARG_DIFF_SRC_LAYER, wrap(p.d_layer_in, dx_out)},
+            {DNNL_ARG_DIFF_SRC_ITER, wrap(p.d_state, dh0)},
+            {DNNL_ARG_DIFF_SRC_ITER_C, wrap(p.state_c, dc0)},
             {DNNL_ARG_DIFF_WEIGHTS_LAYER, d_w_layer},
             {DNNL_ARG_DIFF_WEIGHTS_ITER, d_w_iter},
             {DNNL_ARG_DIFF_BIAS, wrap(p.bias, d_bias)}};
@@ -112,7 +133,9 @@ public:
 
 private:
     struct Primitives {
-        memory::desc layer_in, layer_out, state, user_w_layer, user_w_iter, bias;
+        memory::desc layer_in, layer_out, state;        // x, y, h in act_ (f32 or bf16)
+        memory::desc d_layer_in, d_layer_out, d_state;  // the same in f32: their gradients, and our tensors
+        memory::desc state_c, user_w_layer, user_w_iter, bias;  // f32
         dnnl::lstm_forward::primitive_desc inference_pd, training_pd;
         dnnl::lstm_backward::primitive_desc backward_pd;
         dnnl::lstm_forward inference, training;
@@ -124,23 +147,26 @@ private:
         if (it != cache_.end()) return it->second;
         const memory::dim n = n_, m = m_, G = kLstmGates;
         Primitives p;
-        p.layer_in = f32({T, B, n}, tag::tnc), p.layer_out = f32({T, B, m}, tag::tnc);
-        p.state = f32({1, 1, B, m}, tag::ldnc);
+        auto act = [&](const memory::dims &dims, tag t) { return memory::desc(dims, act_, t); };
+        p.layer_in = act({T, B, n}, tag::tnc), p.layer_out = act({T, B, m}, tag::tnc), p.state = act({1, 1, B, m}, tag::ldnc);
+        p.d_layer_in = f32({T, B, n}, tag::tnc), p.d_layer_out = f32({T, B, m}, tag::tnc), p.d_state = f32({1, 1, B, m}, tag::ldnc);
+        p.state_c = p.d_state;
         p.user_w_layer = f32({1, 1, n, G, m}, tag::ldigo), p.user_w_iter = f32({1, 1, m, G, m}, tag::ldigo);
         p.bias = f32({1, 1, G, m}, tag::ldgo);
-        auto any_w_layer = f32({1, 1, n, G, m}, tag::any), any_w_iter = f32({1, 1, m, G, m}, tag::any);
+        auto any_w_layer = act({1, 1, n, G, m}, tag::any), any_w_iter = act({1, 1, m, G, m}, tag::any);
+        auto any_dw_layer = f32({1, 1, n, G, m}, tag::any), any_dw_iter = f32({1, 1, m, G, m}, tag::any);
         const auto dir = dnnl::rnn_direction::unidirectional_left2right;
         auto forward = [&](dnnl::prop_kind kind) {
-            dnnl::lstm_forward::desc d(kind, dir, p.layer_in, p.state, p.state, any_w_layer, any_w_iter, p.bias,
-                                       p.layer_out, p.state, p.state);
+            dnnl::lstm_forward::desc d(kind, dir, p.layer_in, p.state, p.state_c, any_w_layer, any_w_iter, p.bias,
+                                       p.layer_out, p.state, p.state_c);
             return dnnl::lstm_forward::primitive_desc(d, engine_);
         };
         run([&] {
             p.inference_pd = forward(dnnl::prop_kind::forward_inference);
             p.training_pd = forward(dnnl::prop_kind::forward_training);
-            dnnl::lstm_backward::desc d(dnnl::prop_kind::backward, dir, p.layer_in, p.state, p.state, any_w_layer,
-                                        any_w_iter, p.bias, p.layer_out, p.state, p.state, p.layer_in, p.state, p.state,
-                                        any_w_layer, any_w_iter, p.bias, p.layer_out, p.state, p.state);
+            dnnl::lstm_backward::desc d(dnnl::prop_kind::backward, dir, p.layer_in, p.state, p.state_c, any_w_layer,
+                                        any_w_iter, p.bias, p.layer_out, p.state, p.state_c, p.d_layer_in, p.d_state,
+                                        p.state_c, any_dw_layer, any_dw_iter, p.bias, p.d_layer_out, p.d_state, p.state_c);
             p.backward_pd = dnnl::lstm_backward::primitive_desc(d, engine_, p.training_pd);
             p.inference = dnnl::lstm_forward(p.inference_pd);
             p.training = dnnl::lstm_forward(p.training_pd);
@@ -160,6 +186,25 @@ private:
     }
 
     memory wrap(const memory::desc &d, const Tensor<float> &t) { return onednn::wrap(d, engine_, t.data.data()); }
+    bool bf16() const { return act_ == memory::data_type::bf16; }
+    // The f32 tensor t (of layout user) as the primitive reads it (layout want): t itself (f32), or converted into
+    // a new memory (a tape keeps it) or the scratch memory of `slot`.
+    memory activations(const memory::desc &want, const memory::desc &user, const Tensor<float> &t, bool keep, int slot) {
+        if (!bf16()) return wrap(want, t);
+        memory mem = keep ? memory(want, engine_) : scratch(want, slot);
+        memory from = wrap(user, t);
+        dnnl::reorder(from, mem).execute(stream_, from, mem);
+        return mem;
+    }
+    // Where the primitive writes an output of f32 tensor t: t itself (f32), or a bf16 memory as activations'.
+    memory outputs(const memory::desc &want, const Tensor<float> &t, bool keep, int slot) {
+        if (!bf16()) return wrap(want, t);
+        return keep ? memory(want, engine_) : scratch(want, slot);
+    }
+    void to_f32(const memory &from, const memory::desc &user, Tensor<float> &t) {
+        memory to = wrap(user, t);
+        dnnl::reorder(from, to).execute(stream_, const_cast<memory &>(from), to);
+    }
     // A memory of layout d kept in `slot` across calls (fresh allocations cost page faults, expensive in a VM).
     memory &scratch(const memory::desc &d, int slot) {
         memory &mem = scratch_[slot];
@@ -187,9 +232,11 @@ private:
 
     dnnl::engine engine_;
     dnnl::stream stream_;
+    memory::data_type act_;  // of x, h, y and the weights the primitives read
     std::map<std::pair<int64_t, int64_t>, Primitives> cache_;
-    // Slots: weights for inference (0, 1), training (2, 3), backward (4, 5); weight gradients (6, 7).
-    memory scratch_[8];
+    // Slots: weights for inference (0, 1), training (2, 3), backward (4, 5); weight gradients (6, 7); bf16 inference's
+    // x, h0, y, h_T (8-11).
+    memory scratch_[12];
     Tensor<float> plain_[2];  // weight gradients in our layout
 };
 
@@ -197,6 +244,9 @@ private:
 
 std::unique_ptr<nn::Layer> make_lstm_onednn_layer(const ModelConfig &cfg, int64_t index) {
     require_environment_target("lstm-onednn", cfg.target);
+    // bf16 where oneDNN has only its reference implementation: refused, as `qrnn run` skips it (plugins/lstm_onednn.cpp).
+    const std::string why = model_unavailable(find_model("lstm-onednn"), cfg);
+    if (!why.empty()) throw Unavailable("model 'lstm-onednn' unavailable: " + why);
     return std::make_unique<LstmOnednnLayer>(cfg, index);
 }
 }  // namespace qrnn
