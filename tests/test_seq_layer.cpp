@@ -87,7 +87,8 @@ TEST(SeqReference, BackwardMatchesFiniteDifferences) {
     for (const SeqOptions &o : kVariants)
         for (const char *pooling : {"fo", "ifo", "f"})
             for (const Shape &s : kShapes) {
-                if (s.T * s.n > 60) continue;
+                // The reference's loops are the same at any size: the wide shapes are for the Halide tiles (below).
+                if (s.T * s.n > 60 || s.m > 32) continue;
                 LayerProblem p(pooling, o, s, 3);
                 ref::LayerGrads g = p.grads();
                 FdWorst fd = finite_difference_check({{"dx", {&p.x, &g.dx}},
