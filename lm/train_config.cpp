@@ -158,7 +158,7 @@ std::vector<TrainKey> make_keys() {
         int_key("min_count", "classify-text: the vocabulary (embedding front, bow) keeps training words seen this often", true,
                 FIELD(c.seq.min_count), 1, kMaxCount),
         str_key("teacher", "classify-text: a classify-text checkpoint whose predictions the model also learns (knowledge "
-                "distillation, tasks/distillation.h)", true, FIELD(c.seq.teacher)),
+                "distillation, tasks/distillation.h); a comma-separated list: the mean of their logits", true, FIELD(c.seq.teacher)),
         num_key("distill_weight", "classify-text with a teacher: weight of the teacher's soft targets in [0, 1] (the labels' "
                 "cross-entropy has 1 - it)", true, FIELD(c.seq.distill_weight)),
         num_key("distill_temperature", "classify-text with a teacher: softmax temperature of the soft targets (> 0)", true,

@@ -19,6 +19,28 @@ std::vector<double> tempered_log_softmax(const double *z, int64_t classes, doubl
 }
 }  // namespace
 
+std::vector<std::string> teacher_checkpoints(const std::string &teacher) {
+    std::vector<std::string> files;
+    size_t start = 0;
+    while (true) {
+        const size_t comma = teacher.find(',', start);
+        files.push_back(teacher.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (files.back().empty()) fail("key 'teacher': value '", teacher, "': an empty checkpoint name in the list");
+        if (comma == std::string::npos) return files;
+        start = comma + 1;
+    }
+}
+
+std::vector<double> mean_logits(const std::vector<std::vector<double>> &teachers) {
+    std::vector<double> mean(teachers.at(0).size(), 0.0);
+    for (const std::vector<double> &t : teachers) {
+        if (t.size() != mean.size()) fail("distillation: teachers' logits of ", t.size(), " and ", mean.size(), " values");
+        for (size_t i = 0; i < t.size(); i++) mean[i] += t[i];
+    }
+    for (double &v : mean) v /= static_cast<double>(teachers.size());
+    return mean;
+}
+
 std::vector<double> tempered_softmax(const double *z, int64_t classes, double tau) {
     std::vector<double> p = tempered_log_softmax(z, classes, tau);
     for (double &v : p) v = std::exp(v);

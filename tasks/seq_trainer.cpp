@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "lm/run_files.h"
+#include "tasks/distillation.h"
 #include "tasks/seq_checkpoint.h"
 #include "tasks/seq_classifier.h"
 #include "tasks/task_run.h"
@@ -360,8 +361,9 @@ void validate_task_data(const TrainConfig &cfg, const TrainConfig &defaults) {
             fail("key 'distill_mix': must be in [0, 1], got ", cfg.seq.distill_mix);
         if (cfg.seq.teacher.empty())
             refuse_unused_keys(cfg, defaults, kDistillSettings, "distillation only: set 'teacher'");
-        else if (!std::filesystem::exists(cfg.seq.teacher))
-            fail("key 'teacher': ", cfg.seq.teacher, ": no such file (a classify-text checkpoint)");
+        else
+            for (const std::string &file : teacher_checkpoints(cfg.seq.teacher))
+                if (!std::filesystem::exists(file)) fail("key 'teacher': ", file, ": no such file (a classify-text checkpoint)");
         return;
     }
     for (auto &[key, value] : {std::pair{"train", cfg.train}, {"valid", cfg.valid}, {"test", cfg.test}})

@@ -98,7 +98,9 @@ TextAccuracies run_text_bag_of_words(const TrainConfig &cfg) {
 TextClassifyRun::TextClassifyRun(const TrainConfig &cfg, TextClassificationSplits splits)
     : splits_(std::move(splits)), vocab_(TextVocabulary::from_training(splits_.train, cfg.seq.min_count)),
       cfg_(with_vocabulary(text_run_config(cfg, splits_), vocab_)), model_(shape_of(cfg_, splits_.train.classes()), {cfg_.batch, cfg_.seq.max_len}) {
-    if (!cfg_.seq.teacher.empty()) teacher_ = load_text_classifier(cfg_.seq.teacher, splits_.train);
+    if (!cfg_.seq.teacher.empty())
+        for (const std::string &file : teacher_checkpoints(cfg_.seq.teacher))
+            teachers_.push_back(load_text_classifier(file, splits_.train));
 }
 
 std::unique_ptr<TextClassifyRun> load_text_classifier(const std::string &checkpoint, const TextClassificationData &labelled,
@@ -134,9 +136,11 @@ double TextClassifyRun::train_step(uint64_t index) {
     TextClassificationData batch;
     for (int64_t i = first; i < std::min(n, first + cfg_.batch); i++) batch.examples.push_back(splits_.train.examples[order_[i]]);
     model_.set_mask_draw(index);
-    if (!teacher_) return model_.loss(text_classify_batch(batch, vocab_, 0, batch.size()), true);
+    if (teachers_.empty()) return model_.loss(text_classify_batch(batch, vocab_, 0, batch.size()), true);
     const std::vector<bool> spliced = splice_some(batch, index);
-    const std::vector<double> teacher = teacher_->logits_all(batch);
+    std::vector<std::vector<double>> each;
+    for (auto &t : teachers_) each.push_back(t->logits_all(batch));
+    const std::vector<double> teacher = mean_logits(each);
     const std::vector<int32_t> teachers_class = most_likely(teacher, splits_.train.classes());
     for (int64_t i = 0; i < batch.size(); i++)
         if (spliced[i]) batch.examples[i].label = teachers_class[i];

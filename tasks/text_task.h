@@ -41,8 +41,8 @@ TrainConfig text_run_config(const TrainConfig &cfg, const TextClassificationSpli
 
 class TextClassifyRun : public TaskRun {
 public:
-    // splits: read_text_splits(cfg). With cfg.seq.teacher, the teacher's model is loaded (load_text_classifier) and
-    // training distils it (tasks/distillation.h).
+    // splits: read_text_splits(cfg). With cfg.seq.teacher, the teachers' models are loaded (load_text_classifier) and
+    // training distils them (tasks/distillation.h).
     TextClassifyRun(const TrainConfig &cfg, TextClassificationSplits splits);
     // text_run_config's, with vocab the vocabulary's size.
     const TrainConfig &config() const { return cfg_; }
@@ -71,7 +71,7 @@ private:
     SequenceClassifier model_;
     std::vector<int64_t> order_;  // the training examples in this epoch's order
     int64_t order_of_ = -1;       // the epoch order_ is for
-    std::unique_ptr<TextClassifyRun> teacher_;  // distillation's (none: plain cross-entropy)
+    std::vector<std::unique_ptr<TextClassifyRun>> teachers_;  // distillation's (none: plain cross-entropy)
 };
 
 // A classify-text checkpoint's model in `precision` with the checkpoint's parameters, its vocabulary from the

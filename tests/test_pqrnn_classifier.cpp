@@ -223,6 +223,16 @@ TEST(PqrnnClassifier, GradientsMatchFiniteDifferences) {
     }
 }
 
+// An ensemble of teachers (`teacher: a.h5,b.h5`): the list split at commas, an empty name an error; their logits'
+// element-wise mean.
+TEST(Distillation, TeacherListAndEnsembleMean) {
+    EXPECT_EQ(lm::teacher_checkpoints("a.h5"), (std::vector<std::string>{"a.h5"}));
+    EXPECT_EQ(lm::teacher_checkpoints("a.h5,b/c.h5"), (std::vector<std::string>{"a.h5", "b/c.h5"}));
+    for (const char *bad : {"", "a.h5,", ",a.h5", "a.h5,,b.h5"}) EXPECT_THROW(lm::teacher_checkpoints(bad), Error) << bad;
+    EXPECT_EQ(lm::mean_logits({{1, -2, 4}, {3, 2, -1}}), (std::vector<double>{2, 0, 1.5}));
+    EXPECT_THROW(lm::mean_logits({{1, 2}, {1, 2, 3}}), Error);
+}
+
 // Distillation's loss (tasks/distillation.h) against its definition written out for two classes, stable at large
 // logits; its gradient in the logits against central differences (3 classes, weights 0, 0.3 and 1, temperatures 1
 // and 4); w = 0 is cross-entropy, w = 1 with the teacher's logits its own is zero; bad settings are errors.

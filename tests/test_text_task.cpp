@@ -132,6 +132,11 @@ TEST(TextTask, DistilsATeacherCheckpoint) {
     const CliResult follows = run_cli(student + " --distill_weight 1 --distill_temperature 1");
     ASSERT_EQ(follows.exit_code, 0) << follows.output;
     EXPECT_LE(accuracy_line(follows.output, what).valid, 0.05) << follows.output;
+    // An ensemble (a list of teachers) distils the mean of their logits: the teacher twice is the teacher.
+    const CliResult twice = run_cli(student + "," + teacher + " --distill_weight 1 --distill_temperature 1");
+    ASSERT_EQ(twice.exit_code, 0) << twice.output;
+    EXPECT_EQ(accuracy_line(twice.output, what).train, accuracy_line(follows.output, what).train) << twice.output;
+    EXPECT_EQ(accuracy_line(twice.output, what).valid, accuracy_line(follows.output, what).valid) << twice.output;
     const std::string checkpoint = scratch_path("distilled.h5");
     const CliResult half = run_cli(student + " --distill_mix 0.5 --checkpoint " + checkpoint), again = run_cli(student + " --distill_mix 0.5");
     ASSERT_EQ(half.exit_code, 0) << half.output;
@@ -148,6 +153,9 @@ TEST(TextTask, DistilsATeacherCheckpoint) {
     expect_cli("train --data " + data + common + "--distill_weight 0.7", 2,
                "key 'distill_weight': value '0.7': task classify-text does not use it (distillation only: set 'teacher')");
     expect_cli("train --data " + data + common + "--teacher " + scratch_path("none.h5"), 2,
+               "key 'teacher': " + scratch_path("none.h5") + ": no such file (a classify-text checkpoint)");
+    expect_cli(student + ",", 2, "key 'teacher': value '" + teacher + ",': an empty checkpoint name in the list");
+    expect_cli(student + "," + scratch_path("none.h5"), 2,
                "key 'teacher': " + scratch_path("none.h5") + ": no such file (a classify-text checkpoint)");
     expect_cli("train --task classify --teacher " + teacher, 2, "key 'teacher': value '" + teacher + "': task classify does not use it");
     const std::string other = scratch_data("other_labels", "a\tsun\nb\train\n", "a\tsun\n", "a\tsun\n");
