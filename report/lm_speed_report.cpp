@@ -209,6 +209,23 @@ std::vector<std::string> ratio_row(const StepReport &report, const Row &r, const
     return row;
 }
 
+// A baseline timed in a reduced precision (an entry "lstm-onednn@bf16") against the QRNN in the same precision, timed in
+// the same run ("qrnn@bf16"): the comparison the ratio table above (against the f32 QRNN) leaves to division.
+void print_same_precision_ratios(const StepReport &report, std::ostream &os) {
+    for (auto &r : report.rows) {
+        const std::string &model = r.times->model;
+        const size_t at = model.find('@');
+        if (at == std::string::npos || model.compare(0, at, "qrnn") == 0) continue;
+        const std::string qrnn = "qrnn" + model.substr(at);
+        for (auto &q : report.rows)
+            if (q.file == r.file && q.times->model == qrnn)
+                os << r.label << " / " << q.label << " (same run, same precision): step "
+                   << times(report.bar_of(r).total / report.bar_of(q).total) << ", paired "
+                   << times(paired_ratio(r.times->total_ms, q.times->total_ms)) << "; rnn paired "
+                   << times(paired_ratio(r.times->rnn_ms, q.times->rnn_ms)) << "\n";
+    }
+}
+
 // Ratios to the QRNN, the paper's and ours: absolute times differ (CPU vs GPU), ratios compare. Each row's QRNN is
 // the one timed in the same run (file) when there is one - its steps ran in the same rounds, so the ratios are
 // paired; otherwise the first file's QRNN `q`, and the ratio is one of medians of separate runs.
@@ -234,6 +251,7 @@ void print_ratios(const StepReport &report, const Row &q, bool several, std::ost
         os << "(rows marked '-' under paired: their ratios come from separate runs - medians taken at other times, under "
               "possibly\nother machine load; for a paired ratio time both in one run, e.g. experiments/anchors/pytorch_lm.py "
               "runs our QRNN\nin its rounds)\n";
+    print_same_precision_ratios(report, os);
 }
 
 // Against PyTorch (experiments/anchors/pytorch_lm.py): our QRNN LM step vs the torch LMs'. A torch row timed in the

@@ -134,18 +134,25 @@ TEST(TrainSpeed, TimesTheQrnnInBf16BesideF32) {
 // implementation, whose time would flatter the QRNN: the entry is skipped, naming why, and the others are timed.
 // QRNN_ONEDNN_BF16_ANY_IMPL=1 times it anyway (for tests, never for figures).
 TEST(TrainSpeed, TimesOnednnsBf16LstmOrSkipsItNamingWhy) {
-    const std::string run = "train-speed " + kExperiment + kTiny + " --models qrnn@bf16,lstm-onednn@bf16";
+    const std::string run = "train-speed " + kExperiment + kTiny + " --models qrnn,qrnn@bf16,lstm-onednn@bf16";
     CliResult here = run_cli(run);
     ASSERT_EQ(here.exit_code, 0) << here.output;
     const bool skipped = here.output.find("skipped: lstm-onednn@bf16: model 'lstm-onednn' unavailable: oneDNN has only "
                                           "its reference bf16 LSTM") != std::string::npos;
     EXPECT_EQ(here.output.find("model lstm-onednn@bf16: 2 x 16") == std::string::npos, skipped) << here.output;
     setenv("QRNN_ONEDNN_BF16_ANY_IMPL", "1", 1);
-    CliResult any = run_cli(run);
+    const std::string results = scratch_path("fig4/onednn_bf16.h5");
+    CliResult any = run_cli(run + " --results " + results);
     unsetenv("QRNN_ONEDNN_BF16_ANY_IMPL");
     ASSERT_EQ(any.exit_code, 0) << any.output;
     EXPECT_TRUE(std::regex_search(any.output, std::regex("model lstm-onednn@bf16: 2 x 16, embedding 16, \\d+ parameters, precision bf16\n")))
         << any.output;
+    // The report sets the bf16 LSTM against the bf16 QRNN of the same run, besides against the f32 QRNN.
+    CliResult report = run_cli("report " + results);
+    ASSERT_EQ(report.exit_code, 0) << report.output;
+    EXPECT_TRUE(std::regex_search(report.output, std::regex("lstm-onednn@bf16 / qrnn@bf16 \\(same run, same precision\\): step "
+                                                            "[0-9.]+x, paired [0-9.]+x; rnn paired [0-9.]+x\n")))
+        << report.output;
 }
 
 TEST(TrainSpeed, BadInputIsOneLineNamingKeyOrFile) {
