@@ -22,7 +22,8 @@ using dnnl::memory;
 
 struct OnednnTape : nn::Tape {
     int64_t T = 0, B = 0;
-    Tensor<float> x, h0, c0, y, h_T, c_T;  // the forward's inputs and outputs (f32)
+    Tensor<float> c0, c_T;                 // the forward's cell states
+    Tensor<float> x, h0, y, h_T;           // f32: the forward's input, h0 and outputs
     memory x_act, h0_act, y_act, h_T_act;  // x, h0, y, h_T as the primitives read them: over the tensors (f32), or bf16
     memory workspace;
 };
@@ -71,11 +72,11 @@ public:
         });
         if (tape) {
             tape->T = T, tape->B = B;
-            tape->x = x, tape->h0 = state.at("h"), tape->c0 = state.at("c");
-            tape->y = y, tape->h_T = h_T, tape->c_T = c_T;
+            tape->c0 = state.at("c"), tape->c_T = c_T;
             if (bf16()) {
                 tape->x_act = x_act, tape->h0_act = h0_act, tape->y_act = y_act, tape->h_T_act = h_T_act;
             } else {  // over the tape's own copies
+                tape->x = x, tape->h0 = state.at("h"), tape->y = y, tape->h_T = h_T;
                 tape->x_act = wrap(p.layer_in, tape->x), tape->h0_act = wrap(p.state, tape->h0);
                 tape->y_act = wrap(p.layer_out, tape->y), tape->h_T_act = wrap(p.state, tape->h_T);
             }
