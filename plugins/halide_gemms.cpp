@@ -58,25 +58,45 @@ private:
 
 // On the GEMM core: M = v (d packed into panels of `mr` rows), N = c (a packed into panels of `nr` columns), K = the
 // T*B rows (b inner, K blocks over t: a block is contiguous in both packs), as the QRNN's dW.
+// bf16: the reduction over pairs of rows b (b = 2 bp + pi, 0 past B), both operands rounded where packed, as the
+// QRNN's dW (core/qrnn_backward.h).
 struct WeightGrad {
     ImageParam d{Float(32), 3, "d"};  // (v, b, t)
     ImageParam a{Float(32), 3, "a"};  // (c, b, t)
     Var v{"v"}, c{"c"};
-    RDom rows;
+    RDom rows;                              // (b, t); bf16: (pi, bp, t)
     Func d_packed{"weight_grad_d_packed"};  // (vi, b, t, vo)
     Func a_packed{"weight_grad_a_packed"};  // (ci, b, t, co)
+    Func d_pairs{"weight_grad_d_pairs"};    // bf16: (pi, v, bp, t)
+    Func a_pairs{"weight_grad_a_pairs"};    // bf16: (pi, c, bp, t)
     Func acc{"weight_grad_acc"};
     Func out{"weight_grad"};
+    Precision precision;
 
-    WeightGrad(int mr, int nr) {
+    WeightGrad(int mr, int nr, Precision p) : precision(p) {
         const Expr V = d.dim(0).extent(), C = a.dim(0).extent();
+        acc(v, c) = 0.0f;
+        if (p == Precision::bf16) define_pairs(V, C);
+        else define_packed(mr, nr, V, C);
+        out(v, c) = acc(v, c);
+    }
+
+private:
+    void define_packed(int mr, int nr, const Expr &V, const Expr &C) {
         rows = RDom(0, d.dim(1).extent(), 0, d.dim(2).extent(), "weight_grad_rows");
         Var vi("vi"), vo("vo"), ci("ci"), co("co"), b("b"), t("t");
         d_packed(vi, b, t, vo) = d(clamp(likely(vo * mr + vi), 0, V - 1), b, t);
         a_packed(ci, b, t, co) = a(min(co * nr + ci, C - 1), b, t);
-        acc(v, c) = 0.0f;
         acc(v, c) += d_packed(v % mr, rows.x, rows.y, v / mr) * a_packed(c % nr, rows.x, rows.y, c / nr);
-        out(v, c) = acc(v, c);
+    }
+    void define_pairs(const Expr &V, const Expr &C) {
+        const Expr B = d.dim(1).extent();
+        rows = RDom(0, 2, 0, (B + 1) / 2, 0, d.dim(2).extent(), "weight_grad_rows");
+        Var pi("pi"), bp("bp"), t("t");
+        Expr b = 2 * bp + pi;
+        d_pairs(pi, v, bp, t) = cast(BFloat(16), select(b < B, d(clamp(likely(v), 0, V - 1), min(b, B - 1), t), 0.0f));
+        a_pairs(pi, c, bp, t) = cast(BFloat(16), select(b < B, a(clamp(likely(c), 0, C - 1), min(b, B - 1), t), 0.0f));
+        acc(v, c) += cast<float>(d_pairs(rows.x, v, rows.y, rows.z)) * cast<float>(a_pairs(rows.x, c, rows.y, rows.z));
     }
 };
 
@@ -96,14 +116,23 @@ void schedule(RowGemm &f, const GemmBlocking &blocking) {
     schedule_gemm(f.out, dims, o.dim(0).extent(), blocking);
 }
 
-// The packs walk their source in order, parallel over t.
+// The packs walk their source in order, parallel over t. bf16: the pairs at root as the QRNN's dW's (K blocks over t).
 void schedule(WeightGrad &f, const GemmBlocking &blocking) {
-    const std::vector<Var> p = f.d_packed.args(), q = f.a_packed.args();  // (vi, b, t, vo), (ci, b, t, co)
-    schedule_panels_in_source_order(f.d_packed, p[2], blocking.vec);
-    schedule_panels_in_source_order(f.a_packed, q[2], 0);
     const OutputImageParam o = f.out.output_buffer();
     GemmDims dims{f.acc, f.v, f.c, {}, {}, {f.rows.x, f.rows.y}, o.dim(1).extent(), 1, f.d.dim(1).extent() * f.d.dim(2).extent()};
     dims.blocked = 1;
+    if (f.precision == Precision::bf16) {
+        const std::vector<Var> p = f.d_pairs.args(), q = f.a_pairs.args();  // (pi, v, bp, t), (pi, c, bp, t)
+        schedule_pairs_at_root(f.d_pairs, pair_rows(f.d.dim(0).extent()), p[3], blocking.vec);
+        schedule_pairs_at_root(f.a_pairs, Expr(), q[3], blocking.vec);
+        dims.reduction = {f.rows.x, f.rows.y, f.rows.z};
+        dims.pairs = true, dims.blocked = 2, dims.operand_bytes = 2;
+        dims.k_steps = (f.d.dim(1).extent() + 1) / 2 * 2 * f.d.dim(2).extent();
+    } else {
+        const std::vector<Var> p = f.d_packed.args(), q = f.a_packed.args();  // (vi, b, t, vo), (ci, b, t, co)
+        schedule_panels_in_source_order(f.d_packed, p[2], blocking.vec);
+        schedule_panels_in_source_order(f.a_packed, q[2], 0);
+    }
     dims.output = true;
     schedule_gemm(f.out, dims, o.dim(0).extent(), blocking);
 }
@@ -113,7 +142,7 @@ struct Compiled {
     GemmBlocking blocking = gemm_blocking(target), wg_blocking = gemm_blocking(target, gemm_core_knobs(target).dweights);
     int width, rows;  // the callers' padding: gemm_tile_for's floats x rows
     RowGemm row{blocking.rows(), Precision::f32};
-    WeightGrad wg{wg_blocking.rows(), wg_blocking.tile.t};
+    WeightGrad wg{wg_blocking.rows(), wg_blocking.tile.t, Precision::f32};
     Kernel row_pipeline, wg_pipeline;
     std::mutex mutex;
 
@@ -130,7 +159,7 @@ struct Compiled {
     }
 };
 
-// row_gemm in bf16, compiled at its first use (f32 callers do not pay for it).
+// row_gemm and weight_grad in bf16, each compiled at its first use (f32 callers do not pay for them).
 struct CompiledBf16Row {
     Target target = get_jit_target_from_environment();
     GemmBlocking blocking = gemm_blocking(target);
@@ -141,6 +170,19 @@ struct CompiledBf16Row {
     CompiledBf16Row() {
         schedule(row, blocking);
         pipeline = Pipeline(row.out);
+        compile_kernels({&pipeline}, target);
+    }
+};
+struct CompiledBf16WeightGrad {
+    Target target = get_jit_target_from_environment();
+    GemmBlocking blocking = gemm_blocking(target, gemm_core_knobs(target).dweights);
+    WeightGrad wg{blocking.rows(), blocking.tile.t, Precision::bf16};
+    Kernel pipeline;
+    std::mutex mutex;
+
+    CompiledBf16WeightGrad() {
+        schedule(wg, blocking);
+        pipeline = Pipeline(wg.out);
         compile_kernels({&pipeline}, target);
     }
 };
@@ -158,6 +200,13 @@ Pipeline row_gemm_pipeline(Precision precision, const Target &target) {
     RowGemm row(blocking.rows(), precision);
     schedule(row, blocking);
     return Pipeline(row.out);
+}
+
+Pipeline weight_grad_pipeline(Precision precision, const Target &target) {
+    const GemmBlocking blocking = gemm_blocking(target, gemm_core_knobs(target).dweights);
+    WeightGrad wg(blocking.rows(), blocking.tile.t, precision);
+    schedule(wg, blocking);
+    return Pipeline(wg.out);
 }
 
 int gemm_tile() { return compiled().width; }
@@ -185,12 +234,21 @@ void row_gemm(const Buffer<float> &w, const Buffer<float> &x, const Buffer<float
     run_row_gemm(c.row, c.row_pipeline, w, x, bias, out);
 }
 
-void weight_grad(const Buffer<float> &d, const Buffer<float> &a, Buffer<float> &out) {
+void weight_grad(const Buffer<float> &d, const Buffer<float> &a, Buffer<float> &out, Precision precision) {
+    auto run = [&](WeightGrad &wg, Kernel &pipeline) {
+        wg.d.set(d);
+        wg.a.set(a);
+        pipeline.realize(Realization(out));
+    };
+    if (precision == Precision::bf16) {
+        static CompiledBf16WeightGrad &c =
+            environment_pipeline<CompiledBf16WeightGrad>([] { return std::make_shared<CompiledBf16WeightGrad>(); });
+        std::lock_guard<std::mutex> lock(c.mutex);
+        return run(c.wg, c.pipeline);
+    }
     Compiled &c = compiled();
     std::lock_guard<std::mutex> lock(c.mutex);
-    c.wg.d.set(d);
-    c.wg.a.set(a);
-    c.wg_pipeline.realize(Realization(out));
+    run(c.wg, c.wg_pipeline);
 }
 
 Buffer<float> view(Tensor<float> &t) {

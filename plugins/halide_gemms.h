@@ -25,7 +25,11 @@ void row_gemm(const Halide::Buffer<float> &w, const Halide::Buffer<float> &x, co
               Halide::Buffer<float> &out, Precision precision = Precision::f32);
 // row_gemm's pipeline scheduled for `target` (to inspect its code; row_gemm runs the JIT target's).
 Halide::Pipeline row_gemm_pipeline(Precision precision, const Halide::Target &target);
-void weight_grad(const Halide::Buffer<float> &d, const Halide::Buffer<float> &a, Halide::Buffer<float> &out);
+// bf16: d and a rounded to bfloat16 where packed, the reduction over pairs of rows b (0 past B), f32 sums.
+void weight_grad(const Halide::Buffer<float> &d, const Halide::Buffer<float> &a, Halide::Buffer<float> &out,
+                 Precision precision = Precision::f32);
+// weight_grad's pipeline scheduled for `target` (to inspect its code).
+Halide::Pipeline weight_grad_pipeline(Precision precision, const Halide::Target &target);
 
 // Halide views of host memory (no copy): a tensor with its dimensions reversed, or explicit
 // (extent, stride) pairs innermost first.

@@ -195,7 +195,7 @@ private:
 const bool lstm_halide_registered = [] {
     register_lstm_model("lstm-halide", "LSTM in Halide: input GEMM over all steps + serial recurrent steps", {"cpu"},
                         nullptr, [](const ModelConfig &cfg) { return std::make_unique<LstmHalide>(cfg); },
-                        make_lstm_halide_layer, [](const ModelConfig &) { return std::string(); });
+                        make_lstm_halide_layer, [](const ModelConfig &) { return std::string(); }, true);
     return true;
 }();
 }  // namespace

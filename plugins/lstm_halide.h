@@ -53,6 +53,10 @@ Tensor<float> &pack_recurrent_into(const Tensor<float> &w, int64_t width, int64_
 // bf16: w rounded to bfloat16 (its bits) in panels of pairs of input units, [m_pad / width][(m + 1) / 2][4][width][2]
 // (c = 2 cp + ci; 0 past m): a panel's row of one pair is one vector of the dot product.
 Tensor<uint16_t> &pack_recurrent_pairs_into(const Tensor<float> &w, int64_t width, int64_t m_pad, Tensor<uint16_t> &dst);
+// lstm-halide's backward step (plugins/lstm_halide_layer.cpp: dh = dy + R^T dpre_{t+1}, the gates' and cell's
+// derivatives) in `precision`, scheduled for `target` (to inspect its code).
+Halide::Pipeline lstm_step_back_pipeline(Precision precision, const Halide::Target &target);
+
 // A Halide view (no copy) of bfloat16 bits, dimensions reversed.
 Halide::Buffer<> bf16_view(Tensor<uint16_t> &t);
 

@@ -15,6 +15,7 @@
 #include "plugins/lstm_model.h"
 #include "runtime/compiled_layer.h"
 #include "runtime/kernel.h"
+#include "schedules/gemm_core.h"
 
 namespace qrnn {
 namespace {
@@ -29,17 +30,28 @@ struct LstmStepBack {
     ImageParam dh_in{Float(32), 2, "dh_in"};        // (h, b): d h_T at the last step, else zeros
     ImageParam dc_in{Float(32), 2, "dc_in"};        // (h, b): d c_t from the steps after t
     ImageParam w_rt{Float(32), 3, "w_rt"};          // (ji, r, jo): R transposed, r = g * m_pad + u, in panels of j
+    // bf16: (ri, ji, rp, jo), r = 2 rp + ri: R transposed in panels of j, rounded, pairs of r side by side.
+    ImageParam w_rt_pairs{BFloat(16), 4, "w_rt_pairs"};
     ImageParam dpre_next{Float(32), 2, "dpre_next"};  // (r, b): dpre_{t+1}
     Var h{"h"}, b{"b"};
-    RDom r;
+    RDom r;                                 // r; bf16: (ri, rp)
+    Func dpre_rounded{"dpre_next_rounded"};  // bf16: (r, b) dpre_{t+1} as the GEMM's operand
     Func dh_rec{"dh_rec"};  // (h, b): dh_in + R^T dpre_{t+1}
     Func grads{"grads"};    // (h, b) -> {dpre_i, dpre_f, dpre_g, dpre_o, dc_{t-1}}
+    Precision precision;
 
     // width: of w_rt's panels (gemm_tile()).
-    explicit LstmStepBack(int width) {
-        r = RDom(0, dpre_next.dim(0).extent(), "back_r");
+    LstmStepBack(int width, Precision p) : precision(p) {
         dh_rec(h, b) = dh_in(h, b);
-        dh_rec(h, b) += w_rt(h % width, r, h / width) * dpre_next(r, b);
+        if (p == Precision::bf16) {  // pairs of r, the dot product's layout (G m_pad is even)
+            Var rr("rr");
+            dpre_rounded(rr, b) = cast(BFloat(16), dpre_next(rr, b));
+            r = RDom(0, 2, 0, dpre_next.dim(0).extent() / 2, "back_r");
+            dh_rec(h, b) += cast<float>(w_rt_pairs(r.x, h % width, r.y, h / width)) * cast<float>(dpre_rounded(2 * r.y + r.x, b));
+        } else {
+            r = RDom(0, dpre_next.dim(0).extent(), "back_r");
+            dh_rec(h, b) += w_rt(h % width, r, h / width) * dpre_next(r, b);
+        }
         Expr dh = BoundaryConditions::constant_exterior(dy, 0.0f)(h, b) + dh_rec(h, b);
         Expr i = gates(h, kGateI, b), f = gates(h, kGateF, b), g = gates(h, kGateG, b), o = gates(h, kGateO, b);
         Expr tc = tanh_activation(c_t(h, b));
@@ -55,30 +67,64 @@ struct LstmStepBack {
 // its unpacked rows, m_pad floats apart, alias in the caches). Not on the GEMM core: in place (padded) there, with the
 // register tile's loops the same, the AVX2 target's training step took 1.05-1.13x the time at B=16 m=320 (the core's
 // column blocks; a task per tile, as here, matched it, but as the core's rule it cost the forward step 1.17x).
+// bf16: on the GEMM core in place (padded), as the forward step in bf16 (plugins/lstm_halide.cpp), so that the pair
+// runs on the dot product where the target has it: w_rt_pairs in panels of one vector and tiles of one vector x
+// gemm_rows() (panels of 2 vectors compiled the second vector of a tile to per-lane inserts, docs/precision.md).
+int step_back_width(Precision precision, const Target &target) {
+    const int vec = target.natural_vector_size<float>();
+    return precision == Precision::bf16 ? vec : gemm_tile_for(target).h_vectors * vec;
+}
+
+void schedule_bf16_step_back(LstmStepBack &s, const Target &target) {
+    const int vec = target.natural_vector_size<float>();
+    s.grads.output_buffers()[0].dim(0).set_min(0);
+    s.dpre_rounded.compute_root().vectorize(s.dpre_rounded.args()[0], vec, TailStrategy::RoundUp);
+    const OutputImageParam out = s.grads.output_buffers()[0];
+    GemmDims dims{s.dh_rec, s.h, s.b, {}, {}, {s.r.x, s.r.y}, out.dim(1).extent(), 1, 2 * s.r.y.extent()};
+    dims.pairs = true, dims.operand_bytes = 2;
+    dims.in_place = true;
+    dims.padded = true;
+    // Tiles within the callers' padding (m to gemm_tile(), B to gemm_rows()): a tile's rows are one panel of w_rt_pairs.
+    schedule_gemm(s.grads, dims, out.dim(0).extent(), gemm_blocking(target, GemmTile{1, gemm_tile_for(target).t}));
+}
+
+void schedule_step_back(LstmStepBack &s, const Target &target) {
+    if (s.precision == Precision::bf16) return schedule_bf16_step_back(s, target);
+    const int vec = target.natural_vector_size<float>(), width = step_back_width(s.precision, target);
+    Var ho("ho"), hi("hi"), bo("bo"), bi("bi"), tile("tile");
+    s.grads.output_buffers()[0].dim(0).set_min(0);
+    s.grads.tile(s.h, s.b, ho, bo, hi, bi, width, gemm_tile_for(target).t, TailStrategy::RoundUp)
+        .reorder(hi, bi, bo, ho)
+        .vectorize(hi, vec)
+        .fuse(ho, bo, tile)
+        .parallel(tile);
+    s.dh_rec.compute_at(s.grads, tile).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
+    s.dh_rec.update().reorder(s.h, s.b, s.r.x).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
+}
+
 struct CompiledStepBack {
-    LstmStepBack s{gemm_tile()};
+    Target target = get_jit_target_from_environment();
+    int width;  // of w_rt's (w_rt_pairs') panels
+    LstmStepBack s;
     Kernel pipeline;
     std::mutex mutex;
-    CompiledStepBack() {
-        Target target = get_jit_target_from_environment();
-        const int vec = target.natural_vector_size<float>();
-        Var ho("ho"), hi("hi"), bo("bo"), bi("bi"), tile("tile");
-        s.grads.output_buffers()[0].dim(0).set_min(0);
-        s.grads.tile(s.h, s.b, ho, bo, hi, bi, gemm_tile(), gemm_rows(), TailStrategy::RoundUp)
-            .reorder(hi, bi, bo, ho)
-            .vectorize(hi, vec)
-            .fuse(ho, bo, tile)
-            .parallel(tile);
-        s.dh_rec.compute_at(s.grads, tile).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
-        s.dh_rec.update().reorder(s.h, s.b, s.r.x).vectorize(s.h, vec).unroll(s.h).unroll(s.b);
+    explicit CompiledStepBack(Precision precision) : width(step_back_width(precision, target)), s(width, precision) {
+        schedule_step_back(s, target);
         pipeline = Pipeline(s.grads);
         compile_kernels({&pipeline}, target);
     }
 };
-CompiledStepBack &compiled_step_back() {
-    // The environment's target is fixed for the process: looked up once, then a reference into the cache.
-    static CompiledStepBack &c = environment_pipeline<CompiledStepBack>([] { return std::make_shared<CompiledStepBack>(); });
-    return c;
+CompiledStepBack &compiled_step_back(Precision precision) {
+    // The environment's target is fixed for the process: each precision looked up (and compiled) once, when first
+    // asked for, then a reference into the cache.
+    static CompiledStepBack *steps[2] = {};
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    CompiledStepBack *&step = steps[precision == Precision::bf16];
+    if (!step)
+        step = &environment_pipeline<CompiledStepBack>([&] { return std::make_shared<CompiledStepBack>(precision); },
+                                                       std::string("|") + precision_name(precision));
+    return *step;
 }
 
 // ---- Layer -----------------------------------------------------------------------------------------------
@@ -101,7 +147,10 @@ void add_block(const float *src, int64_t src_width, float *dst, int64_t dst_widt
 class LstmHalideLayer : public LstmLayer {
 public:
     LstmHalideLayer(const ModelConfig &cfg, int64_t index)
-        : LstmLayer("lstm-halide", lstm_options(cfg), index), mp_(round_up(m_, gemm_tile())) {}
+        : LstmLayer("lstm-halide", lstm_options(cfg), index), precision_(parse_precision(cfg.precision)),
+          mp_(round_up(m_, gemm_tile())) {
+        check_precision(precision_, get_jit_target_from_environment());
+    }
 
     std::unique_ptr<nn::Tape> make_tape() const override { return std::make_unique<HalideTape>(); }
 
@@ -119,15 +168,17 @@ public:
         copy_block(state.at("c").data.data(), m_, tape.c.data.data(), mp_, B, m_);
 
         Tensor<float> &w_input = pad_last_into(value_.w_input, mp_, s_.w_input);
-        CompiledLstmStep &c = compiled_lstm_step(true, Precision::f32);
-        Tensor<float> &w_recurrent = pack_recurrent_into(value_.w_recurrent, c.width, mp_, s_.w_recurrent);
+        CompiledLstmStep &c = compiled_lstm_step(true, precision_);
         Tensor<float> &bias = pad_last_into(value_.bias, mp_, s_.bias), &proj = ensure_shape(s_.proj, {T, Bp, G, mp_});
         Buffer<float> proj_out = view(proj);
-        row_gemm(view(w_input), view(tape.x), view(bias), proj_out);
+        row_gemm(view(w_input), view(tape.x), view(bias), proj_out, precision_);
 
         std::lock_guard<std::mutex> lock(c.mutex);
         LstmStep &s = c.step;
-        s.w_recurrent.set(view(w_recurrent));
+        if (precision_ == Precision::bf16)
+            s.w_recurrent_pairs.set(bf16_view(pack_recurrent_pairs_into(value_.w_recurrent, c.width, mp_, s_.w_recurrent_pairs)));
+        else
+            s.w_recurrent.set(view(pack_recurrent_into(value_.w_recurrent, c.width, mp_, s_.w_recurrent)));
         const size_t row = Bp * mp_;
         for (int64_t t = 0; t < T; t++) {
             s.proj.set(view(&proj.data[t * G * row], {{mp, 1}, {G, mp}, {bp, G * mp}}));
@@ -172,6 +223,20 @@ private:
                 for (int64_t u = 0; u < m_; u++) w_rt(j / W, g * mp_ + u, j % W) = value_.w_recurrent(j, g, u);
         return w_rt;
     }
+    // bf16: R transposed and rounded in panels of `width` j, pairs of r = g * m_pad + u side by side:
+    // [j / width][r / 2][j % width][r % 2] = R[j][g][u], zero padded (the step back's w_rt_pairs).
+    Tensor<uint16_t> &transposed_recurrent_pairs(int64_t width) {
+        const int64_t G = kLstmGates;
+        Tensor<uint16_t> &pairs = ensure_shape(s_.w_rt_pairs, {mp_ / width, G * mp_ / 2, width, 2});
+        std::fill(pairs.data.begin(), pairs.data.end(), uint16_t(0));
+        for (int64_t j = 0; j < m_; j++)
+            for (int64_t g = 0; g < G; g++)
+                for (int64_t u = 0; u < m_; u++) {
+                    const int64_t r = g * mp_ + u;
+                    pairs(j / width, r / 2, j % width, r % 2) = bf16_bits(value_.w_recurrent(j, g, u));
+                }
+        return pairs;
+    }
 
     // The steps backwards in time: dpre [T+1][B_pad][4][m_pad] (row T zeros: no step after the last) and the
     // carry d c into s_.dc[0] at the end; dh_in and the carries are [B_pad][m_pad].
@@ -189,10 +254,11 @@ private:
             copy_block(d_final->at("h").data.data(), m, dh_last.data.data(), mp_, B, m);
             copy_block(d_final->at("c").data.data(), m, dc[T % 2].data.data(), mp_, B, m);
         }
-        CompiledStepBack &c = compiled_step_back();
+        CompiledStepBack &c = compiled_step_back(precision_);
         std::lock_guard<std::mutex> lock(c.mutex);
         LstmStepBack &s = c.s;
-        s.w_rt.set(view(w_rt));
+        if (precision_ == Precision::bf16) s.w_rt_pairs.set(bf16_view(transposed_recurrent_pairs(c.width)));
+        else s.w_rt.set(view(w_rt));
         for (int64_t t = T - 1; t >= 0; t--) {
             s.gates.set(view(&tape.gates.data[t * G * row], {{mp, 1}, {G, mp}, {bp, Gm}}));
             s.c_t.set(view(&tape.c.data[(t + 1) * row], {{mp, 1}, {bp, mp}}));
@@ -217,7 +283,7 @@ private:
             for (int64_t g = 0; g < G; g++)
                 for (int64_t u = 0; u < m; u++) w_t(g * mp_ + u, 0, c) = value_.w_input(c, g, u);
         Buffer<float> dx_out = view(dx_pad);
-        row_gemm(view(w_t), dpre_steps, view(no_bias), dx_out);
+        row_gemm(view(w_t), dpre_steps, view(no_bias), dx_out, precision_);
         if (!dx) return;
         ensure_shape(*dx, {T, B, n});
         for (int64_t t = 0; t < T; t++) copy_block(&dx_pad(t, 0, 0, 0), np, &(*dx)(t, 0, 0), n, B, n);
@@ -236,14 +302,14 @@ private:
                 x_ext(t, b, n) = 1.0f;
             }
         Buffer<float> dw_out = view(dw);
-        weight_grad(dpre_steps, view(x_ext), dw_out);
+        weight_grad(dpre_steps, view(x_ext), dw_out, precision_);
         for (int64_t g = 0; g < G; g++) {
             add_block(&dw(0, g * mp_), G * mp_, &grad_.w_input(0, g, 0), G * m, n, m);
             add_block(&dw(n, g * mp_), G * mp_, &grad_.bias(g, 0), m, 1, m);
         }
         Tensor<float> &dr = ensure_shape(s_.dr, {round_up(mp_, gemm_rows()), G * mp_});
         Buffer<float> dr_out = view(dr);
-        weight_grad(dpre_steps, view(tape.h.data.data(), {{mp, 1}, {bp, mp}, {static_cast<int>(T), bp * mp}}), dr_out);
+        weight_grad(dpre_steps, view(tape.h.data.data(), {{mp, 1}, {bp, mp}, {static_cast<int>(T), bp * mp}}), dr_out, precision_);
         for (int64_t g = 0; g < G; g++) add_block(&dr(0, g * mp_), G * mp_, &grad_.w_recurrent(0, g, 0), G * m, m, m);
     }
 
@@ -256,22 +322,30 @@ private:
         Tensor<float> dh0({Bp, mp_}), no_bias_m({panels, W});
         Buffer<float> dh0_out = view(dh0.data.data(), {{w, 1}, {panels, w}, {bp, mp}, {1, bp * mp}});
         row_gemm(view(w_rt.data.data(), {{w, 1}, {panels, Gm * w}, {Gm, w}}),
-                 view(s_.dpre.data.data(), {{Gm, 1}, {bp, Gm}, {1, bp * Gm}}), view(no_bias_m), dh0_out);
+                 view(s_.dpre.data.data(), {{Gm, 1}, {bp, Gm}, {1, bp * Gm}}), view(no_bias_m), dh0_out, precision_);
         for (const char *name : {"h", "c"}) ensure_shape(d_initial.at(name), {B, m});
         copy_block(dh0.data.data(), mp_, d_initial.at("h").data.data(), m, B, m);
         copy_block(s_.dc[0].data.data(), mp_, d_initial.at("c").data.data(), m, B, m);
     }
 
-    int64_t mp_;  // m padded
+    Precision precision_;  // of the GEMMs' operands, forward and backward (f32 or bf16)
+    int64_t mp_;           // m padded
     // Scratch reused from call to call (reallocated when the shape changes; padding stays zero): fresh
     // allocations cost page faults, expensive in a VM (a 15 MB tape took 56 ms here).
     struct Scratch {
         HalideTape untaped;  // the forward's buffers when no tape is recorded
         Tensor<float> w_input, w_recurrent, bias, proj, w_rt, dpre, dc[2], w_t, dx_pad, x_ext, dw, dr;
+        Tensor<uint16_t> w_recurrent_pairs, w_rt_pairs;  // bf16's
     } s_;
 };
 
 }  // namespace
+
+Pipeline lstm_step_back_pipeline(Precision precision, const Target &target) {
+    LstmStepBack s(step_back_width(precision, target), precision);
+    schedule_step_back(s, target);
+    return Pipeline(s.grads);  // Halide's handles keep the Funcs and ImageParams alive
+}
 
 std::unique_ptr<nn::Layer> make_lstm_halide_layer(const ModelConfig &cfg, int64_t index) {
     require_environment_target("lstm-halide", cfg.target);

@@ -12,7 +12,8 @@
 namespace qrnn {
 namespace {
 // --pass training --verify: the output and every gradient against the double reference (loss = sum(dy * y), zero
-// final-state gradients), each tensor relative to its own scale; the worst is reported.
+// final-state gradients), in bf16 with the GEMMs' operands rounded as lstm-halide rounds them; each tensor relative to
+// its own scale; the worst is reported.
 Comparison verify_lstm_training(const TrainingStep &s) {
     std::vector<LstmParams<double>> layers;
     for (size_t l = 0; l < s.stack.size(); l++) {
@@ -21,9 +22,10 @@ Comparison verify_lstm_training(const TrainingStep &s) {
     }
     const Tensor<double> x = convert<double>(s.x), h0 = convert<double>(nn::stacked_state(s.initial, "h")),
                          c0 = convert<double>(nn::stacked_state(s.initial, "c"));
-    Comparison worst = compare(s.y, ref::lstm_stack_forward(x, layers, h0, c0).h);
+    const Precision precision = parse_precision(s.cfg.precision);
+    Comparison worst = compare(s.y, ref::lstm_stack_forward(x, layers, h0, c0, precision).h);
     Tensor<double> zeros(h0.shape);
-    ref::LstmStackGrads g = ref::lstm_stack_backward(x, layers, h0, c0, convert<double>(s.dy), zeros, zeros);
+    ref::LstmStackGrads g = ref::lstm_stack_backward(x, layers, h0, c0, convert<double>(s.dy), zeros, zeros, precision);
     keep_worst(worst, compare(s.dx, g.dx));
     for (size_t l = 0; l < s.stack.size(); l++) {
         auto p = s.stack.layer(l).params();

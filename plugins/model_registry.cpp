@@ -62,7 +62,8 @@ void check_model_precision(const ModelConfig &cfg) {
     }
     if (!has("precision"))
         fail("model '", cfg.model, "' runs in f32", has("int8") ? " or int8" : " only", " (got --precision ", cfg.precision, ")");
-    if (cfg.training_pass() && !has("precision-training"))
+    // A model that does not train at all is refused by its missing backward pass (build_training_model) instead.
+    if (cfg.training_pass() && model_trains(plugin) && !has("precision-training"))
         fail("model '", cfg.model, "' trains in f32 only (got --precision ", cfg.precision, "; its inference runs in it)");
 }
 

@@ -188,25 +188,27 @@ TEST(Bf16Kernel, BackwardGemmsEmitVdpbf16ps) {
     EXPECT_EQ(qrnn::test::count_of(backward_assembly(kAvx2Target), "vdpbf16ps"), 0u);
 }
 
-// lstm-halide's two GEMMs on the dot product: row_gemm's 2 x 8 register tile (16 per pair) and the step's 1 vector x 4
-// gates x 4 rows (16 per pair), dense loads of the weight pairs; none on AVX2 (emulated there).
+// lstm-halide's GEMMs on the dot product: forward, row_gemm's 2 x 8 register tile (16 per pair) and the step's 1 vector
+// x 4 gates x 4 rows (16 per pair); backward, weight_grad's (dW, dR) and the backward step's R^T dpre; dense loads of
+// the weight pairs; none on AVX2 (emulated there).
 TEST(Bf16Kernel, LstmHalideGemmsEmitVdpbf16ps) {
     auto assemblies = [](const char *name) {
         const Halide::Target target(name);
-        Halide::Pipeline row = row_gemm_pipeline(Precision::bf16, target);
+        Halide::Pipeline row = row_gemm_pipeline(Precision::bf16, target), wg = weight_grad_pipeline(Precision::bf16, target);
+        Halide::Pipeline back = lstm_step_back_pipeline(Precision::bf16, target);
         LstmStep step(false, target.natural_vector_size<float>(), Precision::bf16);
         schedule_lstm_step(step, target);
         Halide::Pipeline cell(step.cell);
-        return std::make_pair(assembly_of(row, row.infer_arguments(), target, "bf16_row_gemm"),
-                              assembly_of(cell, cell.infer_arguments(), target, "bf16_lstm_step"));
+        return std::vector<std::string>{assembly_of(row, row.infer_arguments(), target, "bf16_row_gemm"),
+                                        assembly_of(cell, cell.infer_arguments(), target, "bf16_lstm_step"),
+                                        assembly_of(wg, wg.infer_arguments(), target, "bf16_weight_grad"),
+                                        assembly_of(back, back.infer_arguments(), target, "bf16_lstm_step_back")};
     };
-    const auto [row, step] = assemblies(kDotTarget);
-    for (const std::string *text : {&row, &step}) {
-        EXPECT_GE(qrnn::test::count_of(*text, "vdpbf16ps"), 16u);
-        EXPECT_EQ(qrnn::test::count_of(*text, "vpinsrw"), 0u);
+    for (const std::string &text : assemblies(kDotTarget)) {
+        EXPECT_GE(qrnn::test::count_of(text, "vdpbf16ps"), 16u);
+        EXPECT_EQ(qrnn::test::count_of(text, "vpinsrw"), 0u);
     }
-    const auto [row_avx2, step_avx2] = assemblies(kAvx2Target);
-    EXPECT_EQ(qrnn::test::count_of(row_avx2, "vdpbf16ps") + qrnn::test::count_of(step_avx2, "vdpbf16ps"), 0u);
+    for (const std::string &text : assemblies(kAvx2Target)) EXPECT_EQ(qrnn::test::count_of(text, "vdpbf16ps"), 0u);
 }
 
 std::string decoder_assembly(const std::string &target_name) {
@@ -245,15 +247,23 @@ TEST(Bf16Errors, WhatHasNoBf16PathSaysSo) {
     ModelConfig lstm = config("fo", 2, {4, 2, 8, 8});
     lstm.model = "qrnn-bidir";
     EXPECT_EQ(message(lstm), "model 'qrnn-bidir' runs in f32 or int8 (got --precision bf16)");
-    lstm.model = "lstm-halide", lstm.pass = "training";
-    EXPECT_EQ(message(lstm), "model 'lstm-halide' trains in f32 only (got --precision bf16; its inference runs in it)");
-    lstm.model = "lstm-onednn";  // trains in bf16 (where oneDNN has a real bf16 kernel: below)
-    EXPECT_EQ(message(lstm), "");
+    lstm.pass = "training";
+    for (const char *model : {"lstm-halide", "lstm-onednn", "cnn"}) {  // train in bf16 (lstm-onednn where oneDNN can: below)
+        lstm.model = model;
+        EXPECT_EQ(message(lstm), "") << model;
+    }
+    // A model whose inference has bf16 and whose training has not (a plugin registered here, as a user's would be).
+    ModelPlugin f32_training = find_model("cnn");
+    f32_training.name = "test-bf16-inference-only";
+    f32_training.options = {"window", "layers", "precision"};
+    register_model(f32_training);
+    lstm.model = f32_training.name;
+    EXPECT_EQ(message(lstm), "model 'test-bf16-inference-only' trains in f32 only (got --precision bf16; its inference runs in it)");
     EXPECT_THROW(check_precision(Precision::bf16, Halide::Target("host-cuda")), Error);
     const qrnn::test::CliResult lm = qrnn::test::run_cli(std::string("train ") + QRNN_SOURCE_DIR +
-                                                         "/experiments/lm_ptb_small.yaml --model lstm-halide --precision bf16");
+                                                         "/experiments/lm_ptb_small.yaml --model qrnn-dense --precision bf16");
     EXPECT_NE(lm.exit_code, 0);
-    EXPECT_NE(lm.output.find("model 'lstm-halide' trains in f32 only"), std::string::npos) << lm.output;
+    EXPECT_NE(lm.output.find("model 'qrnn-dense' runs in f32 only"), std::string::npos) << lm.output;
     EXPECT_THROW(parse_precision("BF16"), Error);
 }
 
@@ -364,6 +374,51 @@ TEST(Bf16Baselines, CnnTrainingStepMatchesTheRoundedReference) {
     }
     const qrnn::test::CliResult r = qrnn::test::run_cli("run --model cnn --pass training --precision bf16 --verify --batch 3 "
                                                         "--seq 7 --input 65 --hidden 320 --window 3 --layers 2 --repeats 1 --warmup 0");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("verify: all within"), std::string::npos) << r.output;
+}
+
+// lstm-halide's bf16 training step (its forward as above; the backward's GEMMs dx = dpre W^T, dW = x^T dpre, dR = h^T dpre,
+// each step's R^T dpre and dh0 on pairs of bf16 operands) on awkward shapes (T = 1, B = 1, odd widths) and the paper's
+// width, from a nonzero state: y, every gradient, dh0 and dc0 against the reference with the same operands rounded,
+// within 2e-3 of each tensor's largest value (h and dpre are float here and double there and may round a bf16 step
+// apart, as the QRNN's); against the plain reference within 4 x 2^-8 and farther than f32's tolerance.
+TEST(Bf16Baselines, LstmHalideTrainingStepMatchesTheRoundedReference) {
+    for (const Shape &s : {Shape{1, 1, 3, 5}, Shape{7, 3, 33, 17}, Shape{2, 4, 20, 40}, Shape{9, 3, 320, 320}}) {
+        ModelConfig cfg = config("fo", 2, s);
+        cfg.model = "lstm-halide", cfg.pass = "training";
+        auto layer = nn::make_layer(cfg, 0);
+        const Tensor<float> x = init_input(cfg);
+        nn::State state = layer->initial_state(s.B), d_initial = layer->initial_state(s.B);
+        seeded_fill(state.at("h"), 5, 0x5eed1, 0.5), seeded_fill(state.at("c"), 5, 0x5eed2, 0.5);
+        const Tensor<double> h0 = convert<double>(state.at("h")), c0 = convert<double>(state.at("c"));
+        Tensor<float> y, dx, dy({s.T, s.B, s.m});
+        seeded_fill(dy, 5, 0x5eed3, 1.0);
+        auto tape = layer->make_tape();
+        layer->forward(x, state, y, tape.get());
+        layer->zero_grads();
+        layer->backward(*tape, dy, nullptr, &dx, &d_initial);
+        auto p = layer->params();  // w_input, w_recurrent, bias
+        const LstmParams<double> params{convert<double>(*p[0].value), convert<double>(*p[1].value), convert<double>(*p[2].value)};
+        const Tensor<double> zeros(h0.shape);
+        for (Precision reference : {Precision::bf16, Precision::f32}) {
+            const Tensor<double> ref_y = ref::lstm_forward(convert<double>(x), params, h0, c0, reference).h;
+            const ref::LstmGrads g = ref::lstm_backward(convert<double>(x), params, h0, c0, convert<double>(dy), zeros, zeros, reference);
+            const std::pair<const Tensor<float> *, const Tensor<double> *> pairs[] = {
+                {&y, &ref_y}, {p[0].grad, &g.params.w_input}, {p[1].grad, &g.params.w_recurrent}, {p[2].grad, &g.params.bias},
+                {&dx, &g.dx}, {&d_initial.at("h"), &g.dh0}, {&d_initial.at("c"), &g.dc0}};
+            double worst = 0;
+            for (const auto &[got, want] : pairs) worst = std::max(worst, compare(*got, *want).rel());
+            if (reference == Precision::bf16) {
+                EXPECT_LE(worst, kBf16Tolerance) << cfg.describe() << ": against the rounded reference";
+            } else {
+                EXPECT_LE(worst, 4 * std::ldexp(1.0, -8)) << cfg.describe() << ": against the f32 reference";
+                EXPECT_GT(worst, kF32Tolerance) << cfg.describe() << ": no farther from f32 than f32 is";
+            }
+        }
+    }
+    const qrnn::test::CliResult r = qrnn::test::run_cli("run --model lstm-halide --pass training --precision bf16 --verify --batch 3 "
+                                                        "--seq 7 --input 65 --hidden 320 --layers 2 --repeats 1 --warmup 0");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("verify: all within"), std::string::npos) << r.output;
 }
