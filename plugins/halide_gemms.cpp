@@ -160,29 +160,17 @@ struct Compiled {
 };
 
 // row_gemm and weight_grad in bf16, each compiled at its first use (f32 callers do not pay for them).
-struct CompiledBf16Row {
+template <class Gemm>
+struct CompiledBf16 {
     Target target = get_jit_target_from_environment();
-    GemmBlocking blocking = gemm_blocking(target);
-    RowGemm row{blocking.rows(), Precision::bf16};
+    GemmBlocking blocking;
+    Gemm gemm;
     Kernel pipeline;
     std::mutex mutex;
 
-    CompiledBf16Row() {
-        schedule(row, blocking);
-        pipeline = Pipeline(row.out);
-        compile_kernels({&pipeline}, target);
-    }
-};
-struct CompiledBf16WeightGrad {
-    Target target = get_jit_target_from_environment();
-    GemmBlocking blocking = gemm_blocking(target, gemm_core_knobs(target).dweights);
-    WeightGrad wg{blocking.rows(), blocking.tile.t, Precision::bf16};
-    Kernel pipeline;
-    std::mutex mutex;
-
-    CompiledBf16WeightGrad() {
-        schedule(wg, blocking);
-        pipeline = Pipeline(wg.out);
+    CompiledBf16(GemmBlocking b, Gemm g) : blocking(b), gemm(std::move(g)) {
+        schedule(gemm, blocking);
+        pipeline = Pipeline(gemm.out);
         compile_kernels({&pipeline}, target);
     }
 };
@@ -225,9 +213,12 @@ void run_row_gemm(RowGemm &row, Kernel &pipeline, const Buffer<float> &w, const 
 void row_gemm(const Buffer<float> &w, const Buffer<float> &x, const Buffer<float> &bias, Buffer<float> &out,
               Precision precision) {
     if (precision == Precision::bf16) {
-        static CompiledBf16Row &c = environment_pipeline<CompiledBf16Row>([] { return std::make_shared<CompiledBf16Row>(); });
+        static CompiledBf16<RowGemm> &c = environment_pipeline<CompiledBf16<RowGemm>>([] {
+            const GemmBlocking b = gemm_blocking(get_jit_target_from_environment());
+            return std::make_shared<CompiledBf16<RowGemm>>(b, RowGemm(b.rows(), Precision::bf16));
+        });
         std::lock_guard<std::mutex> lock(c.mutex);
-        return run_row_gemm(c.row, c.pipeline, w, x, bias, out);
+        return run_row_gemm(c.gemm, c.pipeline, w, x, bias, out);
     }
     Compiled &c = compiled();
     std::lock_guard<std::mutex> lock(c.mutex);
@@ -241,10 +232,13 @@ void weight_grad(const Buffer<float> &d, const Buffer<float> &a, Buffer<float> &
         pipeline.realize(Realization(out));
     };
     if (precision == Precision::bf16) {
-        static CompiledBf16WeightGrad &c =
-            environment_pipeline<CompiledBf16WeightGrad>([] { return std::make_shared<CompiledBf16WeightGrad>(); });
+        static CompiledBf16<WeightGrad> &c = environment_pipeline<CompiledBf16<WeightGrad>>([] {
+            const Target target = get_jit_target_from_environment();
+            const GemmBlocking b = gemm_blocking(target, gemm_core_knobs(target).dweights);
+            return std::make_shared<CompiledBf16<WeightGrad>>(b, WeightGrad(b.rows(), b.tile.t, Precision::bf16));
+        });
         std::lock_guard<std::mutex> lock(c.mutex);
-        return run(c.wg, c.pipeline);
+        return run(c.gemm, c.pipeline);
     }
     Compiled &c = compiled();
     std::lock_guard<std::mutex> lock(c.mutex);

@@ -334,6 +334,31 @@ TEST(Bf16Baselines, CnnMatchesTheRoundedReference) {
         }
 }
 
+namespace {
+using GotWant = std::pair<const Tensor<float> *, const Tensor<double> *>;
+// A baseline's bf16 training step against a reference: the worst of the pairs (each relative to its own scale) within
+// `rounded` of the reference with rounded operands, or within 4 x 2^-8 of the f32 one and, if `differs`, farther from
+// it than f32's tolerance (the step did run in bf16).
+void expect_bf16_step(const std::vector<GotWant> &pairs, Precision reference, double rounded, bool differs, const std::string &what) {
+    double worst = 0;
+    for (const auto &[got, want] : pairs) worst = std::max(worst, compare(*got, *want).rel());
+    if (reference == Precision::bf16) {
+        EXPECT_LE(worst, rounded) << what << ": against the rounded reference";
+        return;
+    }
+    EXPECT_LE(worst, 4 * std::ldexp(1.0, -8)) << what << ": against the f32 reference";
+    if (differs) EXPECT_GT(worst, kF32Tolerance) << what << ": no farther from f32 than f32 is";
+}
+// `qrnn run --pass training --precision bf16 --verify` of a 2-layer stack of `model` at the paper's width.
+void expect_cli_verifies_bf16_training(const std::string &model) {
+    const qrnn::test::CliResult r = qrnn::test::run_cli("run --model " + model + " --pass training --precision bf16 --verify "
+                                                        "--batch 3 --seq 7 --input 65 --hidden 320 --window 3 --layers 2 "
+                                                        "--repeats 1 --warmup 0");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("verify: all within"), std::string::npos) << r.output;
+}
+}  // namespace
+
 // The CNN's bf16 training step (forward and the QRNN's backward GEMMs with one gate, plugins/cnn_backward.h) on
 // awkward shapes (T = 1, B = 1, odd widths, k > T) and the paper's width: y and every gradient against the reference
 // with the same operands rounded, within 5e-4 of each tensor's largest value (dpre is float here and double there, so
@@ -360,22 +385,11 @@ TEST(Bf16Baselines, CnnTrainingStepMatchesTheRoundedReference) {
         for (Precision reference : {Precision::bf16, Precision::f32}) {
             const Tensor<double> ref_y = ref::cnn_forward(convert<double>(x), params, reference);
             const ref::CnnGrads g = ref::cnn_backward(convert<double>(x), params, convert<double>(dy_out), reference);
-            const std::pair<const Tensor<float> *, const Tensor<double> *> pairs[] = {
-                {&y, &ref_y}, {p[0].grad, &g.layers[0].weights}, {p[1].grad, &g.layers[0].bias}, {&dx, &g.dx}};
-            double worst = 0;
-            for (const auto &[got, want] : pairs) worst = std::max(worst, compare(*got, *want).rel());
-            if (reference == Precision::bf16) {
-                EXPECT_LE(worst, 5e-4) << what << ": against the rounded reference";
-            } else {
-                EXPECT_LE(worst, 4 * std::ldexp(1.0, -8)) << what << ": against the f32 reference";
-                if (s.n * s.m > 3) EXPECT_GT(worst, kF32Tolerance) << what << ": no farther from f32 than f32 is";
-            }
+            expect_bf16_step({{&y, &ref_y}, {p[0].grad, &g.layers[0].weights}, {p[1].grad, &g.layers[0].bias}, {&dx, &g.dx}},
+                             reference, 5e-4, s.n * s.m > 3, what);
         }
     }
-    const qrnn::test::CliResult r = qrnn::test::run_cli("run --model cnn --pass training --precision bf16 --verify --batch 3 "
-                                                        "--seq 7 --input 65 --hidden 320 --window 3 --layers 2 --repeats 1 --warmup 0");
-    EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("verify: all within"), std::string::npos) << r.output;
+    expect_cli_verifies_bf16_training("cnn");
 }
 
 // lstm-halide's bf16 training step (its forward as above; the backward's GEMMs dx = dpre W^T, dW = x^T dpre, dR = h^T dpre,
@@ -404,23 +418,12 @@ TEST(Bf16Baselines, LstmHalideTrainingStepMatchesTheRoundedReference) {
         for (Precision reference : {Precision::bf16, Precision::f32}) {
             const Tensor<double> ref_y = ref::lstm_forward(convert<double>(x), params, h0, c0, reference).h;
             const ref::LstmGrads g = ref::lstm_backward(convert<double>(x), params, h0, c0, convert<double>(dy), zeros, zeros, reference);
-            const std::pair<const Tensor<float> *, const Tensor<double> *> pairs[] = {
-                {&y, &ref_y}, {p[0].grad, &g.params.w_input}, {p[1].grad, &g.params.w_recurrent}, {p[2].grad, &g.params.bias},
-                {&dx, &g.dx}, {&d_initial.at("h"), &g.dh0}, {&d_initial.at("c"), &g.dc0}};
-            double worst = 0;
-            for (const auto &[got, want] : pairs) worst = std::max(worst, compare(*got, *want).rel());
-            if (reference == Precision::bf16) {
-                EXPECT_LE(worst, kBf16Tolerance) << cfg.describe() << ": against the rounded reference";
-            } else {
-                EXPECT_LE(worst, 4 * std::ldexp(1.0, -8)) << cfg.describe() << ": against the f32 reference";
-                EXPECT_GT(worst, kF32Tolerance) << cfg.describe() << ": no farther from f32 than f32 is";
-            }
+            expect_bf16_step({{&y, &ref_y}, {p[0].grad, &g.params.w_input}, {p[1].grad, &g.params.w_recurrent},
+                              {p[2].grad, &g.params.bias}, {&dx, &g.dx}, {&d_initial.at("h"), &g.dh0}, {&d_initial.at("c"), &g.dc0}},
+                             reference, kBf16Tolerance, true, cfg.describe());
         }
     }
-    const qrnn::test::CliResult r = qrnn::test::run_cli("run --model lstm-halide --pass training --precision bf16 --verify --batch 3 "
-                                                        "--seq 7 --input 65 --hidden 320 --layers 2 --repeats 1 --warmup 0");
-    EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("verify: all within"), std::string::npos) << r.output;
+    expect_cli_verifies_bf16_training("lstm-halide");
 }
 
 // lstm-halide in bf16 (x W on row_gemm's pairs, h R on the step's: plugins/lstm_halide.h) against the double reference
