@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "lm/trainer.h"
 #include "runtime/atomic_file.h"
@@ -17,19 +18,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int64_t kMaxVocab = int64_t(1) << 24;
 double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
-std::vector<std::string> split_models(const std::string &value) {
-    std::vector<std::string> models;
-    for (size_t at = 0; at <= value.size();) {
-        size_t comma = std::min(value.find(',', at), value.size());
-        std::string name = value.substr(at, comma - at);
-        name.erase(0, name.find_first_not_of(' '));
-        name.erase(name.find_last_not_of(' ') + 1);
-        if (name.empty()) fail("empty model name in the list");
-        models.push_back(name);
-        at = comma + 1;
-    }
-    return models;
-}
+std::vector<std::string> split_models(const std::string &value) { return split_comma_list(value, "model name", true); }
 
 // A vocabulary padded with unused words up to `size` (0: as it is); `path` names its file in errors.
 Vocabulary padded(const Vocabulary &v, int64_t size, const std::string &path) {

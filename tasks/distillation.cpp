@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/comma_list.h"
 #include "core/error.h"
 
 namespace qrnn::lm {
@@ -20,14 +21,10 @@ std::vector<double> tempered_log_softmax(const double *z, int64_t classes, doubl
 }  // namespace
 
 std::vector<std::string> teacher_checkpoints(const std::string &teacher) {
-    std::vector<std::string> files;
-    size_t start = 0;
-    while (true) {
-        const size_t comma = teacher.find(',', start);
-        files.push_back(teacher.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (files.back().empty()) fail("key 'teacher': value '", teacher, "': an empty checkpoint name in the list");
-        if (comma == std::string::npos) return files;
-        start = comma + 1;
+    try {
+        return split_comma_list(teacher, "checkpoint name");
+    } catch (const Error &e) {
+        fail("key 'teacher': value '", teacher, "': ", e.what());
     }
 }
 

@@ -154,7 +154,7 @@ TEST(TextTask, DistilsATeacherCheckpoint) {
                "key 'distill_weight': value '0.7': task classify-text does not use it (distillation only: set 'teacher')");
     expect_cli("train --data " + data + common + "--teacher " + scratch_path("none.h5"), 2,
                "key 'teacher': " + scratch_path("none.h5") + ": no such file (a classify-text checkpoint)");
-    expect_cli(student + ",", 2, "key 'teacher': value '" + teacher + ",': an empty checkpoint name in the list");
+    expect_cli(student + ",", 2, "key 'teacher': value '" + teacher + ",': empty checkpoint name in the list");
     expect_cli(student + "," + scratch_path("none.h5"), 2,
                "key 'teacher': " + scratch_path("none.h5") + ": no such file (a classify-text checkpoint)");
     expect_cli("train --task classify --teacher " + teacher, 2, "key 'teacher': value '" + teacher + "': task classify does not use it");

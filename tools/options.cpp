@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "core/pooling.h"
 #include "runtime/parse_number.h"
@@ -11,15 +12,10 @@ namespace po = boost::program_options;
 namespace qrnn::cli {
 
 std::vector<std::string> split_list(const std::string &option, const std::string &text) {
-    std::vector<std::string> items;
-    size_t start = 0;
-    while (true) {
-        size_t comma = text.find(',', start);
-        std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (item.empty()) fail("--", option, ": empty item in list '", text, "'");
-        items.push_back(item);
-        if (comma == std::string::npos) return items;
-        start = comma + 1;
+    try {
+        return split_comma_list(text, "item");
+    } catch (const Error &) {
+        fail("--", option, ": empty item in list '", text, "'");
     }
 }
 
