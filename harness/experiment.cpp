@@ -21,8 +21,7 @@ Prepared prepare(const ModelConfig &cfg, const RunOptions &opts) {
     check_model_memory(cfg, opts);
     const ModelPlugin &plugin = find_model(cfg.model);
     Prepared p{{cfg, {}, 0, std::nullopt}, nullptr};
-    std::string why = model_unavailable(plugin, cfg);
-    if (!why.empty()) throw Unavailable("model '" + cfg.model + "' unavailable: " + why);
+    require_model_available(plugin, cfg);
     auto supports = [&](const char *option) { return std::count(plugin.options.begin(), plugin.options.end(), option) > 0; };
     if (!opts.load_path.empty() && !supports("load")) fail("--load: model '", cfg.model, "' does not read HDF5 dumps");
     if (!opts.dump_path.empty() && !supports("dump") && !cfg.training_pass())  // every training pass writes one

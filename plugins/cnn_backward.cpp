@@ -9,6 +9,7 @@
 #include "core/qrnn_backward.h"
 #include "plugins/cnn.h"
 #include "plugins/halide_gemms.h"
+#include "runtime/compiled_layer.h"
 #include "runtime/kernel.h"
 #include "schedules/cpu_backward.h"
 #include "schedules/training_schedule.h"
@@ -51,6 +52,7 @@ struct CompiledCnnBackward {
     Target target = get_jit_target_from_environment();
     CnnBackwardFuncs funcs;
     Kernel pipeline;
+    std::mutex mutex;
     explicit CompiledCnnBackward(Precision precision) : funcs(target, precision) {
         schedule_cpu(funcs, target);
         pipeline = Pipeline({funcs.D.dweights, funcs.D.dbias, funcs.D.dx});
@@ -66,12 +68,10 @@ void cnn_layer_backward(const Tensor<float> &x, const Tensor<float> &weights, co
                         const Tensor<float> &dy, Tensor<float> &dweights, Tensor<float> &dbias, Tensor<float> &dx,
                         Precision precision) {
     // One pipeline per precision, each compiled at its first use.
-    static std::mutex mutex;
-    static std::unique_ptr<CompiledCnnBackward> pipelines[2];
-    std::lock_guard<std::mutex> lock(mutex);
-    std::unique_ptr<CompiledCnnBackward> &slot = pipelines[precision == Precision::bf16];
-    if (!slot) slot = std::make_unique<CompiledCnnBackward>(precision);
-    CompiledCnnBackward &compiled = *slot;
+    CompiledCnnBackward &compiled = environment_variant<CompiledCnnBackward, 2>(
+        precision == Precision::bf16, std::string("|") + precision_name(precision),
+        [&] { return std::make_shared<CompiledCnnBackward>(precision); });
+    std::lock_guard<std::mutex> lock(compiled.mutex);
     ensure_shape(dweights, weights.shape);
     ensure_shape(dbias, {1, weights.dim(3)});
     ensure_shape(dx, x.shape);

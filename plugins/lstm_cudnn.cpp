@@ -278,9 +278,7 @@ const bool lstm_cudnn_registered = [] {
     register_lstm_model("lstm-cudnn", "LSTM by cuDNN 9 cudnnRNNForward (the paper's baseline)", {"cuda"}, unavailable,
                         [](const ModelConfig &cfg) { return std::make_unique<LstmCudnn>(cfg); },
                         [](const ModelConfig &cfg, int64_t index) -> std::unique_ptr<nn::Layer> {
-                            const std::string why = unavailable();
-                            if (!why.empty()) throw Unavailable("model 'lstm-cudnn' unavailable: " + why);
-                            return std::make_unique<LstmCudnnLayer>(cfg, index);
+                            return std::make_unique<LstmCudnnLayer>(cfg, index);  // available: register_model checked
                         });
     return true;
 }();

@@ -75,15 +75,9 @@ CompiledLstmStep::CompiledLstmStep(bool save_gates, Precision precision)
 CompiledLstmStep &compiled_lstm_step(bool save_gates, Precision precision) {
     // The environment's target is fixed for the process: each variant looked up (and compiled) once, when first asked
     // for, then a reference into the cache.
-    static CompiledLstmStep *steps[2][2] = {};
-    static std::mutex mutex;
-    std::lock_guard<std::mutex> lock(mutex);
-    CompiledLstmStep *&step = steps[save_gates][precision == Precision::bf16];
-    if (!step)
-        step = &environment_pipeline<CompiledLstmStep>(
-            [&] { return std::make_shared<CompiledLstmStep>(save_gates, precision); },
-            std::string(save_gates ? "|saving" : "|plain") + "|" + precision_name(precision));
-    return *step;
+    return environment_variant<CompiledLstmStep, 4>(
+        2 * save_gates + (precision == Precision::bf16), std::string(save_gates ? "|saving" : "|plain") + "|" + precision_name(precision),
+        [&] { return std::make_shared<CompiledLstmStep>(save_gates, precision); });
 }
 
 Tensor<float> &pack_recurrent_into(const Tensor<float> &w, int64_t width, int64_t m_pad, Tensor<float> &dst) {
@@ -195,7 +189,7 @@ private:
 const bool lstm_halide_registered = [] {
     register_lstm_model("lstm-halide", "LSTM in Halide: input GEMM over all steps + serial recurrent steps", {"cpu"},
                         nullptr, [](const ModelConfig &cfg) { return std::make_unique<LstmHalide>(cfg); },
-                        make_lstm_halide_layer, [](const ModelConfig &) { return std::string(); }, true);
+                        make_lstm_halide_layer, LstmBf16{});
     return true;
 }();
 }  // namespace

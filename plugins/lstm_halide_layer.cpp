@@ -117,14 +117,8 @@ struct CompiledStepBack {
 CompiledStepBack &compiled_step_back(Precision precision) {
     // The environment's target is fixed for the process: each precision looked up (and compiled) once, when first
     // asked for, then a reference into the cache.
-    static CompiledStepBack *steps[2] = {};
-    static std::mutex mutex;
-    std::lock_guard<std::mutex> lock(mutex);
-    CompiledStepBack *&step = steps[precision == Precision::bf16];
-    if (!step)
-        step = &environment_pipeline<CompiledStepBack>([&] { return std::make_shared<CompiledStepBack>(precision); },
-                                                       std::string("|") + precision_name(precision));
-    return *step;
+    return environment_variant<CompiledStepBack, 2>(precision == Precision::bf16, std::string("|") + precision_name(precision),
+                                                    [&] { return std::make_shared<CompiledStepBack>(precision); });
 }
 
 // ---- Layer -----------------------------------------------------------------------------------------------

@@ -97,11 +97,13 @@ Comparison LstmModel::verify() {
 void register_lstm_model(const std::string &name, const std::string &description, std::vector<std::string> targets,
                          std::function<std::string()> unavailable,
                          std::function<std::unique_ptr<Model>(const ModelConfig &)> build, nn::LayerFactory layer,
-                         std::function<std::string(const ModelConfig &)> bf16, bool bf16_training) {
+                         std::optional<LstmBf16> bf16) {
     ModelPlugin p;
     p.name = name, p.description = description, p.options = {"layers"};
-    if (bf16) p.options.push_back("precision"), p.unavailable_for = std::move(bf16);
-    if (bf16_training) p.options.push_back("precision-training");
+    if (bf16) {
+        p.options.insert(p.options.end(), {"precision", "precision-training"});
+        p.unavailable_for = std::move(bf16->unavailable), p.bf16_tolerance = bf16->tolerance;
+    }
     p.targets = std::move(targets), p.unavailable = std::move(unavailable);
     p.validate = require_eval;
     p.build = [build](const ModelConfig &cfg, const RunOptions &) { return build(cfg); };

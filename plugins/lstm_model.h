@@ -1,5 +1,7 @@
 // Shared base of the LSTM model plugins: seeded data, outputs, verification against ref::lstm_forward.
 #pragma once
+#include <optional>
+
 #include "plugins/lstm_params.h"
 #include "plugins/model.h"
 
@@ -21,12 +23,16 @@ protected:
 
 // Registers an LSTM model plugin with the options and checks shared by all of them, its trainable layer and the
 // LSTMs' training verifier (the output and every gradient against ref::lstm_stack_backward).
-// bf16: for a backend with a bf16 path (`qrnn run --precision bf16`), why a config cannot run here ("" if it can);
-// bf16_training: its trainable layer has one too (`--pass training`, `qrnn train`).
+// A backend's bf16 path (`--precision bf16`).
+struct LstmBf16 {
+    std::function<std::string(const ModelConfig &)> unavailable;  // why a config cannot run here ("" if it can)
+    double tolerance = kBf16Tolerance;                            // ModelPlugin::bf16_tolerance
+};
+// bf16: for a backend with a bf16 path, forward and training (unset: f32 only).
 void register_lstm_model(const std::string &name, const std::string &description, std::vector<std::string> targets,
                          std::function<std::string()> unavailable,
                          std::function<std::unique_ptr<Model>(const ModelConfig &)> build, nn::LayerFactory layer,
-                         std::function<std::string(const ModelConfig &)> bf16 = {}, bool bf16_training = false);
+                         std::optional<LstmBf16> bf16 = {});
 
 // The backends' layers (layer `index` of cfg's stack), for their model records (register_lstm_model).
 std::unique_ptr<nn::Layer> make_lstm_onednn_layer(const ModelConfig &cfg, int64_t index);

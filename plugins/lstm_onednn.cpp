@@ -133,7 +133,7 @@ const bool lstm_onednn_registered = [] {
                                 fail("lstm-onednn: oneDNN: ", e.what());
                             }
                         },
-                        make_lstm_onednn_layer, bf16_lstm_unavailable, true);
+                        make_lstm_onednn_layer, LstmBf16{bf16_lstm_unavailable, kBf16UnroundedTolerance});
     return true;
 }();
 }  // namespace

@@ -245,9 +245,6 @@ private:
 
 std::unique_ptr<nn::Layer> make_lstm_onednn_layer(const ModelConfig &cfg, int64_t index) {
     require_environment_target("lstm-onednn", cfg.target);
-    // bf16 where oneDNN has only its reference implementation: refused, as `qrnn run` skips it (plugins/lstm_onednn.cpp).
-    const std::string why = model_unavailable(find_model("lstm-onednn"), cfg);
-    if (!why.empty()) throw Unavailable("model 'lstm-onednn' unavailable: " + why);
     return std::make_unique<LstmOnednnLayer>(cfg, index);
 }
 }  // namespace qrnn

@@ -82,6 +82,9 @@ struct ModelPlugin {
     TrainingVerifier verifier;
     // As `unavailable`, for one configuration (e.g. a precision the library has no real kernel for here); may be unset.
     std::function<std::string(const ModelConfig &)> unavailable_for;
+    // --verify's default tolerance in bf16: kBf16Tolerance where the model's reference rounds what it rounds; a library
+    // that rounds values of its own is held to the plain reference within kBf16UnroundedTolerance (runtime/compare.h).
+    double bf16_tolerance = kBf16Tolerance;
 };
 
 // Rejects duplicates and plugins that can build nothing; hands the layer or stack factory to nn/ (nn::make_layers)
@@ -91,6 +94,12 @@ const ModelPlugin &find_model(const std::string &name);  // throws qrnn::Error l
 std::vector<std::string> model_names();
 std::string model_unavailable(const ModelPlugin &plugin);  // "" when available
 std::string model_unavailable(const ModelPlugin &plugin, const ModelConfig &cfg);  // the plugin's, then cfg's
+// The tolerance --verify (qrnn run, a sweep's verify) applies to a configuration when none is given: the precision's
+// (default_tolerance), in bf16 the model's own (ModelPlugin::bf16_tolerance).
+double verify_tolerance(const ModelConfig &cfg);
+// Throws qrnn::Unavailable "model 'NAME' unavailable: <why>" unless model_unavailable(plugin, cfg) is "". register_model
+// puts it before a model's layer factory, so a layer of what cannot run here is never built.
+void require_model_available(const ModelPlugin &plugin, const ModelConfig &cfg);
 // `--pass training` runs: a stack of trainable layers (nn/layer.h factories) or the plugin's build_training.
 bool model_trains(const ModelPlugin &plugin);
 std::vector<std::string> training_model_names();  // the models for which model_trains holds

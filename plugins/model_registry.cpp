@@ -28,12 +28,25 @@ void register_model(ModelPlugin p) {
     const nn::StackFactory stack = p.stack;
     const TrainingVerifier verifier = p.verifier;
     model_plugins().add(name, std::move(p));  // a taken name fails here, before anything else is registered
-    if (layer) nn::register_layer_factory(name, layer);
+    if (layer)
+        nn::register_layer_factory(name, [name, layer](const ModelConfig &cfg, int64_t index) {
+            require_model_available(find_model(name), cfg);
+            return layer(cfg, index);
+        });
     if (stack) nn::register_stack_factory(name, stack);
     if (verifier) register_training_verifier(name, verifier);
 }
 
 const ModelPlugin &find_model(const std::string &name) { return model_plugins().find(name); }
+
+double verify_tolerance(const ModelConfig &cfg) {
+    return cfg.precision == "bf16" ? find_model(cfg.model).bf16_tolerance : default_tolerance(cfg);
+}
+
+void require_model_available(const ModelPlugin &plugin, const ModelConfig &cfg) {
+    const std::string why = model_unavailable(plugin, cfg);
+    if (!why.empty()) throw Unavailable("model '" + plugin.name + "' unavailable: " + why);
+}
 std::vector<std::string> model_names() { return model_plugins().names(); }
 std::string model_unavailable(const ModelPlugin &plugin) { return plugin.unavailable ? plugin.unavailable() : ""; }
 std::string model_unavailable(const ModelPlugin &plugin, const ModelConfig &cfg) {

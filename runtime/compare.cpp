@@ -22,7 +22,7 @@ void keep_worst(Comparison &worst, const Comparison &c) {
 bool valid_tolerance(double tolerance) { return std::isfinite(tolerance) && tolerance > 0; }
 
 double default_tolerance(const ModelConfig &config) {
-    if (config.precision == "bf16") return config.model == "lstm-onednn" ? kBf16UnroundedTolerance : kBf16Tolerance;
+    if (config.precision == "bf16") return kBf16Tolerance;
     return config.precision == "int8" ? kInt8Tolerance : kDefaultTolerance;
 }
 

@@ -26,14 +26,14 @@ constexpr double kDefaultTolerance = 1e-4;
 // input, an LSTM's h: double there, f32 here), a value within that difference of a rounding boundary rounds a whole
 // bf16 step apart (docs/precision.md; measured up to 4.1e-4: a training step at B=3 T=7, where dW sums few products).
 constexpr double kBf16Tolerance = 2e-3;
-// A bf16 run of lstm-onednn: oneDNN rounds values of its own (h, the gates' gradients) where its reference cannot
-// follow, so its results are held to the plain f32 reference within the bound of a bf16 training step against f32
-// (docs/precision.md): 4 x 2^-8 of the largest value (measured 6.3e-3: a training step of 2 layers at T=9 B=4).
+// A bf16 run of a library that rounds values of its own where its reference cannot follow (lstm-onednn: h, the gates'
+// gradients; ModelPlugin::bf16_tolerance): held to the plain f32 reference within the bound of a bf16 training step
+// against f32 (docs/precision.md): 4 x 2^-8 of the largest value (measured 6.3e-3: a training step of 2 layers at T=9 B=4).
 constexpr double kBf16UnroundedTolerance = 4.0 / 256;
 // An int8 run's, against the reference that quantizes as the kernel does (docs/int8.md): a layer's input that the
 // reference computed itself (a stack's second layer reads h, double there, f32 here) can quantize one step apart.
 constexpr double kInt8Tolerance = 2e-3;
-// The tolerance --verify (qrnn run, a sweep's verify) applies to a configuration when none is given.
+// The default tolerance of a configuration's precision (a model may hold bf16 to more: verify_tolerance, plugins/model.h).
 double default_tolerance(const ModelConfig &config);
 
 Comparison compare(const Tensor<float> &y, const Tensor<double> &ref);  // throws qrnn::Error on shape mismatch

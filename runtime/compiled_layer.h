@@ -92,6 +92,17 @@ Compiled &environment_pipeline(Make make, const std::string &variant = "") {
     return *pipeline_cache().get<Compiled>(key, [&] { return make(); });
 }
 
+// environment_pipeline for one of a few variants of a Compiled (`index` < N, cached under the name `variant`), each
+// made on first use; the references are kept here, one set per call site (`make`'s type), so later calls make no lookup.
+template <class Compiled, size_t N, class Make>
+Compiled &environment_variant(size_t index, const std::string &variant, Make make) {
+    static std::mutex mutex;
+    static Compiled *kept[N] = {};
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!kept[index]) kept[index] = &environment_pipeline<Compiled>(make, variant);
+    return *kept[index];
+}
+
 // Compiled layers cached by (pooling, schedule, knobs, target, precision; shape if the schedule is per_shape) for
 // the life of the process.
 std::shared_ptr<CompiledLayer> compiled_layer(const PoolingVariant &pooling, const std::string &schedule,

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/named_table.h"
 #include "lm/train_config.h"
+#include "plugins/model.h"
 #include "runtime/compare.h"
 
 namespace qrnn::sweep {
@@ -92,7 +93,7 @@ std::vector<RunField> make_fields() {
 }  // namespace
 
 double Measurement::tolerance_for(const ModelConfig &config) const {
-    return tolerance.value_or(default_tolerance(config));
+    return tolerance.value_or(verify_tolerance(config));
 }
 
 const std::vector<RunField> &run_fields() {

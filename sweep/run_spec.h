@@ -18,7 +18,7 @@ struct Measurement {
     int64_t warmup = 1;
     int64_t repeats = 5;
     bool verify = false;
-    // Max relative error accepted when verifying; unset: the configuration's default (default_tolerance).
+    // Max relative error accepted when verifying; unset: the configuration's default (verify_tolerance, plugins/model.h).
     std::optional<double> tolerance;
     double tolerance_for(const ModelConfig &config) const;
 };

@@ -246,7 +246,7 @@ int run_command(const std::vector<std::string> &args) {
         RunReport r = vm.count("interleave") ? reports[i] : run_experiment(runnable[i], opts);
         if (first_ms == 0) first_ms = r.timing.median();
         bool ok = true;
-        const double own = vm["tolerance"].defaulted() ? default_tolerance(runnable[i]) : tolerance;
+        const double own = vm["tolerance"].defaulted() ? verify_tolerance(runnable[i]) : tolerance;
         if (own != tolerance) precision_defaults[runnable[i].precision] = own;
         table.add(results_row(runnable[i], r, first_ms, several, training_pass, with_precision, own, ok));
         all_ok = all_ok && ok;
