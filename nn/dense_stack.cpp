@@ -40,7 +40,9 @@ Tensor<float> next_history_of_prefix(const Tensor<float> &history, const Tensor<
 }
 }  // namespace
 
-DenseQrnn::DenseQrnn(const ModelConfig &cfg) : cfg_(cfg), target_(parse_target(cfg.target)) {
+DenseQrnn::DenseQrnn(const ModelConfig &cfg)
+    : cfg_(cfg), target_(parse_target(cfg.target)), precision_(parse_precision(cfg.precision)) {
+    if (precision_ == Precision::int8) fail("dense QRNN: no int8 path (--precision f32 or bf16)");
     params_ = init_params(cfg, ref::dense_layer_inputs(cfg));
     for (auto &p : params_) grads_.push_back({Tensor<float>(p.weights.shape), Tensor<float>(p.bias.shape)});
     inference_.resize(cfg.layers);
@@ -48,7 +50,11 @@ DenseQrnn::DenseQrnn(const ModelConfig &cfg) : cfg_(cfg), target_(parse_target(c
 }
 
 CompiledTrainingLayer &DenseQrnn::training() {
-    if (!training_) training_ = compiled_training_layer(cfg_.pooling_variant(), cfg_.schedule, knobs_, target_, {}, cfg_.hidden);
+    if (!training_) {
+        TrainingLayerOptions options;
+        options.precision = precision_;
+        training_ = compiled_training_layer(cfg_.pooling_variant(), cfg_.schedule, knobs_, target_, options, cfg_.hidden);
+    }
     return *training_;
 }
 
@@ -93,7 +99,8 @@ void DenseQrnn::forward(const Tensor<float> &x, State &state, Tensor<float> &y, 
             t->states[l] = s, t->masks[l] = call.masks;
         } else {
             if (!inference_[l])
-                inference_[l] = compiled_layer(cfg_.pooling_variant(), cfg_.schedule, knobs_, {cfg_.seq, cfg_.batch, width(l), m, cfg_.window}, target_);
+                inference_[l] = compiled_layer(cfg_.pooling_variant(), cfg_.schedule, knobs_,
+                                               {cfg_.seq, cfg_.batch, width(l), m, cfg_.window}, target_, precision_);
             inference_[l]->run(call);
         }
         s.history = next_history_of_prefix(s.history, buffer, width(l), cfg_.history_rows());

@@ -13,8 +13,11 @@
 // Use: model "qrnn-dense" (`qrnn run --model qrnn-dense [--pass training]`), or nn::LayerStack(cfg) with
 // cfg.model = "qrnn-dense" (its stack factory gives this one block), or DenseQrnn(cfg) directly.
 // State: "history_<l>" [max(k-1,1)][B][n + l*m] and "c_<l>" [B][m] per layer. Params: "layer_<l>/weights"
-// [G][k][n + l*m][m] and "layer_<l>/bias" [G][m]. Reference: reference/dense.h.
+// [G][k][n + l*m][m] and "layer_<l>/bias" [G][m]. Precision (cfg.precision): f32 or bf16, every layer's GEMM
+// operands as the plain layer's (docs/precision.md); the buffer, the scans and the gradients stay f32. Reference:
+// reference/dense.h.
 #pragma once
+#include "core/precision.h"
 #include "nn/layer.h"
 #include "runtime/compiled_training.h"
 
@@ -50,6 +53,7 @@ private:
     CompiledTrainingLayer &training();  // compiled on first use
     ModelConfig cfg_;
     Halide::Target target_;  // cfg_.target, resolved
+    Precision precision_;    // of every layer's GEMM operands (f32 or bf16), forward and backward
     Knobs knobs_;
     std::vector<LayerParams<float>> params_, grads_;
     std::shared_ptr<CompiledTrainingLayer> training_;

@@ -11,13 +11,14 @@ struct DenseTrace {
 DenseTrace dense_trace(const ModelConfig &cfg, const std::vector<LayerParams<double>> &params, const Tensor<double> &x,
                        StackState<double> &state) {
     const PoolingVariant &variant = cfg.pooling_variant();
+    const Precision precision = parse_precision(cfg.precision);
     DenseTrace tr;
     std::vector<const Tensor<double> *> pieces{&x};
     tr.outputs.reserve(cfg.layers);
     for (int64_t l = 0; l < cfg.layers; l++) {
         tr.inputs.push_back(concat_channels(pieces));
         LayerState<double> &s = state.layers[l];
-        tr.outputs.push_back(layer_forward(variant, tr.inputs[l], s, params[l], layer_masks(cfg, l), state.time));
+        tr.outputs.push_back(layer_forward(variant, tr.inputs[l], s, params[l], layer_masks(cfg, l), state.time, precision));
         pieces.push_back(&tr.outputs[l].h);
     }
     return tr;
@@ -68,6 +69,7 @@ StackGrads dense_backward(const ModelConfig &cfg, const std::vector<LayerParams<
                           const StackState<double> &state, const Tensor<double> &dh, const Tensor<double> &dc_T) {
     const PoolingVariant &variant = cfg.pooling_variant();
     const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2), m = cfg.hidden, L = cfg.layers;
+    const Precision precision = parse_precision(cfg.precision);
     StackState<double> forward_state = state;
     DenseTrace tr = dense_trace(cfg, params, x, forward_state);
     Tensor<double> d_cat({T, B, n + (L - 1) * m});
@@ -80,7 +82,7 @@ StackGrads dense_backward(const ModelConfig &cfg, const std::vector<LayerParams<
                 for (int64_t b = 0; b < B; b++)
                     for (int64_t h = 0; h < m; h++) d_out(t, b, h) = d_cat(t, b, n + l * m + h);
         out.layers[l] = layer_backward(variant, tr.inputs[l], state.layers[l], params[l], layer_masks(cfg, l), state.time,
-                                       d_out, leading_row(dc_T, l));
+                                       d_out, leading_row(dc_T, l), precision);
         const Tensor<double> &dx = out.layers[l].dx;
         for (int64_t t = 0; t < T; t++)
             for (int64_t b = 0; b < B; b++)

@@ -1,7 +1,8 @@
 // Double-precision reference of the densely connected QRNN stack (the paper's IMDb model): layer l's input
 // is the channel concatenation of the stack input and every earlier layer's output, [T][B][n + l*m]; dropout
 // (layer l >= 1) acts on that whole input, as on a plain layer's. The stack output is the last layer's h.
-// Built from the plain layer reference (reference.h, qrnn_backward.h) with the concatenation made explicit.
+// Built from the plain layer reference (reference.h, qrnn_backward.h) with the concatenation made explicit; in
+// cfg.precision (bf16: every layer's GEMM operands rounded, as the plain layer's).
 #pragma once
 #include "reference/qrnn_backward.h"
 

@@ -16,6 +16,7 @@
 #include "tasks/text_task.h"
 #include "nn/optimizer.h"
 #include "nn/seq2seq.h"
+#include "plugins/model.h"
 #include "runtime/machine_info.h"
 #include "runtime/memory_guard.h"
 
@@ -388,6 +389,9 @@ void validate_seq_task(const TrainConfig &cfg) {
     nn::AdamOptions{cfg.sgd.lr, 0.9, 0.999, 1e-8, cfg.sgd.clip_norm, cfg.sgd.weight_decay}.validate();
     if (task != "classify-text") check_seq_task_memory(cfg);  // classify-text's lengths: its files' (train_seq_task)
     refuse_unused_keys(cfg, defaults, {"bptt", "io_dropout", "tie_weights", "lr_decay", "lr_patience"}, "task lm only");
+    ModelConfig training(cfg.lm.stack, {cfg.batch, cfg.seq.max_len});
+    training.pass = "training";
+    check_model_precision(training);  // e.g. bf16 of a model that trains in f32 only: refused, never run in f32 instead
     if (!is_classifier(task))
         refuse_unused_keys(cfg, defaults, {"pool", "front", "projection_features", "projection_seed"}, "tasks classify and classify-text only");
     else if (cfg.seq.front != "projection")

@@ -127,7 +127,6 @@ TEST(TrainSpeed, TimesTheQrnnInBf16BesideF32) {
     EXPECT_NE(report.output.find("  qrnn@bf16"), std::string::npos) << report.output;
     const std::string base = "train-speed " + kExperiment + kTiny + " --models ";
     expect_cli(base + "qrnn,qrnn@fp8", 2, "key 'models': 'qrnn@fp8': precision 'fp8': must be one of f32, bf16");
-    expect_cli(base + "qrnn,qrnn-dense@bf16", 2, "model 'qrnn-dense@bf16': model 'qrnn-dense' runs in f32 only");
 }
 
 // oneDNN's LSTM trains in bf16 where oneDNN has a real bf16 kernel (avx512_bf16). Elsewhere it has only its reference
