@@ -44,12 +44,13 @@ public:
         const auto &pd = tape ? p.training_pd : p.inference_pd;
         ensure_shape(y, {T, B, m_});
         Tensor<float> h_T({B, m_}), c_T({B, m_});
-        // bf16: the input and h0 converted, the outputs written in bf16 and converted back below. A tape keeps them.
-        const bool keep = tape != nullptr;
-        memory x_act, h0_act, y_act = outputs(p.layer_out, y, keep, 10), h_T_act = outputs(p.state, h_T, keep, 11);
+        // bf16: the input and h0 converted, the outputs written in bf16 and converted back below, into the tape's
+        // memories (kept for the backward, reused by the next step's forward) or the scratch's.
+        memory x_act, h0_act, y_act = outputs(p.layer_out, y, tape ? tape->y_act : scratch_[10]),
+                              h_T_act = outputs(p.state, h_T, tape ? tape->h_T_act : scratch_[11]);
         run([&] {
-            x_act = activations(p.layer_in, p.d_layer_in, x, keep, 8);
-            h0_act = activations(p.state, p.d_state, state.at("h"), keep, 9);
+            x_act = activations(p.layer_in, p.d_layer_in, x, tape ? tape->x_act : scratch_[8]);
+            h0_act = activations(p.state, p.d_state, state.at("h"), tape ? tape->h0_act : scratch_[9]);
         });
         std::unordered_map<int, memory> args{
             {DNNL_ARG_SRC_LAYER, x_act},
@@ -73,9 +74,7 @@ public:
         if (tape) {
             tape->T = T, tape->B = B;
             tape->c0 = state.at("c"), tape->c_T = c_T;
-            if (bf16()) {
-                tape->x_act = x_act, tape->h0_act = h0_act, tape->y_act = y_act, tape->h_T_act = h_T_act;
-            } else {  // over the tape's own copies
+            if (!bf16()) {  // over the tape's own copies (bf16: the tape's memories hold them already)
                 tape->x = x, tape->h0 = state.at("h"), tape->y = y, tape->h_T = h_T;
                 tape->x_act = wrap(p.layer_in, tape->x), tape->h0_act = wrap(p.state, tape->h0);
                 tape->y_act = wrap(p.layer_out, tape->y), tape->h_T_act = wrap(p.state, tape->h_T);
@@ -189,29 +188,30 @@ private:
     memory wrap(const memory::desc &d, const Tensor<float> &t) { return onednn::wrap(d, engine_, t.data.data()); }
     bool bf16() const { return act_ == memory::data_type::bf16; }
     // The f32 tensor t (of layout user) as the primitive reads it (layout want): t itself (f32), or converted into
-    // a new memory (a tape keeps it) or the scratch memory of `slot`.
-    memory activations(const memory::desc &want, const memory::desc &user, const Tensor<float> &t, bool keep, int slot) {
+    // `held` (held_memory).
+    memory activations(const memory::desc &want, const memory::desc &user, const Tensor<float> &t, memory &held) {
         if (!bf16()) return wrap(want, t);
-        memory mem = keep ? memory(want, engine_) : scratch(want, slot);
+        memory mem = held_memory(held, want);
         memory from = wrap(user, t);
         dnnl::reorder(from, mem).execute(stream_, from, mem);
         return mem;
     }
     // Where the primitive writes an output of f32 tensor t: t itself (f32), or a bf16 memory as activations'.
-    memory outputs(const memory::desc &want, const Tensor<float> &t, bool keep, int slot) {
+    memory outputs(const memory::desc &want, const Tensor<float> &t, memory &held) {
         if (!bf16()) return wrap(want, t);
-        return keep ? memory(want, engine_) : scratch(want, slot);
+        return held_memory(held, want);
     }
     void to_f32(const memory &from, const memory::desc &user, Tensor<float> &t) {
         memory to = wrap(user, t);
         dnnl::reorder(from, to).execute(stream_, const_cast<memory &>(from), to);
     }
-    // A memory of layout d kept in `slot` across calls (fresh allocations cost page faults, expensive in a VM).
-    memory &scratch(const memory::desc &d, int slot) {
-        memory &mem = scratch_[slot];
-        if (!mem || mem.get_desc() != d) mem = memory(d, engine_);
-        return mem;
+    // `held` as a memory of layout d, allocated only when it has another (a memory kept across calls: fresh
+    // allocations cost page faults, expensive in a VM).
+    memory &held_memory(memory &held, const memory::desc &d) {
+        if (!held || held.get_desc() != d) held = memory(d, engine_);
+        return held;
     }
+    memory &scratch(const memory::desc &d, int slot) { return held_memory(scratch_[slot], d); }
     // `user` as the primitive wants it: itself, or reordered into the scratch memory of `slot`.
     memory prepared(const memory::desc &want, const memory &user, int slot) {
         if (want == user.get_desc()) return user;
