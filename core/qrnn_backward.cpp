@@ -1,5 +1,7 @@
 #include "core/qrnn_backward.h"
 
+#include "core/backward_pairs.h"
+
 namespace qrnn {
 using namespace Halide;
 
@@ -26,40 +28,6 @@ Expr define_dinput_weights(const ImageParam &weights, const Expr &m, const Expr 
     return transposed(c, r.x, r.y, r.z);
 }
 
-namespace {
-Expr widened(const Expr &bf16) { return cast<float>(bf16); }
-
-// bf16 (core/precision.h): both GEMMs reduce over pairs of adjacent operand elements, as the forward conv
-// (core/masked_conv.h), so that a target with the dot product runs them on it: dW over pairs of b, dX over pairs of
-// h. Each operand is stored bfloat16 once (the cast fused into its packing); the odd element past B or m is 0.
-void define_dweights_pairs(BackwardFuncs &D) {
-    Var h = D.h, c = D.c, g = D.g, j = D.j, pi("pi"), bp("bp"), t("t"), s("s");
-    const Expr &B = D.B, &m = D.m, &n = D.n, &k = D.k;
-    Expr b = 2 * bp + pi;
-    Expr dpre = D.gemm_dpre(min(likely(h), m - 1), min(b, B - 1), t, g);
-    D.dpre_pairs(pi, h, bp, t, g) = cast(BFloat(16), select(h < m && b < B, dpre, 0.0f));
-    Expr input = D.fwd.input_padded(min(likely(c), n - 1), min(b, B - 1), s);
-    D.input_pairs(pi, c, bp, s) = gemm_operand(select(b < B, input, cast(input.type(), 0.0f)), Precision::bf16);
-    D.dweights_r = RDom(0, 2, 0, (B + 1) / 2, 0, D.T, "dweights_r");
-    const RVar rpi = D.dweights_r.x, rbp = D.dweights_r.y, rt = D.dweights_r.z;
-    D.dweights_acc(h, c, j, g) += widened(D.dpre_pairs(rpi, h, rbp, rt, g)) *
-                                  widened(D.input_pairs(rpi, c, rbp, rt + j - (k - 1)));
-}
-
-void define_dinput_pairs(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre) {
-    Var c = D.c, b = D.b, t = D.t, g = D.g, j = D.j, h = D.h, pi("pi"), hp("hp");
-    const Expr &m = D.m, &n = D.n, &k = D.k;
-    Expr hh = 2 * hp + pi;
-    Expr weight = in.fwd.weights(min(hh, m - 1), min(likely(c), n - 1), j, g);
-    D.weights_pairs_t(pi, c, hp, j, g) = cast(BFloat(16), select(hh < m, weight, 0.0f));
-    D.dpre_operand(h, b, t, g) = cast(BFloat(16), dpre(h, b, t, g));
-    D.dinput_r = RDom(0, 2, 0, (m + 1) / 2, 0, k, 0, D.G, "dinput_r");
-    const RVar rpi = D.dinput_r.x, rhp = D.dinput_r.y, rj = D.dinput_r.z, rg = D.dinput_r.w;
-    D.dinput(c, b, t) += widened(D.weights_pairs_t(rpi, c, rhp, rj, rg)) *
-                         widened(D.dpre_operand(2 * rhp + rpi, b, t + (k - 1) - rj, rg));
-}
-}  // namespace
-
 void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Func &dpre, BackwardPanels panels) {
     Var c = D.c, h = D.h, b = D.b, t = D.t, g = D.g, j = D.j;
     const Expr &T = D.T, &m = D.m, &k = D.k, &G = D.G;
@@ -73,8 +41,8 @@ void define_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, const Fun
     D.dweights_acc(h, c, j, g) = 0.0f;
     D.dinput(c, b, t) = 0.0f;
     if (in.fwd.precision == Precision::bf16) {
-        define_dweights_pairs(D);
-        define_dinput_pairs(D, in, dpre);
+        define_pair_gemms(D, D.gemm_dpre, dpre, D.fwd.input_padded, in.fwd.weights, G,
+                          [&](const Expr &, const Expr &tap) { return tap - (k - 1); });  // tap j reads t - (k-1) + j
     } else {
         D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
         D.dweights_acc(h, c, j, g) += define_dweights_product(D.gemm_dpre, D.fwd.input_padded, D.n, j - (k - 1), panels,

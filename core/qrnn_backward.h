@@ -48,7 +48,8 @@ struct BackwardFuncs {
     // operands stored bfloat16 (0 past B, m): dW over pairs of b, dpre_pairs (pi, h, bp, t, g) = dpre(h, 2 bp + pi, t,
     // g) and input_pairs (pi, c, bp, s) = input_padded(c, 2 bp + pi, s); dX over pairs of h, weights_pairs_t (pi, c,
     // hp, j, g) = weights(2 hp + pi, c, j, g) and dpre_operand (h, b, t, g) = dpre. The pairs' rows are unpacked, the M
-    // operands' stride padded (pair_rows, as the forward's weight pairs: core/masked_conv.h). The f32 operands' Funcs are unused.
+    // operands' stride padded (pair_rows, as the forward's weight pairs: core/masked_conv.h); defined by define_pair_gemms
+    // (core/backward_pairs.h). The f32 operands' Funcs are unused.
     Halide::Func dpre_pairs{"dpre_pairs"}, input_pairs{"input_pairs"};
     Halide::Func weights_pairs_t{"weights_pairs_t"}, dpre_operand{"dpre_operand"};
     Halide::Func dweights_acc{"dweights_acc"}; // (h, c, j, g) += dpre(h, b, t, g) * input_padded(c, b, t-(k-1)+j)

@@ -1,6 +1,7 @@
 #include "core/qrnn_seq.h"
 
 #include "core/activations.h"
+#include "core/backward_pairs.h"
 #include "core/qrnn_backward.h"
 
 namespace qrnn {
@@ -37,17 +38,17 @@ SeqFuncs define_seq_layer(const SeqInputs &in, const PoolingVariant &variant, co
     Expr hist_row = clamp(t + k - 1, 0, li.history.dim(2).extent() - 1);
     Expr raw = select(t < 0, li.history(cc, bc, hist_row), t < S.len, li.x(cc, bc, clamp(t, 0, T - 1)), 0.0f);
     Expr t_abs = li.time_offset + t;
-    L.input_padded(c, b, t) = apply_dropout(li, raw, t_abs, b, c);
-
-    // One conv GEMM over (c, j) for the gate rows of every direction.
     L.precision = li.precision;
+    L.input_padded(c, b, t) = gemm_operand(apply_dropout(li, raw, t_abs, b, c), L.precision);  // rounded where produced
+
+    // One conv GEMM over (c, j) for the gate rows of every direction (bf16: over pairs of c, core/masked_conv.h).
     if (L.precision == Precision::int8) {
         define_int8_conv(L, int8_conv_inputs(li), li.bias, n, m, k, [&](const Expr &j) { return t + tap_offset(g, j, k, G); });
     } else {
         Expr w = define_conv_weights(L, li.weights, n, m, k, conv_h_tile);
-        RVar rc = L.conv_r.x, rj = L.conv_r.y;
+        RVar rj = L.conv_r[L.conv_r.dimensions() - 1];
         L.conv(h, b, t, g) = li.bias(clamp(h, 0, m - 1), g);
-        L.conv(h, b, t, g) += w * L.input_padded(rc, b, t + tap_offset(g, rj, k, G));
+        L.conv(h, b, t, g) += w * cast<float>(L.input_padded(conv_input_channel(L), b, t + tap_offset(g, rj, k, G)));
     }
 
     const int f_index = variant.gate_index('f');
@@ -169,13 +170,16 @@ void define_seq_dpre(SeqBackwardFuncs &D, const SeqTapeReads &r, const LayerInpu
 }
 
 // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t + offset(g, j)); dbias = sum dpre.
-void define_seq_weight_grads(SeqBackwardFuncs &D, int G, BackwardPanels panels) {
+// bf16: dweights_acc is define_pair_gemms' (defined before).
+void define_seq_weight_grads(SeqBackwardFuncs &D, int G, BackwardPanels panels, bool pairs) {
     const Var &c = D.c, &h = D.h, &g = D.g, &j = D.j;
     const Expr &T = D.T;
-    D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
-    D.dweights_acc(h, c, j, g) = 0.0f;
-    D.dweights_acc(h, c, j, g) += define_dweights_product(D.dpre, D.fwd.L.input_padded, D.n, tap_offset(g, j, D.k, G), panels,
-                                                          D.dpre_panels, D.input_panels, h, c, g, D.dweights_r);
+    if (!pairs) {
+        D.dweights_acc(h, c, j, g) = 0.0f;
+        D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
+        D.dweights_acc(h, c, j, g) += define_dweights_product(D.dpre, D.fwd.L.input_padded, D.n, tap_offset(g, j, D.k, G),
+                                                              panels, D.dpre_panels, D.input_panels, h, c, g, D.dweights_r);
+    }
     D.dweights(h, c, j, g) = D.dweights_acc(h, c, j, g);
     D.dbias_r = RDom(0, T, 0, D.B, "dbias_r");
     D.dbias_acc(h, g) = 0.0f;
@@ -184,15 +188,18 @@ void define_seq_weight_grads(SeqBackwardFuncs &D, int G, BackwardPanels panels) 
 }
 
 // The transposed conv, dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s - offset(g, j), g), and
-// through dropout into dx and dhistory; x past each end was not read (the padding is zeros).
-void define_seq_dinput(SeqBackwardFuncs &D, const LayerInputs &li, int G, int dirs, BackwardPanels panels) {
+// through dropout into dx and dhistory; x past each end was not read (the padding is zeros). bf16: dinput is
+// define_pair_gemms' (defined before).
+void define_seq_dinput(SeqBackwardFuncs &D, const LayerInputs &li, int G, int dirs, BackwardPanels panels, bool pairs) {
     const Var &c = D.c, &b = D.b, &t = D.t, &j = D.j;
     const Expr &m = D.m, &k = D.k;
-    D.dinput_r = RDom(0, m, 0, k, 0, dirs * G, "dinput_r");
-    RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
-    Expr weight = define_dinput_weights(li.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
-    D.dinput(c, b, t) = 0.0f;
-    D.dinput(c, b, t) += weight * D.dpre(rh, b, t - tap_offset(rg, rj, k, G), rg);
+    if (!pairs) {
+        D.dinput(c, b, t) = 0.0f;
+        D.dinput_r = RDom(0, m, 0, k, 0, dirs * G, "dinput_r");
+        RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
+        Expr weight = define_dinput_weights(li.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
+        D.dinput(c, b, t) += weight * D.dpre(rh, b, t - tap_offset(rg, rj, k, G), rg);
+    }
     D.dx(c, b, t) = select(t < D.fwd.len, apply_dropout(li, D.dinput(c, b, t), li.time_offset + t, b, c), 0.0f);
     Expr s = j - (k - 1);
     D.dhistory(c, b, j) = select(k > 1, apply_dropout(li, D.dinput(c, b, s), li.time_offset + s, b, c), 0.0f);
@@ -211,8 +218,15 @@ SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingV
     const SeqTapeReads reads(in, variant, options, D);
     define_dcell_scans(D, reads, dirs);
     define_seq_dpre(D, reads, in.fwd.layer, dirs);
-    define_seq_weight_grads(D, G, panels);
-    define_seq_dinput(D, in.fwd.layer, G, dirs, panels);
+    const bool pairs = in.fwd.layer.precision == Precision::bf16;
+    if (pairs) {
+        D.dweights_acc(D.h, D.c, D.j, D.g) = 0.0f;
+        D.dinput(D.c, D.b, D.t) = 0.0f;
+        define_pair_gemms(D, D.dpre, D.dpre, L.input_padded, in.fwd.layer.weights, D.gate_rows,
+                          [&](const Expr &g, const Expr &j) { return tap_offset(g, j, D.k, G); });
+    }
+    define_seq_weight_grads(D, G, panels, pairs);
+    define_seq_dinput(D, in.fwd.layer, G, dirs, panels, pairs);
     return D;
 }
 

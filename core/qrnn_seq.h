@@ -12,7 +12,8 @@
 // each sequence's last real step from c = 0: c_t = a_t c_{t+1} + b_t for t < len[b], 0 after; its "final
 // state" is c at t = 0. Zoneout of the reverse direction's F uses mask channel m + h. Output [T][B][2m]
 // (forward | reverse) or, summed, [T][B][m]. The forward direction's history / c0 inputs are the plain
-// layer's; the reverse direction has no carried state (a stack must be fed whole sequences).
+// layer's; the reverse direction has no carried state (a stack must be fed whole sequences). Precision: the plain
+// layer's (LayerInputs::precision): f32, bf16 (the conv and the backward's GEMMs over pairs) or int8 (the forward).
 #pragma once
 #include "core/qrnn_backward.h"
 
@@ -85,12 +86,15 @@ struct SeqBackwardFuncs {
     Halide::Func dpre_panels{"dpre_panels"}, input_panels{"input_panels"};  // as BackwardFuncs'
     Halide::Func weights_t{"weights_t"};       // (c, h, j, g); or packed, as BackwardFuncs' (define_dinput_weights):
     Halide::Func weights_panels{"weights_panels"};
+    // bf16: the GEMMs' operands in pairs, as BackwardFuncs' (core/backward_pairs.h); the f32 operands' Funcs unused.
+    Halide::Func dpre_pairs{"dpre_pairs"}, input_pairs{"input_pairs"};
+    Halide::Func weights_pairs_t{"weights_pairs_t"}, dpre_operand{"dpre_operand"};
     Halide::Func dweights_acc{"dweights_acc"};
-    Halide::RDom dweights_r;                   // (t, b)
+    Halide::RDom dweights_r;                   // (t, b); bf16: (pi, bp, t)
     Halide::Func dbias_acc{"dbias_acc"};
     Halide::RDom dbias_r;
     Halide::Func dinput{"dinput"};             // (c, b, s) s in [-(k-1), T)
-    Halide::RDom dinput_r;                     // (h, j, g)
+    Halide::RDom dinput_r;                     // (h, j, g); bf16: (pi, hp, j, g)
     Halide::Func dweights{"dweights"}, dbias{"dbias"}, dx{"dx"}, dhistory{"dhistory"}, dc0{"dc0"};
     Halide::Expr T, B, n, m, k;
     int gate_rows = 0;

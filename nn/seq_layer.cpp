@@ -70,7 +70,9 @@ SeqQrnnLayer::SeqQrnnLayer(const ModelConfig &cfg, int64_t index, const SeqOptio
     seeded_fill(params_.bias, cfg.seed, streams::qrnn_bias(static_cast<uint32_t>(index)), bound);
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
     lengths_ = seq_lengths(cfg);
-    compiled_ = compiled_seq_layer(cfg.pooling_variant(), options, cfg.schedule, cfg.hidden, parse_target(cfg.target));
+    // int8: this one in f32 (calibration), the int8 one once calibrated (compile_int8).
+    const Precision precision = cfg.precision == "bf16" ? Precision::bf16 : Precision::f32;
+    compiled_ = compiled_seq_layer(cfg.pooling_variant(), options, cfg.schedule, cfg.hidden, parse_target(cfg.target), precision);
 }
 
 State SeqQrnnLayer::initial_state(int64_t batch) const {

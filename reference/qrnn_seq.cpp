@@ -10,7 +10,7 @@ int64_t tap_time(int64_t d, int64_t t, int64_t j, int64_t k) { return d == 0 ? t
 
 SeqTrace seq_trace(const PoolingVariant &variant, const SeqOptions &options, const Tensor<double> &x_raw,
                    const std::vector<int32_t> &lengths, const LayerState<double> &state, const LayerParams<double> &p,
-                   const LayerMasks &masks, int64_t time_offset, const Int8LayerParams *int8) {
+                   const LayerMasks &masks, int64_t time_offset, const Int8LayerParams *int8, Precision precision) {
     const int64_t T = x_raw.dim(0), B = x_raw.dim(1), n = x_raw.dim(2), D = options.directions;
     const int64_t G = variant.gate_count(), k = p.weights.dim(1), m = p.weights.dim(3), H = state.history.dim(0);
     const int f = variant.gate_index('f');
@@ -20,8 +20,9 @@ SeqTrace seq_trace(const PoolingVariant &variant, const SeqOptions &options, con
         for (int64_t b = 0; b < B; b++)
             if (t >= lengths[b])
                 for (int64_t c = 0; c < n; c++) x(t, b, c) = 0;
-    tr.x = apply_dropout(x, masks, time_offset);
-    tr.history = apply_dropout(state.history, masks, time_offset - H);
+    tr.x = operand_values(apply_dropout(x, masks, time_offset), precision);
+    tr.history = operand_values(apply_dropout(state.history, masks, time_offset - H), precision);
+    const Tensor<double> w = operand_values(p.weights, precision);
     auto xp = [&](int64_t s, int64_t b, int64_t c) { return s < 0 ? tr.history(H + s, b, c) : s < T ? tr.x(s, b, c) : 0.0; };
 
     // Gates: conv of every row (the reverse direction's taps mirrored), activations, zoneout on F.
@@ -36,7 +37,7 @@ SeqTrace seq_trace(const PoolingVariant &variant, const SeqOptions &options, con
                         pre += int8_row_sum(*int8, g, h, [&](int64_t j, int64_t c) { return xp(tap_time(d, t, j, k), b, c); });
                     } else {
                         for (int64_t j = 0; j < k; j++)
-                            for (int64_t c = 0; c < n; c++) pre += p.weights(g, j, c, h) * xp(tap_time(d, t, j, k), b, c);
+                            for (int64_t c = 0; c < n; c++) pre += w(g, j, c, h) * xp(tap_time(d, t, j, k), b, c);
                     }
                     double v = i == 0 ? std::tanh(pre) : sigmoid(pre);
                     if (i == f && !keep(masks.zoneout_key, masks.zoneout_threshold, time_offset + t, b, h + d * m)) v = 1.0;
@@ -85,12 +86,13 @@ Tensor<double> seq_final_cells(const SeqTrace &tr) {
 //   through tanh' / sigmoid' and the zoneout mask as the plain layer (qrnn_backward.cpp).
 LayerGrads seq_backward(const PoolingVariant &variant, const SeqOptions &options, const Tensor<double> &x,
                         const std::vector<int32_t> &lengths, const LayerState<double> &state, const LayerParams<double> &p,
-                        const LayerMasks &masks, int64_t time_offset, const Tensor<double> &dy, const Tensor<double> &dc_final) {
+                        const LayerMasks &masks, int64_t time_offset, const Tensor<double> &dy, const Tensor<double> &dc_final,
+                        Precision precision) {
     variant.require_backward();
     const int64_t T = x.dim(0), B = x.dim(1), n = x.dim(2), D = options.directions;
     const int64_t G = variant.gate_count(), k = p.weights.dim(1), m = p.weights.dim(3), H = state.history.dim(0);
     const int f = variant.gate_index('f');
-    SeqTrace tr = seq_trace(variant, options, x, lengths, state, p, masks, time_offset);
+    SeqTrace tr = seq_trace(variant, options, x, lengths, state, p, masks, time_offset, nullptr, precision);
     const int64_t width = m * options.out_width_factor();
     Tensor<double> dpre({T, B, D * G, m});
     LayerGrads out;
@@ -127,17 +129,18 @@ LayerGrads seq_backward(const PoolingVariant &variant, const SeqOptions &options
     out.dweights = Tensor<double>({D * G, k, n, m});
     Tensor<double> dxp({H + T, B, n});  // row H + s is time s; reads past T are zeros (no gradient)
     auto xp = [&](int64_t s, int64_t b, int64_t c) { return s < 0 ? tr.history(H + s, b, c) : s < T ? tr.x(s, b, c) : 0.0; };
+    const Tensor<double> w = operand_values(p.weights, precision);
     for (int64_t t = 0; t < T; t++)
         for (int64_t b = 0; b < B; b++)
             for (int64_t g = 0; g < D * G; g++)
                 for (int64_t h = 0; h < m; h++) {
-                    const double dv = dpre(t, b, g, h);
-                    out.dbias(g, h) += dv;
+                    out.dbias(g, h) += dpre(t, b, g, h);
+                    const double dv = operand_value(dpre(t, b, g, h), precision);
                     for (int64_t j = 0; j < k; j++) {
                         const int64_t s = tap_time(g / G, t, j, k);
                         for (int64_t c = 0; c < n; c++) {
                             out.dweights(g, j, c, h) += dv * xp(s, b, c);
-                            if (s < T) dxp(H + s, b, c) += dv * p.weights(g, j, c, h);
+                            if (s < T) dxp(H + s, b, c) += dv * w(g, j, c, h);
                         }
                     }
                 }
@@ -160,7 +163,7 @@ std::vector<Tensor<double>> seq_stack_inputs(const ModelConfig &cfg, const SeqOp
     std::vector<Tensor<double>> inputs{x};
     for (size_t l = 0; l < params.size(); l++)
         inputs.push_back(seq_trace(variant, options, inputs[l], lengths, states[l], params[l], layer_masks(cfg, l), time_offset,
-                                   int8.empty() ? nullptr : int8.at(l)).y);
+                                   int8.empty() ? nullptr : int8.at(l), parse_precision(cfg.precision)).y);
     return inputs;
 }
 }  // namespace
@@ -183,7 +186,7 @@ StackGrads seq_stack_backward(const ModelConfig &cfg, const SeqOptions &options,
     for (size_t l = params.size(); l-- > 0;) {
         Tensor<double> dc_final({options.directions, x.dim(1), cfg.hidden});
         out.layers[l] = seq_backward(variant, options, inputs[l], lengths, states[l], params[l], layer_masks(cfg, l),
-                                     time_offset, d_out, dc_final);
+                                     time_offset, d_out, dc_final, parse_precision(cfg.precision));
         d_out = out.layers[l].dx;
     }
     out.dx = std::move(d_out);

@@ -46,8 +46,7 @@ CompiledSeqLayer::CompiledSeqLayer(const PoolingVariant &pooling, const SeqOptio
     const Halide::Target target = int8 ? int8_kernel_target(asked_target) : asked_target;
     if (int8 && schedule != "tuned") fail("schedule '", schedule, "' has no int8 conv (precision int8 runs with schedule 'tuned')");
     check_precision(precision, target);
-    if (precision == Precision::bf16) fail("the variable-length/bidirectional layer runs in f32 or int8 (got bf16)");
-    forward_inputs_.layer.precision = precision;
+    forward_inputs_.layer.precision = backward_inputs_.fwd.layer.precision = precision;
     variant_->require_backward();
     if (options.directions != 1 && options.directions != 2) fail("directions must be 1 or 2 (got ", options.directions, ")");
     const SeqSchedule &s = find_seq_schedule(schedule);

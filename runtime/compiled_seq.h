@@ -30,7 +30,8 @@ void check_seq_call(const SeqCall &call, const PoolingVariant &variant, const Se
 
 class CompiledSeqLayer {
 public:
-    // int8 (docs/int8.md): the forward only, schedule "tuned", on int8_kernel_target(target).
+    // int8 (docs/int8.md): the forward only, schedule "tuned", on int8_kernel_target(target). bf16: the forward's
+    // conv and the backward's GEMMs over pairs of bf16 operands, as the plain layer's (docs/precision.md).
     CompiledSeqLayer(const PoolingVariant &pooling, const SeqOptions &options, const std::string &schedule,
                      const Halide::Target &target, const Knobs &knobs, Precision precision = Precision::f32);
     void forward(const SeqCall &call, LayerTapeData &tape);

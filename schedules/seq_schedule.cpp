@@ -23,7 +23,8 @@ void forward_naive(SeqFuncs &S, const SeqInputs &, const Target &, const Knobs &
 
 void backward_naive(SeqBackwardFuncs &D, const SeqBackwardInputs &, const Target &, const Knobs &) {
     D.fwd.L.input_padded.compute_root();
-    for (Func f : {D.dcell, D.dpre, D.weights_t, D.dweights_acc, D.dbias_acc, D.dinput}) f.compute_root();
+    for (Func f : {D.dcell, D.dpre, D.weights_t, D.weights_pairs_t, D.dpre_operand, D.dweights_acc, D.dbias_acc, D.dinput})
+        f.compute_root();
     if (D.gate_rows > D.fwd.L.variant->gate_count()) D.rev_dcell.compute_root();
 }
 
@@ -66,6 +67,7 @@ std::pair<BackwardFuncs, BackwardInputs> plain_gemm_view(const SeqBackwardFuncs 
     P.c = D.c, P.h = D.h, P.b = D.b, P.t = D.t, P.g = D.g, P.j = D.j;
     P.fwd = D.fwd.L;
     P.dpre = D.dpre, P.gemm_dpre = D.dpre, P.weights_t = D.weights_t, P.weights_panels = D.weights_panels, P.dpre_panels = D.dpre_panels, P.input_panels = D.input_panels, P.dweights_acc = D.dweights_acc, P.dweights_r = D.dweights_r;
+    P.dpre_pairs = D.dpre_pairs, P.input_pairs = D.input_pairs, P.weights_pairs_t = D.weights_pairs_t, P.dpre_operand = D.dpre_operand;
     P.dbias_acc = D.dbias_acc, P.dbias_r = D.dbias_r, P.dinput = D.dinput, P.dinput_r = D.dinput_r;
     P.dweights = D.dweights, P.dbias = D.dbias, P.dx = D.dx, P.dhistory = D.dhistory, P.dc0 = D.dc0;
     P.T = D.T, P.B = D.B, P.n = D.n, P.m = D.m, P.k = D.k, P.G = D.gate_rows;

@@ -53,7 +53,7 @@ std::vector<PluginListing> list_classifiers() {
                     "bottleneck -> stack -> pooling over real steps -> softmax; qrnn train --task classify-text --front "
                     "projection (docs/text_tasks.md); distillation from a classify-text checkpoint: --teacher; int8: docs/int8.md";
     p.options = "front,pool,projection_features,projection_seed,emb,hidden,layers,model,teacher,distill_weight,distill_temperature,distill_mix";
-    p.supports = "passes=inference+training precision=f32,int8(inference: qrnn eval --precision int8, qrnn-bidir/-varlen stacks) fronts=" + join_names(classifier_fronts()) + " pools=" +
+    p.supports = "passes=inference+training precision=f32,bf16(the stack: qrnn train --precision bf16),int8(inference: qrnn eval --precision int8, qrnn-bidir/-varlen stacks) fronts=" + join_names(classifier_fronts()) + " pools=" +
                  classifier_pool_text() + " tasks=classify,classify-text models=" + classifier_models();
     return {p};
 }

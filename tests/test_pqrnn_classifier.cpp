@@ -400,7 +400,7 @@ TEST(PqrnnClassifier, ListedByQrnnPlugins) {
     for (const std::string args : {"plugins", "plugins --kind classifier"}) {
         const CliResult r = run_cli(args);
         EXPECT_EQ(r.exit_code, 0) << r.output;
-        for (const char *want : {"classifier", "pqrnn", "passes=inference+training precision=f32,int8",
+        for (const char *want : {"classifier", "pqrnn", "passes=inference+training precision=f32,bf16(the stack",
                                  "fronts=embedding,projection", "pools=mean,last,max,attention", "tasks=classify,classify-text",
                                  "models=", "qrnn-bidir", "projection_features", "teacher,distill_weight"})
             EXPECT_NE(r.output.find(want), std::string::npos) << args << ": no '" << want << "' in\n" << r.output;

@@ -6,6 +6,8 @@
 // on; bad lengths and stateful bidirectional use refused. Lower targets and "naive": test_seq_layer_targets.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.h"
 #include "nn/qrnn_layer.h"
 #include "nn/seq_layer.h"
@@ -187,6 +189,24 @@ TEST_P(SeqHalide, MatchesReferenceOnAwkwardShapes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, SeqHalide, ::testing::Values("qrnn-varlen", "qrnn-bidir-varlen", "qrnn-bidir-sum"));
+
+// bf16 (docs/precision.md): the conv and the backward's GEMMs over pairs of bf16 operands, as the plain layer's. Against
+// the reference with the same operands rounded, within a bf16 training step's --verify default (layer 1 reads layer
+// 0's output, float here and double there, which may round a bf16 step apart: tests/test_bf16.cpp); against the f32
+// reference within 4 bf16 steps (2^-8), and farther than f32 gets (it did run in bf16). T = 1 with k > T, B = 1, odd
+// widths, 2 layers (one m: one compile per model); both directions, variable lengths, summed and concatenated.
+TEST(SeqHalideBf16, TrainingStepMatchesTheRoundedReference) {
+    for (const char *model : {"qrnn-bidir-varlen", "qrnn-bidir-sum"})
+        for (const Shape &s : {Shape{1, 2, 3, 33, 3, 2}, Shape{4, 1, 5, 33, 2, 2}, Shape{9, 4, 20, 33, 2, 2}}) {
+            ModelConfig cfg = config(s, model);
+            cfg.precision = "bf16";
+            std::string worst, worst_f32;
+            EXPECT_LE(seq_halide_vs_reference(cfg, worst), kBf16Tolerance) << cfg.describe() << ": worst " << worst;
+            const double f32 = seq_halide_vs_reference(cfg, worst_f32, nullptr, "f32");
+            EXPECT_LE(f32, 4 * std::ldexp(1.0, -8)) << cfg.describe() << ": worst " << worst_f32;
+            EXPECT_GT(f32, kTolerance) << cfg.describe() << ": bf16 ran as f32";
+        }
+}
 
 // A width whose GEMM tiles "tuned" picks from m (schedules/seq_schedule.cpp tuned_knobs; with AVX-512 5 x 4
 // tiles for the forward GEMM and dW, the gates tape padded to 80 rows and 4 steps; other ISAs their defaults).

@@ -26,7 +26,8 @@ std::vector<int32_t> seq_test_lengths(int64_t T, int64_t B) {
 }
 
 // The Halide layer stack against the reference stack: output and every gradient.
-double seq_halide_vs_reference(const ModelConfig &cfg, std::string &worst, const std::vector<int32_t> *reference_lengths) {
+double seq_halide_vs_reference(const ModelConfig &cfg, std::string &worst, const std::vector<int32_t> *reference_lengths,
+                               const std::string &reference_precision) {
     nn::LayerStack stack(cfg);
     const std::vector<int32_t> lengths = seq_test_lengths(cfg.seq, cfg.batch);
     nn::set_stack_lengths(stack, lengths);
@@ -63,8 +64,10 @@ double seq_halide_vs_reference(const ModelConfig &cfg, std::string &worst, const
         double rel = c.finite ? c.rel() : 1e30;
         if (rel > max_rel) max_rel = rel, worst = what;
     };
-    check("y", y, ref::seq_stack_forward(cfg, options, params, xd, ref_lengths, ref_states, time));
-    ref::StackGrads g = ref::seq_stack_backward(cfg, options, params, xd, ref_lengths, ref_states, time, convert<double>(dy));
+    ModelConfig ref_cfg = cfg;
+    if (!reference_precision.empty()) ref_cfg.precision = reference_precision;
+    check("y", y, ref::seq_stack_forward(ref_cfg, options, params, xd, ref_lengths, ref_states, time));
+    ref::StackGrads g = ref::seq_stack_backward(ref_cfg, options, params, xd, ref_lengths, ref_states, time, convert<double>(dy));
     check("dx", dx, g.dx);
     for (size_t l = 0; l < stack.size(); l++) {
         const std::string layer = "layer_" + std::to_string(l) + "/";

@@ -23,8 +23,9 @@ std::vector<int32_t> seq_test_lengths(int64_t T, int64_t B);
 // The stack of cfg (a seq model) with seq_test_lengths, seeded non-zero initial states (time 5 for one
 // direction, 0 for two), loss sum(dy * y): max relative error over y and every gradient against
 // ref::seq_stack_forward/backward; `worst` names the worst tensor. reference_lengths (tests that the check
-// can fail): other lengths for the reference only.
+// can fail): other lengths for the reference only; reference_precision: the reference's, when not cfg's.
 double seq_halide_vs_reference(const ModelConfig &cfg, std::string &worst,
-                               const std::vector<int32_t> *reference_lengths = nullptr);
+                               const std::vector<int32_t> *reference_lengths = nullptr,
+                               const std::string &reference_precision = "");
 
 }  // namespace qrnn::test
