@@ -197,13 +197,14 @@ public:
         if (tape.T == 0) fail("lstm-halide: backward needs the tape of a forward pass");
         const int64_t T = tape.T, B = tape.B;
         check_backward(T, B, dy, d_final);
-        Tensor<float> &w_rt = transposed_recurrent();
+        // R^T in f32: the f32 step back's operand and dh0's (bf16's step back reads its own pairs of R^T).
+        Tensor<float> *w_rt = precision_ == Precision::f32 || d_initial ? &transposed_recurrent() : nullptr;
         steps_back(tape, dy, d_final, w_rt);
         const int bp = static_cast<int>(round_up(B, gemm_rows())), Gm = static_cast<int>(kLstmGates * mp_);
         const Buffer<float> dpre_steps = view(s_.dpre.data.data(), {{Gm, 1}, {bp, Gm}, {static_cast<int>(T), bp * Gm}});
         input_grad(dpre_steps, T, B, dx);
         weight_grads(tape, dpre_steps);
-        if (d_initial) initial_grads(w_rt, B, *d_initial);
+        if (d_initial) initial_grads(*w_rt, B, *d_initial);
     }
 
 private:
@@ -233,8 +234,8 @@ private:
     }
 
     // The steps backwards in time: dpre [T+1][B_pad][4][m_pad] (row T zeros: no step after the last) and the
-    // carry d c into s_.dc[0] at the end; dh_in and the carries are [B_pad][m_pad].
-    void steps_back(const HalideTape &tape, const Tensor<float> &dy, const nn::State *d_final, Tensor<float> &w_rt) {
+    // carry d c into s_.dc[0] at the end; dh_in and the carries are [B_pad][m_pad]. w_rt: R^T (f32; unused in bf16).
+    void steps_back(const HalideTape &tape, const Tensor<float> &dy, const nn::State *d_final, Tensor<float> *w_rt) {
         const int64_t T = tape.T, B = tape.B, Bp = round_up(B, gemm_rows()), G = kLstmGates, m = m_;
         const int mp = static_cast<int>(mp_), bp = static_cast<int>(Bp), Gm = static_cast<int>(G * mp_);
         const size_t row = Bp * mp_;
@@ -252,7 +253,7 @@ private:
         std::lock_guard<std::mutex> lock(c.mutex);
         LstmStepBack &s = c.s;
         if (precision_ == Precision::bf16) s.w_rt_pairs.set(bf16_view(transposed_recurrent_pairs(c.width)));
-        else s.w_rt.set(view(w_rt));
+        else s.w_rt.set(view(*w_rt));
         for (int64_t t = T - 1; t >= 0; t--) {
             s.gates.set(view(&tape.gates.data[t * G * row], {{mp, 1}, {G, mp}, {bp, Gm}}));
             s.c_t.set(view(&tape.c.data[(t + 1) * row], {{mp, 1}, {bp, mp}}));
