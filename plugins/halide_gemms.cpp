@@ -137,9 +137,12 @@ void schedule(WeightGrad &f, const GemmBlocking &blocking) {
     schedule_gemm(f.out, dims, o.dim(0).extent(), blocking);
 }
 
+// weight_grad's blocking: the QRNN dW's register tile (it is that GEMM's shape).
+GemmBlocking weight_grad_blocking(const Target &target) { return gemm_blocking(target, gemm_core_knobs(target).dweights); }
+
 struct Compiled {
     Target target = get_jit_target_from_environment();
-    GemmBlocking blocking = gemm_blocking(target), wg_blocking = gemm_blocking(target, gemm_core_knobs(target).dweights);
+    GemmBlocking blocking = gemm_blocking(target), wg_blocking = weight_grad_blocking(target);
     int width, rows;  // the callers' padding: gemm_tile_for's floats x rows
     RowGemm row{blocking.rows(), Precision::f32};
     WeightGrad wg{wg_blocking.rows(), wg_blocking.tile.t, Precision::f32};
@@ -191,7 +194,7 @@ Pipeline row_gemm_pipeline(Precision precision, const Target &target) {
 }
 
 Pipeline weight_grad_pipeline(Precision precision, const Target &target) {
-    const GemmBlocking blocking = gemm_blocking(target, gemm_core_knobs(target).dweights);
+    const GemmBlocking blocking = weight_grad_blocking(target);
     WeightGrad wg(blocking.rows(), blocking.tile.t, precision);
     schedule(wg, blocking);
     return Pipeline(wg.out);
@@ -233,8 +236,7 @@ void weight_grad(const Buffer<float> &d, const Buffer<float> &a, Buffer<float> &
     };
     if (precision == Precision::bf16) {
         static CompiledBf16<WeightGrad> &c = environment_pipeline<CompiledBf16<WeightGrad>>([] {
-            const Target target = get_jit_target_from_environment();
-            const GemmBlocking b = gemm_blocking(target, gemm_core_knobs(target).dweights);
+            const GemmBlocking b = weight_grad_blocking(get_jit_target_from_environment());
             return std::make_shared<CompiledBf16<WeightGrad>>(b, WeightGrad(b.rows(), b.tile.t, Precision::bf16));
         });
         std::lock_guard<std::mutex> lock(c.mutex);
