@@ -12,10 +12,13 @@ namespace {
 constexpr double kTolerance = 1e-4;
 }
 
+// Each target: T = 1 < k with 2 layers, and one of the wider shapes (m = 64, or m = 33 whose width-chosen tiles pad
+// least), the other on the next target (the pipelines compile per shape and target: a quarter of a minute each).
 TEST(SeqTargets, LowerTargetsMatchReference) {
+    int lower = 0;
     for (const Halide::Target &target : runnable_cpu_targets()) {
         if (target_isa(target) == target_isa(Halide::get_host_target())) continue;
-        for (const SeqShape &s : {kSeqShapes[1], kSeqShapes[4], kSeqShapes[5]}) {
+        for (const SeqShape &s : {kSeqShapes[1], kSeqShapes[lower++ % 2 ? 4 : 5]}) {
             ModelConfig cfg = seq_config(s, "qrnn-bidir-varlen");
             cfg.target = target.to_string();
             std::string worst;
