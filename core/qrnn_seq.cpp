@@ -170,12 +170,11 @@ void define_seq_dpre(SeqBackwardFuncs &D, const SeqTapeReads &r, const LayerInpu
 }
 
 // dweights[g][j][c][h] = sum_{t,b} dpre(h, b, t, g) * input_padded(c, b, t + offset(g, j)); dbias = sum dpre.
-// bf16: dweights_acc is define_pair_gemms' (defined before).
+// dweights_acc's pure definition is the caller's; bf16: its update is define_pair_gemms' (defined before).
 void define_seq_weight_grads(SeqBackwardFuncs &D, int G, BackwardPanels panels, bool pairs) {
     const Var &c = D.c, &h = D.h, &g = D.g, &j = D.j;
     const Expr &T = D.T;
     if (!pairs) {
-        D.dweights_acc(h, c, j, g) = 0.0f;
         D.dweights_r = RDom(0, T, 0, D.B, "dweights_r");
         D.dweights_acc(h, c, j, g) += define_dweights_product(D.dpre, D.fwd.L.input_padded, D.n, tap_offset(g, j, D.k, G),
                                                               panels, D.dpre_panels, D.input_panels, h, c, g, D.dweights_r);
@@ -188,13 +187,12 @@ void define_seq_weight_grads(SeqBackwardFuncs &D, int G, BackwardPanels panels, 
 }
 
 // The transposed conv, dinput(c, b, s) = sum_{h,j,g} weights(h, c, j, g) * dpre(h, b, s - offset(g, j), g), and
-// through dropout into dx and dhistory; x past each end was not read (the padding is zeros). bf16: dinput is
-// define_pair_gemms' (defined before).
+// through dropout into dx and dhistory; x past each end was not read (the padding is zeros). dinput's pure definition
+// is the caller's; bf16: its update is define_pair_gemms' (defined before).
 void define_seq_dinput(SeqBackwardFuncs &D, const LayerInputs &li, int G, int dirs, BackwardPanels panels, bool pairs) {
     const Var &c = D.c, &b = D.b, &t = D.t, &j = D.j;
     const Expr &m = D.m, &k = D.k;
     if (!pairs) {
-        D.dinput(c, b, t) = 0.0f;
         D.dinput_r = RDom(0, m, 0, k, 0, dirs * G, "dinput_r");
         RVar rh = D.dinput_r.x, rj = D.dinput_r.y, rg = D.dinput_r.z;
         Expr weight = define_dinput_weights(li.weights, m, D.n, panels.dinput_rows, D.weights_t, D.weights_panels, c, D.dinput_r);
@@ -219,12 +217,11 @@ SeqBackwardFuncs define_seq_backward(const SeqBackwardInputs &in, const PoolingV
     define_dcell_scans(D, reads, dirs);
     define_seq_dpre(D, reads, in.fwd.layer, dirs);
     const bool pairs = in.fwd.layer.precision == Precision::bf16;
-    if (pairs) {
-        D.dweights_acc(D.h, D.c, D.j, D.g) = 0.0f;
-        D.dinput(D.c, D.b, D.t) = 0.0f;
+    D.dweights_acc(D.h, D.c, D.j, D.g) = 0.0f;
+    D.dinput(D.c, D.b, D.t) = 0.0f;
+    if (pairs)
         define_pair_gemms(D, D.dpre, D.dpre, L.input_padded, in.fwd.layer.weights, D.gate_rows,
                           [&](const Expr &g, const Expr &j) { return tap_offset(g, j, D.k, G); });
-    }
     define_seq_weight_grads(D, G, panels, pairs);
     define_seq_dinput(D, in.fwd.layer, G, dirs, panels, pairs);
     return D;

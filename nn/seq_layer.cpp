@@ -71,7 +71,7 @@ SeqQrnnLayer::SeqQrnnLayer(const ModelConfig &cfg, int64_t index, const SeqOptio
     grads_ = {Tensor<float>(params_.weights.shape), Tensor<float>(params_.bias.shape)};
     lengths_ = seq_lengths(cfg);
     // int8: this one in f32 (calibration), the int8 one once calibrated (compile_int8).
-    const Precision precision = cfg.precision == "bf16" ? Precision::bf16 : Precision::f32;
+    const Precision precision = parse_precision(cfg.precision) == Precision::bf16 ? Precision::bf16 : Precision::f32;
     compiled_ = compiled_seq_layer(cfg.pooling_variant(), options, cfg.schedule, cfg.hidden, parse_target(cfg.target), precision);
 }
 
