@@ -30,7 +30,10 @@ void define_pair_gemms(Funcs &D, const Halide::Func &gemm_dpre, const Halide::Fu
     Expr b2 = 2 * bp + pi;
     Expr dpre_value = gemm_dpre(min(likely(h), m - 1), min(b2, B - 1), t, g);
     D.dpre_pairs(pi, h, bp, t, g) = cast(BFloat(16), select(h < m && b2 < B, dpre_value, 0.0f));
-    Expr input = input_padded(min(likely(c), n - 1), min(b2, B - 1), s);
+    // Rows c >= n unclamped (input_padded clamps its own; they feed only dW's discarded columns): a lane-wise clamp's
+    // last vector gathers 16-bit lanes, which LLVM's sapphirerapids CPU starts with vmovw, an AVX512-FP16 instruction
+    // that AMD's Zen 4 and 5 lack (docs/precision.md).
+    Expr input = input_padded(c, min(b2, B - 1), s);
     D.input_pairs(pi, c, bp, s) = gemm_operand(select(b2 < B, input, cast(input.type(), 0.0f)), Precision::bf16);
     D.dweights_r = RDom(0, 2, 0, (B + 1) / 2, 0, D.T, "dweights_r");
     const RVar rpi = D.dweights_r.x, rbp = D.dweights_r.y, rt = D.dweights_r.z;

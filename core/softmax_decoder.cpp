@@ -15,6 +15,13 @@ namespace {
 Expr exp_nonpositive(const Expr &x) { return fast_exp(max(x, -80.0f)); }
 
 Expr clamped_row(const DecoderFuncs &F, const Expr &e) { return clamp(e, 0, F.rows - 1); }
+// Row e >= 0 clamped a whole vector of `lanes` at a time (past the vector that holds the last row, that vector's rows
+// again), so that a load vectorised over e stays dense: a lane-wise clamp gathers, and LLVM's sapphirerapids CPU
+// (Halide's avx512_sapphirerapids) starts a gather of 16-bit lanes with vmovw, an AVX512-FP16 instruction that AMD's
+// Zen 4 and 5 lack (docs/precision.md).
+Expr clamped_row_vector(const DecoderFuncs &F, const Expr &e, int lanes) {
+    return min(e / lanes, (F.rows - 1) / lanes) * lanes + e % lanes;
+}
 // A GEMM operand as stored (bf16: rounded, core/precision.h), and as read (widened to f32).
 Expr stored(const DecoderFuncs &F, const Expr &v) { return gemm_operand(v, F.precision); }
 Expr operand(const DecoderFuncs &F, const Expr &v) { return cast<float>(stored(F, v)); }
@@ -78,8 +85,8 @@ void define_decoder_dhidden(DecoderFuncs &F, const DecoderInputs &in) {
             stored(F, select(word < V, in.weights(min(likely(ko * P + ki), in.weights.dim(0).extent() - 1), clamped_word(F, word)), 0.0f));
         F.dlogits_operand(n, v) = stored(F, F.dlogits(n, v));
         // Rows clamped (those past the chunk feed only dhidden's discarded tile rows), so that the logits' rows needed
-        // stay the chunk's.
-        F.dlogits_pairs(vi, n, vp) = F.dlogits_operand(clamped_row(F, n), word);
+        // stay those dlogits_operand's vectors cover (rows past the chunk hold 0 there).
+        F.dlogits_pairs(vi, n, vp) = F.dlogits_operand(clamped_row_vector(F, n, F.panels.pair_lanes), word);
         F.dhidden_r = RDom(0, 2, 0, (V + 1) / 2, "decoder_dhidden_r");
         const RVar &pair = F.dhidden_r.x, &vr = F.dhidden_r.y;
         Expr panel = min(k / P, in.weights_pair_panels.dim(3).extent() - 1);  // as below

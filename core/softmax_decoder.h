@@ -52,6 +52,7 @@ struct DecoderPanels {
     int logits_rows = 0;
     int dweights_rows = 0;
     int dhidden_units = 0;
+    int pair_lanes = 1;  // bf16: the vector lanes dlogits' pairs are stored in (their rows clamped a vector at a time)
 };
 
 struct DecoderFuncs {

@@ -106,7 +106,7 @@ void schedule_softmax_decoder_pairs(DecoderFuncs &F, const Target &target, const
 
 DecoderPanels cpu_decoder_panels(const Target &target) {
     const GemmBlocking blocking = gemm_blocking(target, decoder_tile_for(target));
-    return {blocking.rows(), blocking.rows(), blocking.tile.t};
+    return {blocking.rows(), blocking.rows(), blocking.tile.t, target.natural_vector_size<float>()};
 }
 
 void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
@@ -116,7 +116,7 @@ void schedule_softmax_decoder_cpu(DecoderFuncs &F, const Target &target) {
 
     const DecoderPanels expected = cpu_decoder_panels(target);
     if (F.panels.logits_rows != expected.logits_rows || F.panels.dweights_rows != expected.dweights_rows ||
-        F.panels.dhidden_units != expected.dhidden_units)
+        F.panels.dhidden_units != expected.dhidden_units || F.panels.pair_lanes != expected.pair_lanes)
         fail("schedule_softmax_decoder_cpu: the decoder must be defined with cpu_decoder_panels(target)");
     const GemmBlocking blocking = gemm_blocking(target, decoder_tile_for(target));
 

@@ -176,6 +176,16 @@ std::string functions_named(const std::string &text, const std::string &part) {
 }
 }  // namespace
 
+// Halide 14 compiles avx512_sapphirerapids for LLVM's sapphirerapids CPU, which has AVX512-FP16 and AVX-VNNI; AMD's
+// Zen 4 (and for AVX512-FP16 Zen 5) runs the target's dot products but not those. assembly_of fails a kernel that
+// holds one (a 16-bit gather started with vmovw was a SIGILL on Zen 5); this is its detector on known text.
+TEST(Bf16Kernel, DetectsInstructionsAmdLacks) {
+    const std::string text = "\tvmovw\t(%r11,%rsi,2), %xmm2\n\t{vex}\tvpdpbusd\t%ymm1, %ymm2, %ymm3\n\tvaddph\t%zmm1, %zmm2, %zmm3\n"
+                             "\tvcvtph2ps\t%xmm1, %ymm2\n\tvcvtps2ph\t$4, %ymm1, %xmm2\n\tvdpbf16ps\t%zmm1, %zmm2, %zmm3\n"
+                             "\tvpdpbusd\t%zmm1, %zmm2, %zmm3\n\tvpinsrw\t$1, (%rax), %xmm2, %xmm2\nvmovw_label:\n";
+    EXPECT_EQ(qrnn::test::instructions_amd_lacks(text), (std::vector<std::string>{"vmovw", "{vex} vpdpbusd", "vaddph"}));
+}
+
 // Sapphire Rapids' feature (Halide's name for avx512_bf16 + vnni): the conv's register tiles are vdpbf16ps on
 // dense loads of the weight pairs (no per-lane gathers). (A target without it cannot emit the instruction: what
 // such a target runs is checked below, Bf16Layer.FallbackWithoutTheDotProductTrainsLikeTheRoundedReference.)

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "schedules/schedule.h"
@@ -24,6 +25,32 @@ double max_abs(const Tensor<double> &a) {
     return worst;
 }
 
+namespace {
+bool avx512_fp16(const std::string &op) {
+    if (op == "vmovw") return true;
+    if (op == "vcvtph2ps" || op == "vcvtps2ph") return false;  // F16C
+    const std::regex half("v[a-z0-9]*(ph|sh)x?|vcvt(ph|sh)2[a-z0-9]*");
+    return std::regex_match(op, half);
+}
+}  // namespace
+
+std::vector<std::string> instructions_amd_lacks(const std::string &assembly) {
+    std::istringstream lines(assembly);
+    std::vector<std::string> found;
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::string op;
+        words >> op;
+        if (op == "{vex}") {  // AVX-VNNI: the VEX encoding of vpdpbusd and its kin
+            words >> op;
+            found.push_back("{vex} " + op);
+        } else if (avx512_fp16(op)) {
+            found.push_back(op);
+        }
+    }
+    return found;
+}
+
 std::string assembly_of(Halide::Pipeline p, const std::vector<Halide::Argument> &args, const Halide::Target &target,
                         const std::string &name) {
     const std::string path = ::testing::TempDir() + name + "_" + std::to_string(target.has_feature(Halide::Target::AVX512)) + ".s";
@@ -31,6 +58,11 @@ std::string assembly_of(Halide::Pipeline p, const std::vector<Halide::Argument> 
     std::ifstream f(path);
     std::stringstream text;
     text << f.rdbuf();
+    if (target.has_feature(Halide::Target::AVX512_SapphireRapids)) {
+        const std::vector<std::string> lacking = instructions_amd_lacks(text.str());
+        EXPECT_TRUE(lacking.empty()) << name << " holds " << lacking.size() << " instructions AMD's Zen 4 and 5 lack (SIGILL there), first "
+                                     << (lacking.empty() ? "" : lacking[0]);
+    }
     return text.str();
 }
 
