@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "runtime/amd_isa_check.h"
 #include "runtime/buffer_cache.h"
 #include "runtime/jit_compile.h"
 #include "runtime/kernel_cache.h"
@@ -101,6 +102,18 @@ void warn_once(const std::string &why) {
     std::call_once(once, [&] { std::cerr << "warning: kernel cache unused (" << why << "); pipelines are JIT-compiled\n"; });
 }
 
+// A kernel compiled for avx512_sapphirerapids that holds an instruction AMD's Zen 4/5 lack (runtime/amd_isa_check.h)
+// is compiled again without the feature; said once per process.
+void warn_recompiled_once(const std::string &key, const std::string &op) {
+    static std::once_flag once;
+    std::call_once(once, [&] {
+        size_t fields = 0;  // the key's first three fields: component, variant, schedule
+        for (int i = 0; i < 3 && fields != std::string::npos; i++) fields = key.find('|', fields + (i > 0));
+        std::cerr << "warning: kernel " << key.substr(0, fields) << " compiled for avx512_sapphirerapids holds "
+                  << op << ", which AMD's Zen 4/5 lack; compiled without the bf16/int8 dot product instead (slower)\n";
+    });
+}
+
 }  // namespace
 
 struct Kernel::Loaded {
@@ -122,6 +135,11 @@ std::string stored_entry(Halide::Pipeline &pipeline, const std::string &key,
     std::vector<Halide::Argument> args;
     for (const auto &a : inferred) args.push_back(a.arg);
     pipeline.compile_to_object(object, args, kFunction, target);
+    if (target.has_feature(Halide::Target::AVX512_SapphireRapids))
+        if (const std::string op = first_instruction_amd_lacks(object); !op.empty()) {
+            warn_recompiled_once(key, op);
+            pipeline.compile_to_object(object, args, kFunction, target.without_feature(Halide::Target::AVX512_SapphireRapids));
+        }
     struct RemoveObject {
         const std::string &path;
         ~RemoveObject() {

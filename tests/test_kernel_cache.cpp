@@ -1,7 +1,8 @@
 // The disk cache of compiled kernels (runtime/kernel_cache.h, runtime/kernel.h): a kernel is compiled once and
 // loaded by later builds of the same key, gives the JIT's results bit for bit, keys and signatures keep entries
 // apart, a foreign key file is a miss, errors inside a loaded kernel throw, the size limit keeps the newest entry,
-// and a cache turned off, an uncacheable build or a build outside the pipeline cache JIT-compile instead.
+// a kernel holding instructions AMD's Zen 4/5 lack is stored compiled without them, and a cache turned off, an
+// uncacheable build or a build outside the pipeline cache JIT-compile instead.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -10,6 +11,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "runtime/amd_isa_check.h"
 #include "runtime/compiled_layer.h"
 #include "runtime/kernel.h"
 #include "runtime/kernel_cache.h"
@@ -87,6 +89,37 @@ TEST_F(KernelCache, CompilesOnceThenLoadsTheEntry) {
     EXPECT_EQ(entries(), 1u);
     EXPECT_EQ(inode(kernel_cache_entries(dir_.string())[0].path), before) << "the entry was written again instead of loaded";
     EXPECT_EQ(first.run(ramp(300), 300), second.run(ramp(300), 300));
+}
+
+// A kernel compiled for avx512_sapphirerapids that holds an instruction AMD's Zen 4/5 lack (runtime/amd_isa_check.h:
+// here a gather of 16-bit lanes, which LLVM starts with vmovw) is stored compiled without the feature, and gives the
+// same values (run where the host has AVX-512).
+TEST_F(KernelCache, AKernelWithInstructionsAmdLacksIsStoredWithoutTheDotProduct) {
+    Halide::ImageParam in(Halide::UInt(16), 1, "in");
+    Halide::Var x("x");
+    Halide::Func out("gathered");
+    out(x) = in((x * 7) % in.dim(0).extent());
+    out.vectorize(x, 16, Halide::TailStrategy::GuardWithIf);
+    const Halide::Target dot("x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41");
+    const std::string object = (fs::temp_directory_path() / ("qrnn_gather_" + std::to_string(::getpid()) + ".o")).string();
+    Halide::Pipeline(out).compile_to_object(object, {in}, "gathered", dot);
+    const std::string direct = first_instruction_amd_lacks(object);
+    fs::remove(object);
+    ASSERT_EQ(direct, "vmovw") << "the case no longer holds vmovw (or objdump is missing)";
+    Kernel kernel{Halide::Pipeline(out)};
+    {
+        KernelBuildScope scope("test|gather|1");
+        compile_kernels({&kernel}, dot);
+    }
+    ASSERT_TRUE(kernel.from_disk_cache());
+    EXPECT_EQ(first_instruction_amd_lacks(kernel_cache_entries(dir_.string())[0].path), "");
+    if (!Halide::get_host_target().has_feature(Halide::Target::AVX512_Skylake)) return;
+    std::vector<uint16_t> values(37);
+    for (size_t i = 0; i < values.size(); i++) values[i] = static_cast<uint16_t>(1000 + i);
+    Halide::Buffer<uint16_t> in_buf(values.data(), 37), out_buf(50);
+    in.set(in_buf);
+    kernel.realize(out_buf);
+    for (int i = 0; i < 50; i++) EXPECT_EQ(out_buf(i), values[(i * 7) % 37]) << i;
 }
 
 TEST_F(KernelCache, GivesTheJitResultsBitForBit) {

@@ -4,9 +4,9 @@
 
 #include <cmath>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
+#include "runtime/amd_isa_check.h"
 #include "schedules/schedule.h"
 
 namespace qrnn::test {
@@ -23,32 +23,6 @@ double max_abs(const Tensor<double> &a) {
     double worst = 0;
     for (double e : a.data) worst = std::max(worst, std::fabs(e));
     return worst;
-}
-
-namespace {
-bool avx512_fp16(const std::string &op) {
-    if (op == "vmovw") return true;
-    if (op == "vcvtph2ps" || op == "vcvtps2ph") return false;  // F16C
-    const std::regex half("v[a-z0-9]*(ph|sh)x?|vcvt(ph|sh)2[a-z0-9]*");
-    return std::regex_match(op, half);
-}
-}  // namespace
-
-std::vector<std::string> instructions_amd_lacks(const std::string &assembly) {
-    std::istringstream lines(assembly);
-    std::vector<std::string> found;
-    for (std::string line; std::getline(lines, line);) {
-        std::istringstream words(line);
-        std::string op;
-        words >> op;
-        if (op == "{vex}") {  // AVX-VNNI: the VEX encoding of vpdpbusd and its kin
-            words >> op;
-            found.push_back("{vex} " + op);
-        } else if (avx512_fp16(op)) {
-            found.push_back(op);
-        }
-    }
-    return found;
 }
 
 std::string assembly_of(Halide::Pipeline p, const std::vector<Halide::Argument> &args, const Halide::Target &target,

@@ -24,12 +24,9 @@ ModelConfig precision_config(const std::string &precision, const std::string &po
 
 double max_abs(const Tensor<double> &a);
 
-// Instructions in `assembly` that LLVM's sapphirerapids CPU (what Halide 14 compiles avx512_sapphirerapids for) may
-// use but AMD's Zen 4 lacks: AVX512-FP16 (vmovw, the ...ph / ...sh arithmetic; Zen 5 lacks it too) and AVX-VNNI
-// (vpdpbusd and its kin VEX-encoded, printed "{vex}"). Each is a SIGILL there.
-std::vector<std::string> instructions_amd_lacks(const std::string &assembly);
 // The assembly `p` compiles to on `target` (written to a temporary file named after `name` and the target). On a
-// target with avx512_sapphirerapids it also fails the test if the assembly holds instructions_amd_lacks.
+// target with avx512_sapphirerapids it also fails the test if the assembly holds instructions_amd_lacks
+// (runtime/amd_isa_check.h).
 std::string assembly_of(Halide::Pipeline p, const std::vector<Halide::Argument> &args, const Halide::Target &target,
                         const std::string &name);
 size_t count_of(const std::string &text, const std::string &word);  // occurrences, overlaps included
