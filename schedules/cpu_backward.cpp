@@ -120,9 +120,21 @@ void schedule_cpu_backward_gemms(BackwardFuncs &D, const BackwardInputs &in, con
     // weights_t in vec x vec blocks (a gather per vector when vectorised along c alone: 10% of dX at B=8 T=64), parallel
     // over (j, g).
     if (D.weights_pairs_t.defined()) {
-        // bf16 (pi, c, hp, j, g): the rows of c read strided from the weights (a transpose, once per step), parallel
-        // over hp; dX's other operand, dpre rounded, once.
-        schedule_pairs_at_root(D.weights_pairs_t, pair_rows(D.n), D.weights_pairs_t.args()[2], vec, 8);
+        // bf16 (pi, c, hp, j, g): the rows of c read strided from the weights (a transpose, once per step) in tiles
+        // of vec c x 8 hp, whose 16 source lines (16 h of a c: 64 bytes) stay in L1 while the tile reads them (row
+        // by row over every c, each line came back from L2 for each pair of h: 13.3 ms instead of 3.3 at m = n =
+        // 1024, Halide's profiler), parallel over blocks of hp; dX's other operand, dpre rounded, once.
+        const std::vector<Var> w = D.weights_pairs_t.args();
+        Var co("co"), ci("ci"), hpo("hpo"), hpi("hpi");
+        D.weights_pairs_t.compute_root()
+            .bound(w[0], 0, 2)
+            .bound(w[1], 0, pair_rows(D.n))
+            .split(w[1], co, ci, vec)
+            .split(w[2], hpo, hpi, 8, TailStrategy::GuardWithIf)
+            .reorder(w[0], ci, hpi, co, w[3], w[4], hpo)
+            .unroll(w[0])
+            .vectorize(ci)
+            .parallel(hpo);
         schedule_cpu_dpre(D, D.dpre_operand, target);
     } else if (D.weights_panels.defined()) {
         // (ci, h, j, g, co): transposed in vec x vec blocks, parallel over (j, g, panel).
